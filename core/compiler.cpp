@@ -1,0 +1,225 @@
+// compile(): runs the stages in order (parse, evaluate, passes, codegen, NVRTC) and gathers
+// every stage's text, timings and diagnostics into one CompileResult.
+#include "tileplay/compiler.h"
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "codegen/cuda/codegen_cuda.h"
+#include "codegen/ptx_lines.h"
+#include "eval/evaluator.h"
+#include "frontend/parser.h"
+#include "pipeline.h"
+#include "runtime/nvrtc.h"
+#include "target.h"
+
+namespace tp {
+
+const char* stage_name(Stage s) {
+    switch (s) {
+        case Stage::Ast: return "ast";
+        case Stage::Ir: return "ir";
+        case Stage::Lowered: return "lowered";
+        case Stage::Cuda: return "cuda";
+        case Stage::Ptx: return "ptx";
+        case Stage::Cubin: return "cubin";
+    }
+    return "?";
+}
+
+std::optional<Stage> parse_stage(const std::string& s) {
+    for (Stage st : {Stage::Ast, Stage::Ir, Stage::Lowered, Stage::Cuda, Stage::Ptx, Stage::Cubin})
+        if (s == stage_name(st)) return st;
+    return std::nullopt;
+}
+
+const std::vector<std::string>& supported_targets() {
+    static const std::vector<std::string> t = {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
+    return t;
+}
+
+std::string CompileResult::render_diagnostics(bool color) const {
+    return tp::render_diagnostics(diagnostics, file.get(), color);
+}
+
+double CompileResult::total_ms() const {
+    double t = 0;
+    for (const auto& s : timings) t += s.ms;
+    return t;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+
+void fill_kernel_info(const ir::PrimFunc& f, KernelInfo& k) {
+    k.name = f.name;
+    for (const auto& p : f.params) {
+        TensorParamInfo t;
+        t.name = p.name;
+        t.is_output = p.is_output;
+        if (p.buffer) {
+            t.dtype = p.buffer->dtype.name();
+            for (const auto& d : p.buffer->shape) {
+                auto c = ir::as_const_int(d);
+                t.shape.push_back(c ? *c : -1);
+                t.shape_text.push_back(ir::print(d));
+            }
+        } else if (p.var) {
+            t.dtype = p.var->dtype.name();
+            t.is_scalar = true;
+        }
+        k.params.push_back(std::move(t));
+    }
+    for (const auto& [name, v] : f.bound_params) k.bound_params[name] = std::to_string(v);
+    std::vector<const ir::StmtNode*> stack = {f.body.get()};
+    while (!stack.empty()) {
+        const ir::StmtNode* s = stack.back();
+        stack.pop_back();
+        if (!s) continue;
+        if (auto* kl = s->as<ir::KernelLaunchNode>()) {
+            for (const auto& g : kl->grid) {
+                auto c = ir::as_const_int(g);
+                k.grid.push_back(c ? *c : -1);
+                k.grid_text.push_back(ir::print(g));
+            }
+            k.threads = kl->threads;
+            break;
+        }
+        if (auto* seq = s->as<ir::SeqStmtNode>())
+            for (auto it = seq->seq.rbegin(); it != seq->seq.rend(); ++it) stack.push_back(it->get());
+        else if (auto* a = s->as<ir::AllocateNode>()) stack.push_back(a->body.get());
+        else if (auto* l = s->as<ir::LetStmtNode>()) stack.push_back(l->body.get());
+    }
+}
+
+}  // namespace
+
+CompileResult compile(const CompileRequest& req) {
+    CompileResult r;
+    std::string text = req.source;
+    if (text.empty() && !req.path.empty()) {
+        std::ifstream in(req.path, std::ios::binary);
+        if (in) {
+            std::ostringstream ss;
+            ss << in.rdbuf();
+            text = ss.str();
+        }
+    }
+    r.file = SourceFile::from_string(req.path.empty() ? "<input>" : req.path, text);
+    DiagnosticEngine diags(r.file);
+    auto finish = [&]() {
+        r.diagnostics = diags.take();
+        bool errors = false;
+        for (const auto& d : r.diagnostics) errors |= d.severity == Severity::Error;
+        r.ok = !errors && !r.internal_error;
+        return r;
+    };
+
+    try {
+        auto t0 = Clock::now();
+        ast::ModulePtr module = frontend::parse_module(r.file, diags);
+        r.timings.push_back({"parse", ms_since(t0)});
+        if (!module || diags.has_errors()) return finish();
+        r.module = module;
+        r.factories = eval::find_factories(*module);
+        if (req.stop_after == Stage::Ast) {
+            r.ast = ast::dump(*module);
+            return finish();
+        }
+
+        auto target = parse_target(req.target);
+        if (!target) {
+            diags.report(DiagKind::UnsupportedTarget, {}, {req.target});
+            return finish();
+        }
+
+        t0 = Clock::now();
+        eval::EvalRequest ereq;
+        ereq.kernel = req.kernel;
+        ereq.defines = req.defines;
+        ereq.fallback_defines = req.fallback_defines;
+        ereq.target = req.target;
+        eval::EvalResult ev = eval::evaluate_kernel(module, ereq, diags);
+        r.timings.push_back({"evaluate", ms_since(t0)});
+        if (!ev.func || diags.has_errors()) return finish();
+        r.func = ev.func;
+        r.kernel.factory = ev.factory.name;
+        fill_kernel_info(*ev.func, r.kernel);
+        r.ir = ir::print(*ev.func);
+        if (req.stop_after == Stage::Ir) return finish();
+
+        PipelineOptions popts;
+        popts.target = *target;
+        popts.print_after = req.print_after;
+        popts.print_after_all = req.print_after_all;
+        popts.fast_math = req.fast_math;
+        PipelineResult pr = run_pipeline(ev.func, popts, diags);
+        r.passes = std::move(pr.snapshots);
+        r.timings.insert(r.timings.end(), pr.timings.begin(), pr.timings.end());
+        if (!pr.func || diags.has_errors()) return finish();
+        r.lowered_func = pr.func;
+        r.lowered = ir::print(*pr.func);
+        if (req.stop_after == Stage::Lowered) return finish();
+
+        t0 = Clock::now();
+        codegen::CudaModule cm = codegen::generate_cuda(*pr.func, *target, r.file->path(), diags, req.lineinfo);
+        r.timings.push_back({"codegen", ms_since(t0)});
+        if (diags.has_errors() || cm.source.empty()) return finish();
+        r.cuda = cm.source;
+        r.cuda_lines = cm.lines;
+        r.kernel.name = cm.kernel_name;
+        r.kernel.dynamic_shared_bytes = cm.dynamic_shared_bytes;
+        r.resources.dynamic_shared_bytes = cm.dynamic_shared_bytes;
+        if (req.stop_after == Stage::Cuda) return finish();
+
+        std::string why;
+        if (!runtime::nvrtc_available(&why)) {
+            diags.report(DiagKind::NvrtcUnavailable, {}, {why});
+            return finish();
+        }
+        runtime::NvrtcOptions nopts;
+        nopts.arch = target->nvrtc_arch();
+        nopts.lineinfo = req.lineinfo;
+        nopts.fast_math = req.fast_math;
+        runtime::NvrtcOutput out = runtime::nvrtc_compile(cm.source, r.file->path() + ".cu", nopts);
+        r.timings.push_back({"nvrtc-ptx", out.ptx_ms});
+        if (out.cubin_ms > 0) r.timings.push_back({"nvrtc-cubin", out.cubin_ms});
+        r.nvrtc_log = out.log;
+        if (!out.ok) {
+            diags.report(DiagKind::NvrtcFailed, {}, {out.error.empty() ? out.log : out.error});
+            return finish();
+        }
+        r.ptx = std::move(out.ptx);
+        r.cubin = std::move(out.cubin);
+        r.ptx_lines = codegen::ptx_line_map(r.ptx, r.file->path());
+        ResourceUsage ru = codegen::parse_ptxas_info(out.log);
+        ru.dynamic_shared_bytes = cm.dynamic_shared_bytes;
+        r.resources = ru;
+    } catch (const UserError& e) {
+        diags.add(e.diag);
+    } catch (const InternalError& e) {
+        r.internal_error = e;
+    } catch (const std::exception& e) {
+        r.internal_error = InternalError(e.what(), __FILE__, __LINE__, "unknown");
+    }
+    return finish();
+}
+
+std::vector<FactoryInfo> list_factories(const std::string& path, const std::string& source,
+                                        std::vector<Diagnostic>* out_diags) {
+    auto file = SourceFile::from_string(path, source);
+    DiagnosticEngine diags(file);
+    std::vector<FactoryInfo> f;
+    auto module = frontend::parse_module(file, diags);
+    if (module) f = eval::find_factories(*module);
+    if (out_diags) *out_diags = diags.take();
+    return f;
+}
+
+}  // namespace tp

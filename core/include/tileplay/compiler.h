@@ -1,0 +1,144 @@
+// The compiler's public entry point: compile(CompileRequest) -> CompileResult. Every stage's
+// text, diagnostics, line maps, pass snapshots, timings and resource usage come back in one
+// value; `tilec compile --emit=...`, `tilec run` and the playground all read it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tileplay/diagnostics.h"
+#include "tileplay/source.h"
+
+namespace tp {
+namespace ir { struct PrimFunc; }
+namespace ast { struct Module; }
+
+enum class Stage { Ast, Ir, Lowered, Cuda, Ptx, Cubin };
+const char* stage_name(Stage s);
+std::optional<Stage> parse_stage(const std::string& s);
+
+// Targets the code generator knows. sm_90a enables wgmma/setmaxnreg.
+const std::vector<std::string>& supported_targets();
+
+struct CompileRequest {
+    std::string path;    // shown in diagnostics and #line; read from disk when source is empty
+    std::string source;  // the DSL text
+    std::string kernel;  // factory to compile; empty = the only / first kernel in the file
+    // -D NAME=VALUE, raw text; values parse as int, float, bool (True/False/true/false), dtype
+    // name or string.
+    std::vector<std::pair<std::string, std::string>> defines;
+    // Used only for parameters still unbound after `defines` (the sample header's args).
+    std::vector<std::pair<std::string, std::string>> fallback_defines;
+    std::string target = "sm_90";
+    Stage stop_after = Stage::Cubin;  // later stages are skipped
+    std::vector<std::string> print_after;  // pass names whose output IR is kept
+    bool print_after_all = false;
+    bool lineinfo = true;  // -lineinfo and #line directives
+    bool fast_math = false;
+};
+
+struct StageTiming {
+    std::string name;  // "tokenize", "parse", "evaluate", pass names, "codegen", "nvrtc-ptx", ...
+    double ms = 0;
+};
+
+struct PassSnapshot {
+    std::string pass;
+    std::string ir;  // IR text after the pass
+    double ms = 0;
+};
+
+// Maps lines of a generated text to DSL lines (1-based; 0 = no DSL line).
+struct LineMap {
+    std::vector<uint32_t> to_dsl;  // index: generated line - 1
+    uint32_t dsl_line(uint32_t generated_line) const {
+        return generated_line >= 1 && generated_line <= to_dsl.size() ? to_dsl[generated_line - 1] : 0;
+    }
+};
+
+struct ResourceUsage {
+    int registers = -1;
+    int64_t static_shared_bytes = -1;
+    int64_t dynamic_shared_bytes = 0;
+    int64_t spill_store_bytes = -1;
+    int64_t spill_load_bytes = -1;
+    int64_t stack_bytes = -1;
+};
+
+struct TensorParamInfo {
+    std::string name;
+    std::string dtype;           // "float16"
+    std::vector<int64_t> shape;  // -1 for a dimension left symbolic
+    std::vector<std::string> shape_text;
+    bool is_output = false;
+    bool is_scalar = false;
+};
+
+struct KernelInfo {
+    std::string name;         // name of the generated __global__ function
+    std::string factory;      // Python function it came from
+    std::vector<TensorParamInfo> params;
+    std::vector<std::string> grid_text;  // grid extents as expressions
+    std::vector<int64_t> grid;           // evaluated where constant, else -1
+    std::vector<int64_t> threads;
+    int64_t dynamic_shared_bytes = 0;
+    std::map<std::string, std::string> bound_params;  // factory argument -> value used
+};
+
+// A kernel factory found in the file, for pickers and parameter panels.
+struct FactoryParam {
+    std::string name;
+    std::string default_text;  // Python text of the default, empty when required
+    std::string kind;          // "int", "float", "bool", "dtype", "str", "tensor", "any"
+    bool required = false;
+};
+struct FactoryInfo {
+    std::string name;
+    uint32_t line = 0;
+    std::vector<FactoryParam> params;
+    bool is_autotune = false;
+};
+
+struct CompileResult {
+    bool ok = false;  // no errors and every requested stage produced
+    SourceFilePtr file;
+    std::vector<Diagnostic> diagnostics;
+    std::optional<InternalError> internal_error;  // compiler bug: CLI exits 3
+
+    std::vector<FactoryInfo> factories;
+    KernelInfo kernel;
+
+    std::string ast;      // --emit=ast
+    std::string ir;       // --emit=ir (after evaluation)
+    std::string lowered;  // --emit=lowered (after all passes)
+    std::string cuda;     // --emit=cuda
+    std::string ptx;      // --emit=ptx
+    std::vector<uint8_t> cubin;
+    std::string nvrtc_log;
+
+    LineMap cuda_lines;  // CUDA line -> DSL line
+    LineMap ptx_lines;   // PTX line -> DSL line (from .loc, following inlined_at)
+    std::vector<PassSnapshot> passes;
+    std::vector<StageTiming> timings;
+    ResourceUsage resources;
+
+    std::shared_ptr<const ast::Module> module;
+    std::shared_ptr<const ir::PrimFunc> func;     // after evaluation (interpreter input)
+    std::shared_ptr<const ir::PrimFunc> lowered_func;
+
+    std::string render_diagnostics(bool color = false) const;
+    double total_ms() const;
+};
+
+CompileResult compile(const CompileRequest& req);
+
+// Parses the file and lists its kernel factories without evaluating anything.
+std::vector<FactoryInfo> list_factories(const std::string& path, const std::string& source,
+                                        std::vector<Diagnostic>* diags = nullptr);
+
+}  // namespace tp

@@ -1,0 +1,30 @@
+// The `# tileplay:` comment header of a sample file: which kernel, the GPU and CPU problem
+// sizes, FLOP and byte formulas, baselines and tuning space. Parsed without evaluating Python.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tp {
+
+struct SampleHeader {
+    std::string kernel;
+    std::vector<std::pair<std::string, std::string>> args;      // GPU problem size
+    std::vector<std::pair<std::string, std::string>> cpu_args;  // CPU interpreter problem size
+    std::string flops;  // expression over parameters, e.g. "2*M*N*K"
+    std::string bytes;
+    std::vector<std::string> baselines;  // "cublas.gemm", "torch: A @ B"
+    std::vector<std::pair<std::string, std::vector<std::string>>> tune;  // name -> values
+    std::map<std::string, std::string> other;  // any other key
+};
+
+SampleHeader parse_sample_header(const std::string& source);
+
+// Evaluates a header formula such as "2*M*N*K" or "4*B*H*S*S*D/2" with the given integer
+// bindings (+ - * / // % ** and parentheses). Empty optional if it cannot be evaluated.
+std::optional<double> eval_formula(const std::string& expr, const std::map<std::string, double>& vars);
+
+}  // namespace tp

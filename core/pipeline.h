@@ -1,0 +1,34 @@
+// The pass pipeline: runs the passes of core/transform in order (core/pipeline.cpp lists
+// them one per line with the reason for their order) and keeps the IR after each pass.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "target.h"
+#include "tileplay/compiler.h"
+#include "tileplay/diagnostics.h"
+
+namespace tp {
+
+struct PipelineOptions {
+    Target target;
+    std::vector<std::string> print_after;  // pass names to snapshot
+    bool print_after_all = false;
+    bool fast_math = false;
+};
+
+struct PipelineResult {
+    ir::PrimFuncPtr func;  // null when a pass reported an error
+    std::vector<PassSnapshot> snapshots;
+    std::vector<StageTiming> timings;
+};
+
+// Names of the passes in pipeline order (for --print-after validation and docs).
+const std::vector<std::string>& pipeline_pass_names();
+
+PipelineResult run_pipeline(ir::PrimFuncPtr func, const PipelineOptions& opts, DiagnosticEngine& diags);
+
+}  // namespace tp

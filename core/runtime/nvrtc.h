@@ -1,0 +1,31 @@
+// NVRTC, loaded with dlopen so binaries start on machines without the CUDA toolkit:
+// CUDA C++ -> PTX and cubin for a target, with the embedded runtime headers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tp::runtime {
+
+struct NvrtcOptions {
+    std::string arch = "sm_90";  // sm_75 ... sm_90a
+    bool lineinfo = true;
+    bool fast_math = false;
+    std::vector<std::string> extra;
+};
+
+struct NvrtcOutput {
+    bool ok = false;
+    std::string ptx;
+    std::vector<uint8_t> cubin;
+    std::string log;
+    std::string error;  // set when NVRTC itself is unavailable or failed
+    double ptx_ms = 0, cubin_ms = 0;
+};
+
+bool nvrtc_available(std::string* why = nullptr);
+std::string nvrtc_version();  // "13.0" or ""
+NvrtcOutput nvrtc_compile(const std::string& source, const std::string& name, const NvrtcOptions& opts);
+
+}  // namespace tp::runtime
