@@ -1,0 +1,81 @@
+// Helpers shared by the tilec commands.
+#include "cli_common.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace tilec {
+
+bool read_file(const std::string& path, std::string& out) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        std::fprintf(stderr, "tilec: error: cannot read `%s`\n", path.c_str());
+        return false;
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    out = ss.str();
+    return true;
+}
+
+bool parse_defines(const std::vector<std::string>& raw, std::vector<std::pair<std::string, std::string>>& out) {
+    bool ok = true;
+    for (const auto& d : raw) {
+        size_t eq = d.find('=');
+        bool valid = eq != std::string::npos && eq > 0;
+        for (size_t i = 0; valid && i < eq; ++i)
+            valid = isalnum(static_cast<unsigned char>(d[i])) || d[i] == '_';
+        if (!valid) {
+            tp::Diagnostic diag;
+            diag.kind = tp::DiagKind::BadDefine;
+            diag.severity = tp::Severity::Error;
+            diag.message = tp::format_diag(tp::DiagKind::BadDefine, {d});
+            diag.file = "tilec";
+            std::cerr << tp::render_diagnostic(diag, nullptr, use_color());
+            ok = false;
+            continue;
+        }
+        out.emplace_back(d.substr(0, eq), d.substr(eq + 1));
+    }
+    return ok;
+}
+
+tp::CompileRequest make_request(const std::string& path, const std::string& source, const std::string& kernel,
+                                const std::vector<std::pair<std::string, std::string>>& defines,
+                                const std::string& target, bool cpu_sizes) {
+    tp::CompileRequest req;
+    req.path = path;
+    req.source = source;
+    req.defines = defines;
+    req.target = target;
+    tp::SampleHeader h = tp::parse_sample_header(source);
+    req.kernel = kernel.empty() ? h.kernel : kernel;
+    // CPU sizes first so they win over the GPU sizes for a CPU run; both only fill gaps.
+    if (cpu_sizes) req.fallback_defines = h.cpu_args;
+    req.fallback_defines.insert(req.fallback_defines.end(), h.args.begin(), h.args.end());
+    return req;
+}
+
+bool use_color() {
+    if (std::getenv("TILEPLAY_NO_COLOR") || std::getenv("NO_COLOR")) return false;
+    return isatty(STDERR_FILENO) != 0;
+}
+
+int report_failure(const tp::CompileResult& r) {
+    std::cerr << r.render_diagnostics(use_color());
+    if (r.internal_error) {
+        const auto& e = *r.internal_error;
+        std::cerr << "tilec: internal compiler error: " << e.what() << " (" << e.file << ":" << e.line;
+        if (!e.pass.empty()) std::cerr << ", pass " << e.pass;
+        std::cerr << ")\n";
+        return kInternalError;
+    }
+    return kUserError;
+}
+
+}  // namespace tilec

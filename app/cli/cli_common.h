@@ -1,0 +1,42 @@
+// Shared pieces of the tilec commands: the command-table signature, exit codes, and helpers
+// for -D parsing, reading files and the sample header's defaults.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tileplay/compiler.h"
+#include "tileplay/sample_header.h"
+
+namespace tilec {
+
+// Exit codes of every command.
+enum ExitCode { kOk = 0, kUserError = 1, kUsage = 2, kInternalError = 3 };
+
+// Each command adds its subcommand to `app`; when it is chosen, its callback stores the exit
+// code in `exit_code`. One row per command in main.cpp's table.
+using AddCommand = void (*)(CLI::App& app, int& exit_code);
+
+void add_compile_command(CLI::App& app, int& exit_code);
+
+// Reads a whole file; false (and a message on stderr) when it cannot.
+bool read_file(const std::string& path, std::string& out);
+
+// Splits "-D NAME=VALUE" strings; reports BadDefine-style usage errors on stderr.
+bool parse_defines(const std::vector<std::string>& raw, std::vector<std::pair<std::string, std::string>>& out);
+
+// Builds a CompileRequest for FILE with -D values, using the sample header's `args` (or
+// `cpu-args` when cpu is true) as fallbacks for parameters the user did not give.
+tp::CompileRequest make_request(const std::string& path, const std::string& source, const std::string& kernel,
+                                const std::vector<std::pair<std::string, std::string>>& defines,
+                                const std::string& target, bool cpu_sizes = false);
+
+// Prints diagnostics (coloured on a terminal unless TILEPLAY_NO_COLOR is set) and returns the
+// exit code for a failed compile: 3 for an internal error, 1 otherwise.
+int report_failure(const tp::CompileResult& r);
+
+bool use_color();
+
+}  // namespace tilec

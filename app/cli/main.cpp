@@ -1,0 +1,36 @@
+// tilec: the headless TilePlay. One row per command in the table below; each command lives
+// in its own cmd_<name>.cpp.
+#include <cstdio>
+#include <exception>
+
+#include "cli_common.h"
+
+namespace {
+
+const tilec::AddCommand kCommands[] = {
+    tilec::add_compile_command,
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"tilec: compile, run, check and time TileLang kernels (TilePlay " TILEPLAY_VERSION ")"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "tilec " TILEPLAY_VERSION);
+    int exit_code = tilec::kOk;
+    for (auto add : kCommands) add(app, exit_code);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int rc = app.exit(e);
+        return rc == 0 ? 0 : tilec::kUsage;
+    } catch (const tp::InternalError& e) {
+        std::fprintf(stderr, "tilec: internal compiler error: %s (%s:%d%s%s)\n", e.what(), e.file.c_str(), e.line,
+                     e.pass.empty() ? "" : ", pass ", e.pass.c_str());
+        return tilec::kInternalError;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tilec: internal error: %s\n", e.what());
+        return tilec::kInternalError;
+    }
+    return exit_code;
+}
