@@ -1,0 +1,51 @@
+// Intrinsic table (see intrinsics.h). Fast-math variants map to CUDA's __expf-style
+// intrinsics, which the runtime header only uses for float; half/bfloat16 go through float.
+#include "ir/intrinsics.h"
+
+namespace tp::ir {
+
+const std::vector<IntrinsicInfo>& all_intrinsics() {
+    using R = IntrinsicResult;
+    static const std::vector<IntrinsicInfo> table = {
+        {"exp", 1, 1, R::SameAsArg0, "tp::exp", "tp::fast_exp"},
+        {"exp2", 1, 1, R::SameAsArg0, "tp::exp2", "tp::fast_exp2"},
+        {"exp10", 1, 1, R::SameAsArg0, "tp::exp10", "tp::fast_exp10"},
+        {"log", 1, 1, R::SameAsArg0, "tp::log", "tp::fast_log"},
+        {"log2", 1, 1, R::SameAsArg0, "tp::log2", "tp::fast_log2"},
+        {"log10", 1, 1, R::SameAsArg0, "tp::log10", "tp::fast_log10"},
+        {"rsqrt", 1, 1, R::SameAsArg0, "tp::rsqrt", nullptr},
+        {"sqrt", 1, 1, R::SameAsArg0, "tp::sqrt", nullptr},
+        {"abs", 1, 1, R::SameAsArg0, "tp::abs", nullptr},
+        {"tanh", 1, 1, R::SameAsArg0, "tp::tanh", "tp::fast_tanh"},
+        {"erf", 1, 1, R::SameAsArg0, "tp::erf", nullptr},
+        {"sigmoid", 1, 1, R::SameAsArg0, "tp::sigmoid", "tp::fast_sigmoid"},
+        {"sin", 1, 1, R::SameAsArg0, "tp::sin", "tp::fast_sin"},
+        {"cos", 1, 1, R::SameAsArg0, "tp::cos", "tp::fast_cos"},
+        {"tan", 1, 1, R::SameAsArg0, "tp::tan", "tp::fast_tan"},
+        {"floor", 1, 1, R::SameAsArg0, "tp::floor", nullptr},
+        {"ceil", 1, 1, R::SameAsArg0, "tp::ceil", nullptr},
+        {"round", 1, 1, R::SameAsArg0, "tp::round", nullptr},
+        {"trunc", 1, 1, R::SameAsArg0, "tp::trunc", nullptr},
+        {"pow", 2, 2, R::SameAsArg0, "tp::pow", "tp::fast_pow"},
+        {"fmod", 2, 2, R::SameAsArg0, "tp::fmod", nullptr},
+        {"clamp", 3, 3, R::SameAsArg0, "tp::clamp", nullptr},
+        {"fma", 3, 3, R::SameAsArg0, "tp::fma", nullptr},
+        {"isnan", 1, 1, R::Bool, "tp::isnan", nullptr},
+        {"isinf", 1, 1, R::Bool, "tp::isinf", nullptr},
+        {"infinity", 0, 0, R::Given, "tp::infinity", nullptr},
+        {"max_value", 0, 0, R::Given, "tp::max_value", nullptr},
+        {"min_value", 0, 0, R::Given, "tp::min_value", nullptr},
+        // Produced by passes, not written by users.
+        {"__syncthreads", 0, 0, R::Void, "__syncthreads", nullptr},
+        {"atomic_add", 2, 2, R::Void, "tp::atomic_add", nullptr},
+    };
+    return table;
+}
+
+const IntrinsicInfo* find_intrinsic(const std::string& name) {
+    for (const auto& i : all_intrinsics())
+        if (name == i.name) return &i;
+    return nullptr;
+}
+
+}  // namespace tp::ir
