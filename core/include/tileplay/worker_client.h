@@ -1,0 +1,109 @@
+// Client of `tilec worker`, the out-of-process kernel runner: starts the worker, sends JSON-line
+// requests (docs/worker-protocol.md), forwards progress events, and when the worker faults
+// (illegal address loses the CUDA context) or hangs (watchdog) kills it, reports what happened
+// and starts a fresh one on the next request. `tilec run --device gpu`, `tilec bench` and
+// the playground all use it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tp {
+
+using Json = nlohmann::json;
+
+struct WorkerOptions {
+    std::vector<std::string> command;  // empty: {default_tilec_path(), "worker"}
+    double watchdog_s = 10;            // longest silence (no reply, no progress) during run/bench
+    double load_timeout_s = 300;       // longest a load (compile + module load) may take
+    bool replay_load = true;           // after a restart, re-send the last successful load
+};
+
+struct WorkerReply {
+    bool ok = false;
+    // Failure kind: the worker's own ("bad_request", "compile_failed", "load_failed",
+    // "launch_failed", "cuda_error", "no_device", "io_error", "check_failed", ...) or the
+    // client's: "hang" (watchdog fired), "crashed" (killed by a signal), "exited" (died
+    // without replying), "start_failed", "protocol" (unreadable reply).
+    std::string kind;
+    std::string error;        // one line, lower-case, for the user
+    Json body;                // the worker's reply object (null when it died)
+    std::string stderr_tail;  // last lines the worker wrote on stderr when it died
+    int signal = 0;           // crashed: the signal
+    int exit_code = -1;       // exited: the code
+    std::vector<Json> events; // progress events seen while waiting
+};
+
+struct LoadSpec {
+    std::string path;    // DSL file (read by the worker when source is empty)
+    std::string source;  // optional text (unsaved editor contents)
+    std::string kernel;  // factory name; empty = the file's first kernel
+    std::vector<std::pair<std::string, std::string>> defines;           // -D NAME=VALUE
+    std::vector<std::pair<std::string, std::string>> fallback_defines;  // the sample header's args
+    std::string target = "auto";  // "auto" = the worker's GPU (e.g. sm_90)
+};
+
+struct RunSpec {
+    std::string inputs_dir;   // <param>.npy read from here when present, else random (seed)
+    std::string outputs_dir;  // every parameter written here as <param>.npy when set
+    uint64_t seed = 0;
+    bool check = true;        // compare outputs with the CPU interpreter on the same inputs
+    int check_blocks = 64;    // blocks the interpreter runs for large grids (0 = all)
+    std::map<std::string, int64_t> scalars;  // values of symbolic-dimension parameters
+};
+
+struct BenchSpec {
+    int warmup = 10;
+    int iters = 50;
+    bool flush_l2 = true;
+    uint64_t seed = 0;
+    double flops = 0;  // per launch, from the sample header (0 = unknown)
+    double bytes = 0;
+    std::vector<std::string> baselines;  // "cublas.gemm", "cublaslt.gemm_bias_gelu", "torch: A + B"
+    bool check = true;
+    int check_blocks = 64;
+    std::map<std::string, int64_t> scalars;
+};
+
+class WorkerClient {
+public:
+    explicit WorkerClient(WorkerOptions opts = {});
+    ~WorkerClient();
+    WorkerClient(const WorkerClient&) = delete;
+    WorkerClient& operator=(const WorkerClient&) = delete;
+
+    // Sends one request object (an "id" is added) and waits for its reply. Starts the worker
+    // when none runs. Never throws for worker failures: they come back as a failed reply.
+    WorkerReply request(Json req, const std::function<void(const Json&)>& on_event = {});
+
+    WorkerReply hello();
+    WorkerReply load(const LoadSpec& spec, const std::function<void(const Json&)>& on_event = {});
+    WorkerReply run(const RunSpec& spec, const std::function<void(const Json&)>& on_event = {});
+    WorkerReply bench(const BenchSpec& spec, const std::function<void(const Json&)>& on_event = {});
+
+    void shutdown();             // asks the worker to exit, kills it if it does not
+    int restarts() const;        // workers started after the first
+    int pid() const;             // current worker's pid, -1 when none
+    const WorkerOptions& options() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Path of the `tilec` binary to run as a worker: $TILEC when set, this executable when it is
+// tilec, else the tilec next to this executable, else "tilec" from PATH.
+std::string default_tilec_path();
+
+Json to_json(const LoadSpec& s);
+Json to_json(const RunSpec& s);
+Json to_json(const BenchSpec& s);
+
+}  // namespace tp

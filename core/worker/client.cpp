@@ -1,0 +1,251 @@
+// WorkerClient: spawns `tilec worker`, exchanges JSON lines, and turns a hang or a death into
+// a reply instead of taking the caller down; see tileplay/worker_client.h.
+#include "tileplay/worker_client.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <climits>
+#include <optional>
+
+#include "worker/subprocess.h"
+
+namespace tp {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The last few lines of a worker's stderr, for messages.
+std::string tail_lines(const std::string& text, int max_lines) {
+    size_t end = text.size();
+    while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == '\r')) --end;
+    size_t pos = end;
+    int lines = 0;
+    while (pos > 0) {
+        if (text[pos - 1] == '\n' && ++lines == max_lines) break;
+        --pos;
+    }
+    return text.substr(pos, end - pos);
+}
+
+Json pairs_to_json(const std::vector<std::pair<std::string, std::string>>& v) {
+    Json o = Json::object();
+    for (const auto& [k, val] : v) o[k] = val;
+    return o;
+}
+
+}  // namespace
+
+Json to_json(const LoadSpec& s) {
+    Json j = {{"op", "load"}, {"path", s.path}, {"kernel", s.kernel}, {"target", s.target},
+              {"defines", pairs_to_json(s.defines)}, {"fallback_defines", pairs_to_json(s.fallback_defines)}};
+    if (!s.source.empty()) j["source"] = s.source;
+    return j;
+}
+
+Json to_json(const RunSpec& s) {
+    Json j = {{"op", "run"}, {"seed", s.seed}, {"check", s.check}, {"check_blocks", s.check_blocks},
+              {"scalars", s.scalars}};
+    if (!s.inputs_dir.empty()) j["inputs_dir"] = s.inputs_dir;
+    if (!s.outputs_dir.empty()) j["outputs_dir"] = s.outputs_dir;
+    return j;
+}
+
+Json to_json(const BenchSpec& s) {
+    return {{"op", "bench"},     {"warmup", s.warmup},   {"iters", s.iters},     {"flush_l2", s.flush_l2},
+            {"seed", s.seed},    {"flops", s.flops},     {"bytes", s.bytes},     {"baselines", s.baselines},
+            {"check", s.check},  {"check_blocks", s.check_blocks}, {"scalars", s.scalars}};
+}
+
+std::string default_tilec_path() {
+    if (const char* env = std::getenv("TILEC"); env && *env) return env;
+    char buf[PATH_MAX] = {};
+    ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+    if (n > 0) {
+        std::string self(buf, static_cast<size_t>(n));
+        size_t slash = self.rfind('/');
+        std::string dir = self.substr(0, slash == std::string::npos ? 0 : slash);
+        if (self.substr(slash + 1) == "tilec") return self;
+        for (const char* rel : {"/tilec", "/../app/cli/tilec", "/app/cli/tilec"}) {
+            std::string cand = dir + rel;
+            if (::access(cand.c_str(), X_OK) == 0) return cand;
+        }
+    }
+    std::string found = worker::find_executable("tilec");
+    return found.empty() ? "tilec" : found;
+}
+
+struct WorkerClient::Impl {
+    WorkerOptions opts;
+    std::unique_ptr<worker::Subprocess> proc;
+    int started = 0;
+    int64_t next_id = 1;
+    std::optional<Json> last_load;  // replayed after a restart
+    std::string loaded_kernel;      // "matmul (M=4096, N=4096)" for messages
+
+    bool alive() { return proc && proc->running(); }
+
+    bool ensure_started(WorkerReply& fail) {
+        if (alive()) return true;
+        proc = std::make_unique<worker::Subprocess>();
+        std::vector<std::string> cmd = opts.command;
+        if (cmd.empty()) cmd = {default_tilec_path(), "worker"};
+        std::string why;
+        if (!proc->start(cmd, &why)) {
+            fail.kind = "start_failed";
+            fail.error = "cannot start the worker: " + why;
+            proc.reset();
+            return false;
+        }
+        ++started;
+        return true;
+    }
+
+    // The worker is gone: fill `r` from its exit status.
+    void report_death(WorkerReply& r, const std::string& what) {
+        worker::ExitStatus st = proc->wait(2000);
+        r.stderr_tail = tail_lines(proc->stderr_text(), 6);
+        if (!st.exited && st.signal) {
+            r.kind = "crashed";
+            r.signal = st.signal;
+        } else {
+            r.kind = "exited";
+            r.exit_code = st.exited ? st.code : -1;
+        }
+        r.error = "the worker died during " + what + " (" + st.describe() + ")";
+        // A CUDA error the worker printed before dying is the most useful part.
+        if (!r.stderr_tail.empty()) r.error += ": " + tail_lines(r.stderr_tail, 1);
+        proc.reset();
+    }
+
+    WorkerReply exchange(Json req, const std::function<void(const Json&)>& on_event) {
+        WorkerReply r;
+        std::string op = req.value("op", "");
+        int64_t id = next_id++;
+        req["id"] = id;
+        std::string what = "`" + op + "`" + (loaded_kernel.empty() || op == "load" ? "" : " of " + loaded_kernel);
+        if (!proc->write(req.dump() + "\n")) {
+            report_death(r, what);
+            return r;
+        }
+        bool is_load = op == "load" || op == "hello";
+        double silence_s = is_load ? opts.load_timeout_s : opts.watchdog_s;
+        auto overall = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(opts.load_timeout_s * 1000));
+        for (;;) {
+            int wait_ms = static_cast<int>(silence_s * 1000);
+            if (is_load) {
+                auto left = std::chrono::duration_cast<std::chrono::milliseconds>(overall - Clock::now()).count();
+                wait_ms = static_cast<int>(std::max<int64_t>(0, std::min<int64_t>(wait_ms, left)));
+            }
+            std::string line;
+            auto got = proc->read_line(line, wait_ms);
+            if (got == worker::Subprocess::Read::Timeout) {
+                proc->kill();
+                r.kind = "hang";
+                r.stderr_tail = tail_lines(proc->stderr_text(), 6);
+                char secs[32];
+                std::snprintf(secs, sizeof(secs), "%g", silence_s);
+                r.error = what + " did not finish within " + secs +
+                          " s; the worker was killed and a new one starts on the next request";
+                proc.reset();
+                return r;
+            }
+            if (got == worker::Subprocess::Read::Eof) {
+                report_death(r, what);
+                return r;
+            }
+            if (line.empty() || line[0] != '{') continue;  // stray output from a library
+            Json msg = Json::parse(line, nullptr, false);
+            if (msg.is_discarded() || !msg.is_object()) {
+                r.kind = "protocol";
+                r.error = "unreadable reply from the worker: " + line.substr(0, 200);
+                proc->kill();
+                proc.reset();
+                return r;
+            }
+            if (msg.contains("event")) {
+                r.events.push_back(msg);
+                if (on_event) on_event(msg);
+                continue;
+            }
+            if (!msg.contains("id") || msg["id"] != id) continue;  // a late reply to an abandoned request
+            r.body = msg;
+            r.ok = msg.value("ok", false);
+            if (!r.ok) {
+                r.kind = msg.value("kind", "error");
+                r.error = msg.value("error", "the worker reported an error without a message");
+            }
+            // After a sticky CUDA error the worker exits on its own; reap it now.
+            if (msg.value("fatal", false)) {
+                proc->wait(5000);
+                proc.reset();
+            }
+            return r;
+        }
+    }
+};
+
+WorkerClient::WorkerClient(WorkerOptions opts) : impl_(std::make_unique<Impl>()) { impl_->opts = std::move(opts); }
+
+WorkerClient::~WorkerClient() { shutdown(); }
+
+WorkerReply WorkerClient::request(Json req, const std::function<void(const Json&)>& on_event) {
+    Impl& m = *impl_;
+    WorkerReply fail;
+    bool was_alive = m.alive();
+    if (!m.ensure_started(fail)) return fail;
+    std::string op = req.value("op", "");
+    // A fresh worker has no kernel: bring back the last one before a run or bench.
+    if (!was_alive && m.started > 1 && m.opts.replay_load && m.last_load && op != "load" && op != "hello" &&
+        op != "shutdown") {
+        WorkerReply rl = m.exchange(*m.last_load, on_event);
+        if (!rl.ok) return rl;
+    }
+    Json saved = op == "load" ? req : Json();
+    WorkerReply r = m.exchange(std::move(req), on_event);
+    if (op == "load") {
+        if (r.ok) {
+            saved.erase("id");
+            m.last_load = std::move(saved);
+            Json k = r.body.value("kernel", Json::object());
+            m.loaded_kernel = "kernel `" + k.value("name", std::string("?")) + "`";
+        } else {
+            m.last_load.reset();
+            m.loaded_kernel.clear();
+        }
+    }
+    return r;
+}
+
+WorkerReply WorkerClient::hello() { return request({{"op", "hello"}}); }
+
+WorkerReply WorkerClient::load(const LoadSpec& spec, const std::function<void(const Json&)>& on_event) {
+    return request(to_json(spec), on_event);
+}
+
+WorkerReply WorkerClient::run(const RunSpec& spec, const std::function<void(const Json&)>& on_event) {
+    return request(to_json(spec), on_event);
+}
+
+WorkerReply WorkerClient::bench(const BenchSpec& spec, const std::function<void(const Json&)>& on_event) {
+    return request(to_json(spec), on_event);
+}
+
+void WorkerClient::shutdown() {
+    Impl& m = *impl_;
+    if (!m.alive()) {
+        m.proc.reset();
+        return;
+    }
+    m.proc->write(Json{{"id", m.next_id++}, {"op", "shutdown"}}.dump() + "\n");
+    m.proc->close_stdin();
+    m.proc->wait(3000);
+    m.proc.reset();
+}
+
+int WorkerClient::restarts() const { return impl_->started > 0 ? impl_->started - 1 : 0; }
+int WorkerClient::pid() const { return impl_->proc ? impl_->proc->pid() : -1; }
+const WorkerOptions& WorkerClient::options() const { return impl_->opts; }
+
+}  // namespace tp
