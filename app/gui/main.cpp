@@ -1,0 +1,10 @@
+// tileplay: the Qt 6 playground's entry point.
+#include <QApplication>
+#include <QMainWindow>
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QMainWindow w;
+    w.show();
+    return app.exec();
+}

@@ -1,0 +1,82 @@
+// ResultsModel: row 0 is our kernel; rows 1.. are baselines, timed on the same inputs.
+#include "models/results_model.h"
+
+#include <QColor>
+
+namespace tpui {
+
+QString ResultsModel::format_ms(double ms) {
+    if (ms < 0) return QStringLiteral("—");
+    if (ms < 0.1) return QStringLiteral("%1 µs").arg(ms * 1000, 0, 'f', 1);
+    return QStringLiteral("%1 ms").arg(ms, 0, 'f', ms < 10 ? 3 : 1);
+}
+
+QString ResultsModel::format_number(double v, int decimals) {
+    return v < 0 ? QStringLiteral("—") : QString::number(v, 'f', decimals);
+}
+
+void ResultsModel::set_result(const RunResult& r) {
+    beginResetModel();
+    result_ = r;
+    endResetModel();
+}
+
+void ResultsModel::clear() {
+    beginResetModel();
+    result_.reset();
+    endResetModel();
+}
+
+int ResultsModel::rowCount(const QModelIndex& parent) const {
+    if (parent.isValid() || !result_) return 0;
+    return 1 + (result_->cpu ? 0 : int(result_->baselines.size()));
+}
+
+int ResultsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant ResultsModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || !result_ || index.row() >= rowCount()) return {};
+    const RunResult& r = *result_;
+    if (index.row() == 0) {
+        if (role == Qt::ForegroundRole && index.column() == Error && r.rel_error >= 0)
+            return QColor(r.correct ? QColor("#3fb950") : QColor("#f0524f"));
+        if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
+        switch (index.column()) {
+            case Name: return r.cpu ? tr("%1 (CPU interpreter)").arg(r.config) : r.config;
+            case Latency: return r.cpu ? tr("n/a on CPU") : format_ms(r.median_ms);
+            case Tflops: return r.cpu ? QString() : format_number(r.tflops, 2);
+            case Gbps: return r.cpu ? QString() : format_number(r.gbps, 0);
+            case Error:
+                if (r.rel_error < 0) return QStringLiteral("—");
+                return QStringLiteral("%1 %2").arg(r.rel_error, 0, 'e', 2).arg(r.correct ? "✓" : "✗");
+            case Note:
+                if (!r.error.isEmpty()) return r.error;
+                if (r.cpu) return tr("CPU run: correctness only, no GPU timings");
+                if (r.min_ms > 0) return tr("min %1, spread %2%").arg(format_ms(r.min_ms)).arg(r.spread_pct, 0, 'f', 1);
+                return {};
+        }
+        return {};
+    }
+    const BaselineTime& b = r.baselines[size_t(index.row() - 1)];
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
+    switch (index.column()) {
+        case Name: return b.name;
+        case Latency: return format_ms(b.median_ms);
+        case Tflops: return b.median_ms > 0 && r.flops > 0 ? format_number(r.flops / (b.median_ms * 1e-3) / 1e12, 2) : QStringLiteral("—");
+        case Gbps: return b.median_ms > 0 && r.bytes > 0 ? format_number(r.bytes / (b.median_ms * 1e-3) / 1e9, 0) : QStringLiteral("—");
+        case Error: return QString();
+        case Note:
+            if (!b.note.isEmpty()) return b.note;
+            if (b.median_ms > 0 && r.median_ms > 0) return tr("ours is %1x its speed").arg(b.median_ms / r.median_ms, 0, 'f', 2);
+            return {};
+    }
+    return {};
+}
+
+QVariant ResultsModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    static const char* names[] = {"Kernel", "Latency", "TFLOP/s", "GB/s", "Rel. error", "Note"};
+    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+}
+
+}  // namespace tpui

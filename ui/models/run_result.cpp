@@ -1,0 +1,82 @@
+// JSON <-> RunResult. Field names follow docs/worker-protocol.md; a few aliases are accepted
+// so older workers' results still load.
+#include "models/run_result.h"
+
+#include <QJsonArray>
+
+namespace tpui {
+
+namespace {
+
+double num(const QJsonObject& o, std::initializer_list<const char*> keys, double def = -1) {
+    for (const char* k : keys)
+        if (o.contains(QLatin1String(k)) && o.value(QLatin1String(k)).isDouble()) return o.value(QLatin1String(k)).toDouble();
+    return def;
+}
+
+}  // namespace
+
+RunResult run_result_from_json(const QJsonObject& o) {
+    RunResult r;
+    r.config = o.value("config").toString(o.value("kernel").toString());
+    QJsonObject params = o.value("params").toObject();
+    for (auto it = params.begin(); it != params.end(); ++it)
+        r.params.emplace_back(it.key(), it.value().isString() ? it.value().toString() : it.value().toVariant().toString());
+    if (r.config.isEmpty()) {
+        QStringList parts;
+        for (const auto& [k, v] : r.params) parts << k + "=" + v;
+        r.config = parts.join(' ');
+    }
+    r.cpu = o.value("device").toString() == "cpu" || o.value("cpu").toBool();
+    r.ok = o.value("ok").toBool(true);
+    r.error = o.value("error").toString();
+    QJsonObject timing = o.value("timing").toObject();
+    const QJsonObject& t = timing.isEmpty() ? o : timing;
+    r.min_ms = num(t, {"min_ms"});
+    r.median_ms = num(t, {"median_ms", "ms"});
+    r.spread_pct = num(t, {"spread_pct", "spread"});
+    r.tflops = num(o, {"tflops"});
+    r.gbps = num(o, {"gbps", "gb_s"});
+    r.flops = num(o, {"flops"});
+    r.bytes = num(o, {"bytes"});
+    QJsonObject check = o.value("check").toObject();
+    const QJsonObject& c = check.isEmpty() ? o : check;
+    r.rel_error = num(c, {"rel_error", "rel_err"});
+    r.max_abs_error = num(c, {"max_abs_error", "max_abs"});
+    r.correct = c.value("passed").toBool(c.value("correct").toBool(r.ok));
+    if (r.tflops < 0 && r.flops > 0 && r.median_ms > 0) r.tflops = r.flops / (r.median_ms * 1e-3) / 1e12;
+    if (r.gbps < 0 && r.bytes > 0 && r.median_ms > 0) r.gbps = r.bytes / (r.median_ms * 1e-3) / 1e9;
+    for (const auto& b : o.value("baselines").toArray()) {
+        QJsonObject bo = b.toObject();
+        BaselineTime bt;
+        bt.name = bo.value("name").toString();
+        bt.median_ms = num(bo, {"median_ms", "ms"});
+        bt.note = bo.value("note").toString(bo.value("unavailable").toString());
+        if (bt.median_ms < 0 && bt.note.isEmpty()) bt.note = QStringLiteral("unavailable");
+        r.baselines.push_back(bt);
+    }
+    return r;
+}
+
+QJsonObject run_result_to_json(const RunResult& r) {
+    QJsonObject o;
+    o["config"] = r.config;
+    QJsonObject params;
+    for (const auto& [k, v] : r.params) params[k] = v;
+    o["params"] = params;
+    o["device"] = r.cpu ? "cpu" : "gpu";
+    o["ok"] = r.ok;
+    if (!r.error.isEmpty()) o["error"] = r.error;
+    o["timing"] = QJsonObject{{"min_ms", r.min_ms}, {"median_ms", r.median_ms}, {"spread_pct", r.spread_pct}};
+    o["tflops"] = r.tflops;
+    o["gbps"] = r.gbps;
+    o["flops"] = r.flops;
+    o["bytes"] = r.bytes;
+    o["check"] = QJsonObject{{"rel_error", r.rel_error}, {"max_abs_error", r.max_abs_error}, {"passed", r.correct}};
+    QJsonArray bs;
+    for (const auto& b : r.baselines) bs.append(QJsonObject{{"name", b.name}, {"median_ms", b.median_ms}, {"note", b.note}});
+    o["baselines"] = bs;
+    return o;
+}
+
+}  // namespace tpui

@@ -1,0 +1,41 @@
+// One measured (or CPU-checked) run of a kernel configuration, as reported by the worker:
+// latency, throughput, error against the reference and each baseline's time. Parsed from the
+// worker's JSON result event; shared by the results and sweep models and the charts.
+#pragma once
+
+#include <QJsonObject>
+#include <QString>
+#include <utility>
+#include <vector>
+
+namespace tpui {
+
+struct BaselineTime {
+    QString name;           // "cuBLAS", "PyTorch"
+    double median_ms = -1;  // < 0 when unavailable
+    QString note;           // "unavailable: <why>"
+};
+
+struct RunResult {
+    QString config;  // "block_M=128 block_N=128 ..." for sweeps, or the kernel name
+    std::vector<std::pair<QString, QString>> params;
+    bool cpu = false;  // CPU interpreter: correctness only, no GPU timings
+    bool ok = true;    // ran (whether or not it was correct)
+    bool correct = true;
+    QString error;     // why it did not run / failed the check
+    double min_ms = -1, median_ms = -1, spread_pct = -1;
+    double tflops = -1, gbps = -1;
+    double flops = -1, bytes = -1;  // per launch, from the sample's formulas
+    double rel_error = -1, max_abs_error = -1;
+    std::vector<BaselineTime> baselines;
+
+    bool has_timing() const { return !cpu && median_ms > 0; }
+    // FLOP per byte, or -1 when unknown.
+    double arithmetic_intensity() const { return flops > 0 && bytes > 0 ? flops / bytes : -1; }
+};
+
+// Reads a result object; missing fields stay at their "unknown" values.
+RunResult run_result_from_json(const QJsonObject& o);
+QJsonObject run_result_to_json(const RunResult& r);
+
+}  // namespace tpui
