@@ -1,0 +1,292 @@
+// CUDA C++ for lowered Tile IR: the kernel signature, statements, buffer declarations
+// (__shared__ arrays, register arrays), and `#line` directives that keep every generated
+// line attributed to its DSL line. Tile ops must have been lowered by the pipeline; any that
+// reach this point get NotYetLowered at their line.
+#include "codegen/cuda/codegen_cuda.h"
+
+#include <sstream>
+
+#include "codegen/cuda/codegen_cuda_impl.h"
+#include "ir/functor.h"
+
+namespace tp::codegen {
+
+using namespace ir;
+
+namespace detail {
+
+namespace {
+
+// Global buffers stored to anywhere (the rest become `const T* __restrict__`, letting the
+// compiler use the read-only data path).
+class StoreCollector : public IRVisitor {
+public:
+    std::set<const BufferNode*>& out;
+    explicit StoreCollector(std::set<const BufferNode*>& o) : out(o) {}
+    void visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override {
+        out.insert(n.buffer.get());
+        IRVisitor::visit_BufferStore(n, s);
+    }
+    void visit_Call(const CallNode& n, const Expr& e) override {
+        if (n.op == "atomic_add" && !n.args.empty())
+            if (auto* l = n.args[0]->as<BufferLoadNode>()) out.insert(l->buffer.get());
+        IRVisitor::visit_Call(n, e);
+    }
+};
+
+std::string printf_format(DataType t) {
+    if (t.is_bool() || (t.is_int() && t.bits <= 32)) return "%d";
+    if (t.is_int()) return "%lld";
+    return "%f";
+}
+std::string printf_arg(CudaEmitter& em, const std::string& v, DataType t) {
+    if (t.is_bool() || (t.is_int() && t.bits <= 32)) return "static_cast<int>(" + v + ")";
+    if (t.is_int()) return "static_cast<long long>(" + v + ")";
+    return "static_cast<double>(static_cast<float>(" + v + "))";
+}
+
+}  // namespace
+
+void CudaEmitter::stmt(const Stmt& s) {
+    if (!s || failed) return;
+    uint32_t saved_line = current_dsl_line;
+    if (s->span.valid()) current_dsl_line = s->span.begin.line;
+    switch (s->kind) {
+        case NodeKind::SeqStmt:
+            for (const auto& c : static_cast<const SeqStmtNode&>(*s).seq) stmt(c);
+            break;
+        case NodeKind::For: {
+            auto& f = static_cast<const ForNode&>(*s);
+            std::string v = var_name(f.loop_var);
+            if (provably_non_negative(f.min)) non_negative_vars.insert(f.loop_var.get());
+            std::string end = expr(make_binary(BinaryOp::Add, f.min, f.extent));
+            if (f.for_kind == ForKind::Unrolled || f.for_kind == ForKind::Vectorized) emit("#pragma unroll");
+            emit("for (" + cuda_type(f.loop_var->dtype) + " " + v + " = " + expr(f.min) + "; " + v + " < " + end + "; ++" + v + ") {");
+            ++indent;
+            stmt(f.body);
+            --indent;
+            emit("}");
+            break;
+        }
+        case NodeKind::While: {
+            auto& w = static_cast<const WhileNode&>(*s);
+            emit("while (" + expr(w.cond) + ") {");
+            ++indent;
+            stmt(w.body);
+            --indent;
+            emit("}");
+            break;
+        }
+        case NodeKind::IfThenElse: {
+            auto& n = static_cast<const IfThenElseNode&>(*s);
+            emit("if (" + expr(n.cond) + ") {");
+            ++indent;
+            stmt(n.then_case);
+            --indent;
+            if (n.else_case) {
+                emit("} else {");
+                ++indent;
+                stmt(n.else_case);
+                --indent;
+            }
+            emit("}");
+            break;
+        }
+        case NodeKind::LetStmt: {
+            auto& n = static_cast<const LetStmtNode&>(*s);
+            if (provably_non_negative(n.value)) non_negative_vars.insert(n.var.get());
+            emit("const " + cuda_type(n.var->dtype) + " " + var_name(n.var) + " = " + expr(n.value) + ";");
+            stmt(n.body);
+            break;
+        }
+        case NodeKind::BufferStore: {
+            auto& n = static_cast<const BufferStoreNode&>(*s);
+            emit(load(n.buffer, n.indices) + " = " + expr(n.value) + ";");
+            break;
+        }
+        case NodeKind::Evaluate: {
+            auto& n = static_cast<const EvaluateNode&>(*s);
+            emit(expr(n.value) + ";");
+            break;
+        }
+        case NodeKind::Break: emit("break;"); break;
+        case NodeKind::Allocate: {
+            auto& n = static_cast<const AllocateNode&>(*s);
+            const Buffer& b = n.buffer;
+            std::string ty = cuda_type(b->dtype), name = buffer_name(b);
+            if (b->scope == Scope::Var) {
+                emit(ty + " " + name + (n.init ? " = " + expr(n.init) : "") + ";");
+            } else {
+                int64_t elems = 1;
+                for (const auto& d : b->shape) {
+                    auto c = as_const_int(d);
+                    if (!c) {
+                        not_lowered("a " + std::string(scope_name(b->scope)) + " buffer with a symbolic shape", b->span);
+                        return;
+                    }
+                    elems *= *c;
+                }
+                if (b->scope == Scope::Local) {
+                    emit(ty + " " + name + "[" + std::to_string(elems) + "];");
+                } else {
+                    // Shared and fragment buffers are per-block arrays in shared memory for now;
+                    // the pipeline inserts the barriers this needs.
+                    int64_t bytes = elems * b->dtype.bytes();
+                    int64_t off = (dynamic_smem_bytes + 15) / 16 * 16;
+                    dynamic_smem_offsets.emplace_back(b.get(), off);
+                    dynamic_smem_bytes = off + bytes;
+                    emit(ty + "* " + name + " = reinterpret_cast<" + ty + "*>(tp_smem + " + std::to_string(off) + ");");
+                }
+            }
+            stmt(n.body);
+            break;
+        }
+        case NodeKind::KernelLaunch: {
+            auto& k = static_cast<const KernelLaunchNode&>(*s);
+            static const char* axes[] = {"x", "y", "z"};
+            for (size_t i = 0; i < k.block_vars.size() && i < 3; ++i) {
+                non_negative_vars.insert(k.block_vars[i].get());
+                emit("const int " + var_name(k.block_vars[i]) + " = blockIdx." + axes[i] + ";");
+            }
+            for (size_t i = 0; i < k.thread_vars.size() && i < 3; ++i) {
+                non_negative_vars.insert(k.thread_vars[i].get());
+                emit("const int " + var_name(k.thread_vars[i]) + " = threadIdx." + axes[i] + ";");
+            }
+            stmt(k.body);
+            break;
+        }
+        case NodeKind::PrintOp: {
+            auto& p = static_cast<const PrintOpNode&>(*s);
+            std::string msg;
+            for (char c : p.msg) msg += (c == '"' || c == '\\') ? std::string("\\") + c : (c == '%' ? "%%" : std::string(1, c));
+            if (auto* e = std::get_if<Expr>(&p.value)) {
+                DataType t = (*e)->dtype;
+                emit("printf(\"" + msg + (msg.empty() ? "" : ": ") + "block=(%d,%d,%d) thread=(%d,%d,%d) value=" +
+                     printf_format(t) + "\\n\", blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z, " +
+                     printf_arg(*this, expr(*e), t) + ");");
+            } else {
+                const Buffer& b = std::get<Buffer>(p.value);
+                int64_t elems = 1;
+                for (const auto& d : b->shape) elems = as_const_int(d) ? elems * *as_const_int(d) : -1;
+                if (elems < 0 || b->scope == Scope::Global || b->scope == Scope::Local || b->scope == Scope::Var) {
+                    not_lowered("T.print of a " + std::string(scope_name(b->scope)) + " buffer", s->span);
+                    break;
+                }
+                // One thread per block prints the whole block-shared tile, after a barrier.
+                std::string name = buffer_name(b);
+                emit("__syncthreads();");
+                emit("if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {");
+                emit("    for (int tp_e = 0; tp_e < " + std::to_string(elems) + "; ++tp_e) printf(\"" + msg +
+                     (msg.empty() ? "" : ": ") + "block=(%d,%d,%d) " + b->name + "[%d]=" + printf_format(b->dtype) +
+                     "\\n\", blockIdx.x, blockIdx.y, blockIdx.z, tp_e, " + printf_arg(*this, name + "[tp_e]", b->dtype) + ");");
+                emit("}");
+                emit("__syncthreads();");
+            }
+            break;
+        }
+        case NodeKind::AssertOp: {
+            auto& a = static_cast<const AssertOpNode&>(*s);
+            std::string msg;
+            for (char c : a.msg) msg += (c == '"' || c == '\\') ? std::string("\\") + c : (c == '%' ? "%%" : std::string(1, c));
+            emit("if (!(" + expr(a.cond) + ")) {");
+            emit("    printf(\"device assertion failed at line " + std::to_string(current_dsl_line) + ": " + msg +
+                 " block=(%d,%d,%d) thread=(%d,%d,%d)\\n\", blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z);");
+            emit("    __trap();");
+            emit("}");
+            break;
+        }
+        // Performance hints with no effect on results in this lowering (blocks are independent
+        // and shared tiles keep a plain row-major layout).
+        case NodeKind::SwizzleOp:
+        case NodeKind::LayoutAnnotationOp: break;
+        case NodeKind::CopyOp: not_lowered("T.copy", s->span); break;
+        case NodeKind::GemmOp: not_lowered("T.gemm", s->span); break;
+        case NodeKind::FillOp: not_lowered("T.fill", s->span); break;
+        case NodeKind::ReduceOp: not_lowered("T.reduce", s->span); break;
+        case NodeKind::AtomicAddOp: not_lowered("T.atomic_add", s->span); break;
+        default: throw InternalError(std::string("expression node in statement: ") + node_kind_name(s->kind), __FILE__, __LINE__, "codegen");
+    }
+    current_dsl_line = saved_line;
+}
+
+}  // namespace detail
+
+CudaModule generate_cuda(const ir::PrimFunc& func, const Target& target, const std::string& dsl_path,
+                         DiagnosticEngine& diags, bool line_directives) {
+    CudaModule m;
+    detail::CudaEmitter em(func, target, diags);
+    auto fm = func.attrs.find("fast_math");
+    em.fast_math = fm != func.attrs.end() && fm->second == "true";
+    detail::StoreCollector(em.stored_buffers).visit(func.body);
+
+    m.kernel_name = em.name_of(&func, func.name + "_kernel");
+    std::vector<std::string> params;
+    for (const auto& p : func.params) {
+        if (p.buffer) {
+            bool is_const = !em.stored_buffers.count(p.buffer.get());
+            params.push_back((is_const ? "const " : "") + em.cuda_type(p.buffer->dtype) + "* __restrict__ " + em.buffer_name(p.buffer));
+        } else if (p.var) {
+            params.push_back(em.cuda_type(p.var->dtype) + " " + em.var_name(p.var));
+        }
+    }
+    int64_t threads = 1;
+    const StmtNode* cur = func.body.get();
+    while (cur) {  // find the launch to read its block size
+        if (auto* k = cur->as<KernelLaunchNode>()) { threads = k->num_threads(); break; }
+        if (auto* a = cur->as<AllocateNode>()) cur = a->body.get();
+        else if (auto* l = cur->as<LetStmtNode>()) cur = l->body.get();
+        else if (auto* q = cur->as<SeqStmtNode>(); q && q->seq.size() == 1) cur = q->seq[0].get();
+        else cur = nullptr;
+    }
+    em.current_dsl_line = func.span.valid() ? func.span.begin.line : 0;
+    em.stmt(func.body);
+    if (em.failed || diags.has_errors()) return m;
+
+    // Assemble: header, signature, body with #line directives; map every line to the DSL.
+    std::vector<std::pair<std::string, uint32_t>> out;
+    out.push_back({"// Generated by TilePlay from " + dsl_path + " (kernel " + func.name + ", target " + target.name + ")", 0});
+    std::string header = em.uses_half ? "tp_half.cuh" : "tp_common.cuh";
+    m.headers_used.push_back(header);
+    if (em.uses_half) m.headers_used.push_back("tp_common.cuh");
+    out.push_back({"#include \"" + header + "\"", 0});
+    out.push_back({"", 0});
+    std::string sig = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + ") " + m.kernel_name + "(";
+    for (size_t i = 0; i < params.size(); ++i) sig += (i ? ", " : "") + params[i];
+    uint32_t fline = func.span.valid() ? func.span.begin.line : 0;
+    out.push_back({sig + ") {", fline});
+    if (!em.dynamic_smem_offsets.empty()) {
+        // Up to 48 KiB fits a static array; beyond needs dynamic shared memory (the launcher
+        // passes CudaModule::dynamic_shared_bytes and raises the per-kernel limit).
+        if (em.dynamic_smem_bytes <= 48 * 1024) {
+            out.push_back({"    __shared__ __align__(16) unsigned char tp_smem[" + std::to_string(em.dynamic_smem_bytes) + "];", fline});
+        } else {
+            out.push_back({"    extern __shared__ __align__(16) unsigned char tp_smem[];", fline});
+            m.dynamic_shared_bytes = em.dynamic_smem_bytes;
+        }
+    }
+    for (auto& l : em.lines) out.push_back({std::move(l.text), l.dsl_line});
+    out.push_back({"}", 0});
+
+    std::ostringstream src;
+    uint32_t gen_line = 0, implied = 0;  // implied: the DSL line the compiler assigns next
+    bool in_dsl = false;
+    auto put = [&](const std::string& text, uint32_t dsl) {
+        src << text << "\n";
+        ++gen_line;
+        m.lines.to_dsl.push_back(dsl);
+    };
+    for (const auto& [text, dsl] : out) {
+        if (line_directives && dsl != 0 && (!in_dsl || implied != dsl)) {
+            put("#line " + std::to_string(dsl) + " \"" + dsl_path + "\"", 0);
+            implied = dsl;
+            in_dsl = true;
+        }
+        put(text, dsl);
+        ++implied;
+    }
+    (void)gen_line;
+    m.source = src.str();
+    return m;
+}
+
+}  // namespace tp::codegen

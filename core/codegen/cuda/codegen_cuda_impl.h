@@ -1,0 +1,64 @@
+// Internals of the CUDA code generator shared by codegen_cuda.cpp (module, statements) and
+// codegen_expr.cpp (expressions): the emitter state, C names for IR variables, and the
+// generated lines with the DSL line each one came from.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen/cuda/codegen_cuda.h"
+
+namespace tp::codegen::detail {
+
+struct CudaEmitter {
+    const ir::PrimFunc& func;
+    const Target& target;
+    DiagnosticEngine& diags;
+    bool fast_math = false;
+
+    // Generated body lines (without #line directives) and the DSL line each came from.
+    struct Line {
+        std::string text;
+        uint32_t dsl_line;
+    };
+    std::vector<Line> lines;
+    int indent = 1;
+    uint32_t current_dsl_line = 0;
+
+    std::unordered_map<const void*, std::string> names;  // Var / Buffer -> C identifier
+    std::set<std::string> used_names;
+    std::set<const ir::BufferNode*> stored_buffers;      // global buffers written somewhere
+    std::set<const ir::VarNode*> non_negative_vars;      // block/thread indices, loops from >= 0
+    bool uses_half = false;
+    bool failed = false;
+    int64_t static_smem_bytes = 0;
+    int64_t dynamic_smem_bytes = 0;
+    std::vector<std::pair<const ir::BufferNode*, int64_t>> dynamic_smem_offsets;
+
+    CudaEmitter(const ir::PrimFunc& f, const Target& t, DiagnosticEngine& d) : func(f), target(t), diags(d) {}
+
+    void emit(const std::string& text) { lines.push_back({std::string(indent * 4, ' ') + text, current_dsl_line}); }
+    std::string name_of(const void* key, const std::string& hint);
+    std::string var_name(const ir::Var& v) { return name_of(v.get(), v->name); }
+    std::string buffer_name(const ir::Buffer& b) { return name_of(b.get(), b->name); }
+    void not_lowered(const std::string& what, Span span);
+
+    // Expressions (codegen_expr.cpp).
+    std::string expr(const ir::Expr& e);
+    std::string offset(const ir::Buffer& b, const std::vector<ir::Expr>& indices);
+    std::string load(const ir::Buffer& b, const std::vector<ir::Expr>& indices);
+    std::string cuda_type(ir::DataType t);
+    std::string literal(const ir::Expr& e);
+    // True when e is built only from non-negative pieces (indices in non_negative_vars,
+    // non-negative constants, +, *, //, %), so C's / and % equal Python's floor semantics.
+    bool provably_non_negative(const ir::Expr& e) const;
+
+    // Statements (codegen_cuda.cpp).
+    void stmt(const ir::Stmt& s);
+};
+
+
+}  // namespace tp::codegen::detail

@@ -1,0 +1,211 @@
+// CUDA C++ for Tile IR expressions: literals, operators with Python semantics (floor division
+// only where index math can be negative), casts through float for half types, intrinsic
+// calls mapped through ir/intrinsics.h, and row-major buffer offsets (64-bit only where a
+// buffer can exceed 2^31 elements).
+#include <cmath>
+#include <cstdio>
+
+#include "codegen/cuda/codegen_cuda_impl.h"
+#include "ir/intrinsics.h"
+
+namespace tp::codegen::detail {
+
+using namespace ir;
+
+std::string CudaEmitter::name_of(const void* key, const std::string& hint) {
+    auto it = names.find(key);
+    if (it != names.end()) return it->second;
+    std::string base;
+    for (char c : hint) base += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "v_" + base;
+    // Avoid CUDA/C++ names the generated code or the runtime headers use.
+    static const std::set<std::string> reserved = {"int", "float", "double", "half", "char", "long", "short",
+                                                   "void", "bool", "auto", "if", "else", "for", "while", "do",
+                                                   "return", "break", "const", "static", "unsigned", "signed",
+                                                   "register", "tp", "threadIdx", "blockIdx", "blockDim", "gridDim",
+                                                   "half_t", "bfloat16_t", "main", "new", "delete", "this", "class",
+                                                   "struct", "template", "typename", "namespace", "default", "switch",
+                                                   "case", "union", "volatile", "extern", "inline", "operator"};
+    std::string n = reserved.count(base) ? base + "_" : base;
+    for (int k = 1; used_names.count(n); ++k) n = base + "_" + std::to_string(k);
+    used_names.insert(n);
+    names[key] = n;
+    return n;
+}
+
+void CudaEmitter::not_lowered(const std::string& what, Span span) {
+    diags.report(DiagKind::NotYetLowered, span, {what, "CUDA"});
+    failed = true;
+}
+
+std::string CudaEmitter::cuda_type(DataType t) {
+    if (t.code == DataType::BFloat || (t.code == DataType::Float && t.bits == 16)) uses_half = true;
+    return t.cuda_name();
+}
+
+bool CudaEmitter::provably_non_negative(const Expr& e) const {
+    if (auto c = as_const_int(e)) return *c >= 0;
+    if (auto* v = e->as<VarNode>()) return non_negative_vars.count(v) > 0;
+    if (auto* b = e->as<BinaryNode>()) {
+        switch (b->op) {
+            case BinaryOp::Add: case BinaryOp::Mul: case BinaryOp::Div: case BinaryOp::Mod:
+            case BinaryOp::FloorDiv: case BinaryOp::FloorMod: case BinaryOp::Min: case BinaryOp::Max:
+                return provably_non_negative(b->a) && provably_non_negative(b->b);
+            default: return false;
+        }
+    }
+    if (auto* c = e->as<CastNode>()) return c->dtype.is_int() && c->value->dtype.is_int() &&
+                                            c->dtype.bits >= c->value->dtype.bits && provably_non_negative(c->value);
+    return false;
+}
+
+std::string CudaEmitter::literal(const Expr& e) {
+    if (auto* i = e->as<IntImmNode>()) {
+        DataType t = i->dtype;
+        if (t.is_bool()) return i->value ? "true" : "false";
+        if (t.bits == 64) return std::to_string(i->value) + (t.code == DataType::UInt ? "ULL" : "LL");
+        if (t.code == DataType::UInt) return std::to_string(i->value) + "u";
+        if (t.bits < 32) return "(" + cuda_type(t) + ")" + std::to_string(i->value);
+        if (i->value == INT32_MIN) return "(-2147483647 - 1)";
+        return std::to_string(i->value);
+    }
+    auto* f = e->as<FloatImmNode>();
+    DataType t = f->dtype;
+    double v = f->value;
+    std::string ty = cuda_type(t);
+    if (std::isinf(v)) {
+        std::string inf = "tp::infinity<" + ty + ">()";
+        return v < 0 ? "(-" + inf + ")" : inf;
+    }
+    if (std::isnan(v)) return t.bits == 64 ? "__longlong_as_double(0x7ff8000000000000LL)" : "__int_as_float(0x7fffffff)";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    std::string s = buf;
+    if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+    if (t == DataType::float64()) {
+        std::snprintf(buf, sizeof buf, "%.17g", v);
+        s = buf;
+        if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+        return s;
+    }
+    if (t == DataType::float32()) return s + "f";
+    return ty + "(" + s + "f)";
+}
+
+namespace {
+bool is_half_like(DataType t) { return t.code == DataType::BFloat || (t.code == DataType::Float && t.bits == 16) ||
+                                       t.code == DataType::Float8E4M3 || t.code == DataType::Float8E5M2; }
+}  // namespace
+
+std::string CudaEmitter::expr(const Expr& e) {
+    switch (e->kind) {
+        case NodeKind::IntImm:
+        case NodeKind::FloatImm: return literal(e);
+        case NodeKind::StringImm: {
+            std::string s = "\"";
+            for (char c : static_cast<const StringImmNode&>(*e).value) {
+                if (c == '"' || c == '\\') s += '\\';
+                s += c;
+            }
+            return s + "\"";
+        }
+        case NodeKind::Var: return var_name(std::static_pointer_cast<const VarNode>(e));
+        case NodeKind::Binary: {
+            auto& b = static_cast<const BinaryNode&>(*e);
+            std::string x = expr(b.a), y = expr(b.b);
+            DataType t = b.a->dtype;
+            bool ints = t.is_int();
+            switch (b.op) {
+                case BinaryOp::Min: return "tp::min(" + x + ", " + y + ")";
+                case BinaryOp::Max: return "tp::max(" + x + ", " + y + ")";
+                case BinaryOp::FloorDiv:
+                    if (!ints) return "tp::floor(" + x + " / " + y + ")";
+                    if (provably_non_negative(b.a) && provably_non_negative(b.b)) return "(" + x + " / " + y + ")";
+                    return "tp::floordiv(" + x + ", " + y + ")";
+                case BinaryOp::FloorMod:
+                    if (!ints) return "(" + x + " - tp::floor(" + x + " / " + y + ") * " + y + ")";
+                    if (provably_non_negative(b.a) && provably_non_negative(b.b)) return "(" + x + " % " + y + ")";
+                    return "tp::floormod(" + x + ", " + y + ")";
+                case BinaryOp::Mod:
+                    if (!ints) return "tp::fmod(" + x + ", " + y + ")";
+                    break;
+                default: break;
+            }
+            const char* op = binary_op_name(b.op);
+            return "(" + x + " " + op + " " + y + ")";
+        }
+        case NodeKind::Unary: {
+            auto& u = static_cast<const UnaryNode&>(*e);
+            const char* op = u.op == UnaryOp::Neg ? "-" : u.op == UnaryOp::Not ? "!" : "~";
+            return "(" + std::string(op) + expr(u.a) + ")";
+        }
+        case NodeKind::Cast: {
+            auto& c = static_cast<const CastNode&>(*e);
+            std::string v = expr(c.value);
+            DataType from = c.value->dtype, to = c.dtype;
+            // Half types convert reliably only to and from float.
+            if ((is_half_like(from) || is_half_like(to)) && from != DataType::float32() && to != DataType::float32())
+                v = "static_cast<float>(" + v + ")";
+            return "static_cast<" + cuda_type(to) + ">(" + v + ")";
+        }
+        case NodeKind::Select: {
+            auto& s = static_cast<const SelectNode&>(*e);
+            return "(" + expr(s.cond) + " ? " + expr(s.true_value) + " : " + expr(s.false_value) + ")";
+        }
+        case NodeKind::BufferLoad: {
+            auto& l = static_cast<const BufferLoadNode&>(*e);
+            return load(l.buffer, l.indices);
+        }
+        case NodeKind::Call: {
+            auto& c = static_cast<const CallNode&>(*e);
+            const IntrinsicInfo* info = find_intrinsic(c.op);
+            if (!info) {
+                not_lowered("T." + c.op, e->span);
+                return "0";
+            }
+            if (info->result == IntrinsicResult::Given) return std::string(info->cuda) + "<" + cuda_type(c.dtype) + ">()";
+            if (c.op == "atomic_add") {
+                auto* target = c.args[0]->as<BufferLoadNode>();
+                if (!target) {
+                    not_lowered("T.atomic_add on a non-buffer operand", e->span);
+                    return "0";
+                }
+                return "tp::atomic_add(&" + load(target->buffer, target->indices) + ", " + expr(c.args[1]) + ")";
+            }
+            std::string fn = (fast_math && info->fast_cuda) ? info->fast_cuda : info->cuda;
+            std::string s = fn + "(";
+            for (size_t i = 0; i < c.args.size(); ++i) s += (i ? ", " : "") + expr(c.args[i]);
+            return s + ")";
+        }
+        default: break;
+    }
+    throw InternalError(std::string("statement node in expression: ") + node_kind_name(e->kind), __FILE__, __LINE__, "codegen");
+}
+
+std::string CudaEmitter::offset(const Buffer& b, const std::vector<Expr>& indices) {
+    // 64-bit offsets only where the buffer may exceed 2^31 elements: a symbolic dim or a
+    // constant size that large.
+    bool wide = false;
+    int64_t total = 1;
+    for (const auto& d : b->shape) {
+        auto c = as_const_int(d);
+        if (!c) { wide = true; break; }
+        total *= *c;
+        if (total >= (int64_t(1) << 31)) wide = true;
+    }
+    if (indices.empty()) return "0";
+    // Built as IR so constant parts fold (row 0 of a tile adds nothing).
+    Expr off = wide ? make_cast(DataType::int64(), indices[0]) : indices[0];
+    for (size_t i = 1; i < indices.size(); ++i) {
+        Expr dim = wide ? make_cast(DataType::int64(), b->shape[i]) : b->shape[i];
+        off = make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, off, dim), indices[i]);
+    }
+    return expr(off);
+}
+
+std::string CudaEmitter::load(const Buffer& b, const std::vector<Expr>& indices) {
+    if (b->scope == Scope::Var) return buffer_name(b);
+    return buffer_name(b) + "[" + offset(b, indices) + "]";
+}
+
+}  // namespace tp::codegen::detail

@@ -1,0 +1,207 @@
+// NVRTC through dlopen (see nvrtc.h). The few prototypes we need are declared here so core
+// builds without the CUDA toolkit. The embedded runtime headers are handed to NVRTC as
+// in-memory headers, so no include path is needed for them.
+#include "runtime/nvrtc.h"
+
+#include <dlfcn.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+
+#include "codegen/cuda/codegen_cuda.h"
+
+namespace tp::runtime {
+
+namespace {
+
+using nvrtcResult = int;
+using nvrtcProgram = struct _nvrtcProgram*;
+
+struct NvrtcApi {
+    void* handle = nullptr;
+    std::string error;
+    std::string path;
+    nvrtcResult (*version)(int*, int*) = nullptr;
+    const char* (*get_error_string)(nvrtcResult) = nullptr;
+    nvrtcResult (*create_program)(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*) = nullptr;
+    nvrtcResult (*compile_program)(nvrtcProgram, int, const char* const*) = nullptr;
+    nvrtcResult (*get_ptx_size)(nvrtcProgram, size_t*) = nullptr;
+    nvrtcResult (*get_ptx)(nvrtcProgram, char*) = nullptr;
+    nvrtcResult (*get_cubin_size)(nvrtcProgram, size_t*) = nullptr;
+    nvrtcResult (*get_cubin)(nvrtcProgram, char*) = nullptr;
+    nvrtcResult (*get_log_size)(nvrtcProgram, size_t*) = nullptr;
+    nvrtcResult (*get_log)(nvrtcProgram, char*) = nullptr;
+    nvrtcResult (*destroy_program)(nvrtcProgram*) = nullptr;
+};
+
+template <class F>
+bool load_sym(void* h, const char* name, F& out) {
+    out = reinterpret_cast<F>(dlsym(h, name));
+    return out != nullptr;
+}
+
+const NvrtcApi& api() {
+    static NvrtcApi a;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        std::vector<std::string> candidates = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
+        for (const char* env : {"CUDA_HOME", "CUDA_PATH"}) {
+            if (const char* home = std::getenv(env)) {
+                candidates.push_back(std::string(home) + "/lib64/libnvrtc.so.13");
+                candidates.push_back(std::string(home) + "/lib64/libnvrtc.so.12");
+                candidates.push_back(std::string(home) + "/lib64/libnvrtc.so");
+            }
+        }
+        candidates.push_back("/usr/local/cuda/lib64/libnvrtc.so.13");
+        candidates.push_back("/usr/local/cuda/lib64/libnvrtc.so.12");
+        candidates.push_back("/usr/local/cuda/lib64/libnvrtc.so");
+        std::string tried;
+        for (const auto& c : candidates) {
+            a.handle = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
+            if (a.handle) {
+                a.path = c;
+                break;
+            }
+            tried += tried.empty() ? c : ", " + c;
+        }
+        if (!a.handle) {
+            a.error = "cannot load libnvrtc (tried " + tried + ")";
+            return;
+        }
+        bool ok = load_sym(a.handle, "nvrtcVersion", a.version) &&
+                  load_sym(a.handle, "nvrtcGetErrorString", a.get_error_string) &&
+                  load_sym(a.handle, "nvrtcCreateProgram", a.create_program) &&
+                  load_sym(a.handle, "nvrtcCompileProgram", a.compile_program) &&
+                  load_sym(a.handle, "nvrtcGetPTXSize", a.get_ptx_size) &&
+                  load_sym(a.handle, "nvrtcGetPTX", a.get_ptx) &&
+                  load_sym(a.handle, "nvrtcGetProgramLogSize", a.get_log_size) &&
+                  load_sym(a.handle, "nvrtcGetProgramLog", a.get_log) &&
+                  load_sym(a.handle, "nvrtcDestroyProgram", a.destroy_program);
+        // cubin output appeared in CUDA 11.1; older libraries still give PTX.
+        load_sym(a.handle, "nvrtcGetCUBINSize", a.get_cubin_size);
+        load_sym(a.handle, "nvrtcGetCUBIN", a.get_cubin);
+        if (!ok) {
+            a.error = a.path + " lacks the NVRTC entry points";
+            dlclose(a.handle);
+            a.handle = nullptr;
+        }
+    });
+    return a;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string program_log(const NvrtcApi& a, nvrtcProgram prog) {
+    size_t n = 0;
+    if (a.get_log_size(prog, &n) != 0 || n <= 1) return {};
+    std::string log(n, '\0');
+    a.get_log(prog, log.data());
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+    return log;
+}
+
+// One NVRTC compilation; fills ptx (and cubin when want_cubin) and the log.
+bool compile_once(const NvrtcApi& a, const std::string& source, const std::string& name,
+                  const std::vector<std::string>& options, bool want_cubin, NvrtcOutput& out) {
+    const auto& headers = codegen::embedded_runtime_headers();
+    std::vector<std::string> texts, names;
+    for (const auto& [n, t] : headers) {
+        names.emplace_back(n);
+        texts.emplace_back(t);
+    }
+    std::vector<const char*> hp, np, op;
+    for (size_t i = 0; i < texts.size(); ++i) {
+        hp.push_back(texts[i].c_str());
+        np.push_back(names[i].c_str());
+    }
+    for (const auto& o : options) op.push_back(o.c_str());
+
+    nvrtcProgram prog = nullptr;
+    nvrtcResult r = a.create_program(&prog, source.c_str(), name.c_str(), static_cast<int>(hp.size()), hp.data(), np.data());
+    if (r != 0) {
+        out.error = std::string("nvrtcCreateProgram: ") + a.get_error_string(r);
+        return false;
+    }
+    r = a.compile_program(prog, static_cast<int>(op.size()), op.data());
+    std::string log = program_log(a, prog);
+    if (!log.empty()) out.log += (out.log.empty() ? "" : "\n") + log;
+    bool ok = r == 0;
+    if (!ok) {
+        out.error = log.empty() ? a.get_error_string(r) : log;
+    } else {
+        size_t n = 0;
+        if (a.get_ptx_size(prog, &n) == 0 && n > 1) {
+            out.ptx.assign(n, '\0');
+            a.get_ptx(prog, out.ptx.data());
+            while (!out.ptx.empty() && out.ptx.back() == '\0') out.ptx.pop_back();
+        }
+        if (want_cubin && a.get_cubin_size && a.get_cubin_size(prog, &n) == 0 && n > 0) {
+            out.cubin.resize(n);
+            a.get_cubin(prog, reinterpret_cast<char*>(out.cubin.data()));
+        }
+    }
+    a.destroy_program(&prog);
+    return ok;
+}
+
+}  // namespace
+
+bool nvrtc_available(std::string* why) {
+    const auto& a = api();
+    if (!a.handle && why) *why = a.error;
+    return a.handle != nullptr;
+}
+
+std::string nvrtc_version() {
+    const auto& a = api();
+    if (!a.handle) return {};
+    int major = 0, minor = 0;
+    if (a.version(&major, &minor) != 0) return {};
+    return std::to_string(major) + "." + std::to_string(minor);
+}
+
+NvrtcOutput nvrtc_compile(const std::string& source, const std::string& name, const NvrtcOptions& opts) {
+    NvrtcOutput out;
+    const auto& a = api();
+    if (!a.handle) {
+        out.error = a.error;
+        return out;
+    }
+    std::vector<std::string> common = {"-std=c++17", "-default-device"};
+    if (opts.lineinfo) common.push_back("-lineinfo");
+    if (opts.fast_math) common.push_back("--use_fast_math");
+    for (const auto& e : opts.extra) common.push_back(e);
+
+    // PTX for the virtual architecture (compute_XX) is what the PTX view and ptxas checks
+    // read; the cubin needs the real architecture (sm_XX) and ptxas' resource report.
+    std::string arch = opts.arch;
+    std::string virt = arch.rfind("sm_", 0) == 0 ? "compute_" + arch.substr(3) : arch;
+    std::vector<std::string> ptx_opts = common;
+    ptx_opts.push_back("--gpu-architecture=" + virt);
+    auto t0 = std::chrono::steady_clock::now();
+    bool ok = compile_once(a, source, name, ptx_opts, false, out);
+    out.ptx_ms = ms_since(t0);
+    if (!ok) return out;
+    if (arch.rfind("sm_", 0) == 0 && a.get_cubin) {
+        NvrtcOutput cub;
+        std::vector<std::string> cubin_opts = common;
+        cubin_opts.push_back("--gpu-architecture=" + arch);
+        cubin_opts.push_back("--ptxas-options=-v");
+        t0 = std::chrono::steady_clock::now();
+        bool cok = compile_once(a, source, name, cubin_opts, true, cub);
+        out.cubin_ms = ms_since(t0);
+        out.log += (out.log.empty() || cub.log.empty() ? "" : "\n") + cub.log;
+        if (!cok) {
+            out.error = cub.error;
+            return out;
+        }
+        out.cubin = std::move(cub.cubin);
+    }
+    out.ok = true;
+    return out;
+}
+
+}  // namespace tp::runtime
