@@ -1,0 +1,261 @@
+// Tile copies for the Tensor-Core path: cp.async 16-byte global->shared copies with
+// zero-fill predication for boundary tiles (sm_80+; synchronous fallback on sm_75),
+// commit/wait groups, register-staged copies for sm_75 pipelines, element-wise copies for
+// unaligned strides, shared->global, and fragment (accumulator layout) <-> global/shared.
+// Tiles are addressed through tp::SmemTile so the swizzle matches what tp::gemm_* reads.
+#pragma once
+
+#include "tp_layout.cuh"
+#include "tp_mma.cuh"
+
+namespace tp {
+
+// --- scalar conversions used by fragment copies and epilogues --------------------------
+__device__ __forceinline__ float to_float(float v) { return v; }
+__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <class T>
+__device__ __forceinline__ T from_float(float v);
+template <>
+__device__ __forceinline__ float from_float<float>(float v) { return v; }
+template <>
+__device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+    return __float2bfloat16_rn(v);
+}
+
+// --- cp.async primitives --------------------------------------------------------------
+// Copies src_bytes (0..16) from gmem and zero-fills the rest of the 16-byte smem chunk.
+// Both addresses must be 16-byte aligned; with src_bytes == 0 gmem is not read but must
+// still be a valid address (pass the tile origin).
+__device__ __forceinline__ void cp_async_16(void* smem, const void* gmem, int src_bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(smem)), "l"(gmem),
+                 "r"(src_bytes));
+#else
+    // sm_75: no cp.async; copy through registers (completes before returning).
+    uint4 v = make_uint4(0u, 0u, 0u, 0u);
+    if (src_bytes == 16) {
+        v = *reinterpret_cast<const uint4*>(gmem);
+    } else if (src_bytes > 0) {
+        unsigned short* dst = reinterpret_cast<unsigned short*>(&v);
+        const unsigned short* src = reinterpret_cast<const unsigned short*>(gmem);
+        for (int e = 0; e < src_bytes / 2; ++e) dst[e] = src[e];
+    }
+    *reinterpret_cast<uint4*>(smem) = v;
+#endif
+}
+__device__ __forceinline__ void cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+// Waits until at most N committed groups of this thread are still in flight. A
+// __syncthreads() must follow before other threads read the data.
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+#endif
+}
+
+// --- global -> shared tile copy, 16-byte chunks ----------------------------------------
+// Copies a ROWS x COLS tile whose origin is g (row stride ld elements) into smem laid out
+// as SmemTile<COLS>. Rows >= rows_valid and columns >= cols_valid are zero-filled, so
+// boundary tiles need no other special casing. Preconditions: COLS*sizeof(T) % 16 == 0,
+// ld % (16/sizeof(T)) == 0, g 16-byte aligned (else use copy_g2s_elementwise). All
+// THREADS threads of the block call it with their tid. Asynchronous on sm_80+: commit,
+// wait and __syncthreads() before reading smem.
+template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true>
+__device__ __forceinline__ void copy_g2s_async(T* smem, const T* g, int ld, int rows_valid,
+                                               int cols_valid, int tid) {
+    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE>;
+    constexpr int kVec = Tile::kVec;
+    constexpr int kChunks = COLS / kVec;
+    constexpr int kTotal = ROWS * kChunks;
+    constexpr int kIters = (kTotal + THREADS - 1) / THREADS;
+    static_assert(COLS % kVec == 0, "tile rows must be whole 16-byte chunks");
+    const bool full = rows_valid >= ROWS && cols_valid >= COLS;
+#pragma unroll
+    for (int it = 0; it < kIters; ++it) {
+        int idx = tid + it * THREADS;
+        if (kTotal % THREADS != 0 && idx >= kTotal) break;
+        int r = idx / kChunks;
+        int c = (idx % kChunks) * kVec;
+        if (full) {
+            cp_async_16(smem + Tile::offset(r, c), g + r * ld + c, 16);
+        } else {
+            int n = r < rows_valid ? cols_valid - c : 0;
+            n = n < 0 ? 0 : (n > kVec ? kVec : n);
+            cp_async_16(smem + Tile::offset(r, c), n > 0 ? g + r * ld + c : g,
+                        n * static_cast<int>(sizeof(T)));
+        }
+    }
+}
+
+// Element-wise variant for any stride/alignment (synchronous, predicated per element).
+template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true>
+__device__ __forceinline__ void copy_g2s_elementwise(T* smem, const T* g, int ld, int rows_valid,
+                                                     int cols_valid, int tid) {
+    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE>;
+    for (int idx = tid; idx < ROWS * COLS; idx += THREADS) {
+        int r = idx / COLS;
+        int c = idx % COLS;
+        T v = (r < rows_valid && c < cols_valid) ? g[r * ld + c] : from_float<T>(0.0f);
+        smem[Tile::offset(r, c)] = v;
+    }
+}
+
+// Picks the 16-byte path when stride and base allow it (a uniform branch).
+template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true>
+__device__ __forceinline__ void copy_g2s(T* smem, const T* g, int ld, int rows_valid, int cols_valid,
+                                         int tid) {
+    constexpr int kVec = 16 / static_cast<int>(sizeof(T));
+    if (ld % kVec == 0 && (reinterpret_cast<unsigned long long>(g) & 15ull) == 0) {
+        copy_g2s_async<ROWS, COLS, THREADS, T, SWIZZLE>(smem, g, ld, rows_valid, cols_valid, tid);
+    } else {
+        copy_g2s_elementwise<ROWS, COLS, THREADS, T, SWIZZLE>(smem, g, ld, rows_valid, cols_valid, tid);
+    }
+}
+
+// --- register-staged copy (sm_75 pipelines): load() the next tile into registers before
+// the mma work on the current one, store() it into the other buffer afterwards. Same
+// preconditions and zero-fill rules as copy_g2s_async.
+template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true>
+struct RegStagedCopy {
+    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE>;
+    static constexpr int kVec = Tile::kVec;
+    static constexpr int kChunks = COLS / kVec;
+    static constexpr int kTotal = ROWS * kChunks;
+    static constexpr int kIters = (kTotal + THREADS - 1) / THREADS;
+    uint4 regs[kIters];
+
+    __device__ __forceinline__ void load(const T* g, int ld, int rows_valid, int cols_valid, int tid) {
+#pragma unroll
+        for (int it = 0; it < kIters; ++it) {
+            int idx = tid + it * THREADS;
+            regs[it] = make_uint4(0u, 0u, 0u, 0u);
+            if (kTotal % THREADS != 0 && idx >= kTotal) break;
+            int r = idx / kChunks;
+            int c = (idx % kChunks) * kVec;
+            int n = r < rows_valid ? cols_valid - c : 0;
+            if (n >= kVec) {
+                regs[it] = *reinterpret_cast<const uint4*>(g + r * ld + c);
+            } else if (n > 0) {
+                T* dst = reinterpret_cast<T*>(&regs[it]);
+                for (int e = 0; e < n; ++e) dst[e] = g[r * ld + c + e];
+            }
+        }
+    }
+    __device__ __forceinline__ void store(T* smem, int tid) const {
+#pragma unroll
+        for (int it = 0; it < kIters; ++it) {
+            int idx = tid + it * THREADS;
+            if (kTotal % THREADS != 0 && idx >= kTotal) break;
+            int r = idx / kChunks;
+            int c = (idx % kChunks) * kVec;
+            *reinterpret_cast<uint4*>(smem + Tile::offset(r, c)) = regs[it];
+        }
+    }
+};
+
+// --- shared -> global ------------------------------------------------------------------
+// Writes the valid part of a ROWS x COLS SmemTile to g (row stride ld); 16-byte stores
+// where a whole chunk is valid and aligned, element stores at the edges.
+template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true>
+__device__ __forceinline__ void copy_s2g(const T* smem, T* g, int ld, int rows_valid, int cols_valid,
+                                         int tid) {
+    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE>;
+    constexpr int kVec = Tile::kVec;
+    static_assert(COLS % kVec == 0, "tile rows must be whole 16-byte chunks");
+    constexpr int kChunks = COLS / kVec;
+    const bool vec_ok = ld % kVec == 0 && (reinterpret_cast<unsigned long long>(g) & 15ull) == 0;
+    for (int idx = tid; idx < ROWS * kChunks; idx += THREADS) {
+        int r = idx / kChunks;
+        int c = (idx % kChunks) * kVec;
+        if (r >= rows_valid || c >= cols_valid) continue;
+        const T* src = smem + Tile::offset(r, c);
+        if (vec_ok && c + kVec <= cols_valid) {
+            *reinterpret_cast<uint4*>(g + r * ld + c) = *reinterpret_cast<const uint4*>(src);
+        } else {
+            for (int e = 0; e < kVec && c + e < cols_valid; ++e) g[r * ld + c + e] = src[e];
+        }
+    }
+}
+
+// --- fragment (AccLayout L) <-> global / shared ------------------------------------------
+// g points at the block tile origin; element (row, col) of the block lives at g[row*ld+col].
+// Adjacent column pairs go out as one 2-element store when in bounds and aligned.
+template <class L, class FragT, class OutT>
+__device__ __forceinline__ void frag_store_global(const FragT* frag, OutT* g, int ld, int rows_valid,
+                                                  int cols_valid, int tid) {
+    const bool pair_ok = ld % 2 == 0 && (reinterpret_cast<unsigned long long>(g) % (2 * sizeof(OutT))) == 0;
+#pragma unroll
+    for (int i = 0; i < L::kSize; i += 2) {
+        int r = L::row(tid, i);
+        int c = L::col(tid, i);
+        if (r >= rows_valid) continue;
+        OutT v0 = from_float<OutT>(to_float(frag[i]));
+        OutT v1 = from_float<OutT>(to_float(frag[i + 1]));
+        if (pair_ok && c + 1 < cols_valid) {
+            if constexpr (sizeof(OutT) == 2) {
+                *reinterpret_cast<unsigned*>(g + r * ld + c) = pack2(v0, v1);
+            } else {
+                *reinterpret_cast<float2*>(g + r * ld + c) = make_float2(v0, v1);
+            }
+        } else {
+            if (c < cols_valid) g[r * ld + c] = v0;
+            if (c + 1 < cols_valid) g[r * ld + c + 1] = v1;
+        }
+    }
+}
+
+template <class L, class FragT, class InT>
+__device__ __forceinline__ void frag_load_global(FragT* frag, const InT* g, int ld, int rows_valid,
+                                                 int cols_valid, int tid) {
+#pragma unroll
+    for (int i = 0; i < L::kSize; ++i) {
+        int r = L::row(tid, i);
+        int c = L::col(tid, i);
+        float v = (r < rows_valid && c < cols_valid) ? to_float(g[r * ld + c]) : 0.0f;
+        frag[i] = from_float<FragT>(v);
+    }
+}
+
+// Shared tile with COLS columns (SmemTile<COLS, sizeof(T), SWIZZLE> addressing).
+template <class L, int COLS, bool SWIZZLE, class FragT, class T>
+__device__ __forceinline__ void frag_store_smem(const FragT* frag, T* smem, int tid) {
+    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE>;
+#pragma unroll
+    for (int i = 0; i < L::kSize; i += 2) {
+        int r = L::row(tid, i);
+        int c = L::col(tid, i);
+        T v0 = from_float<T>(to_float(frag[i]));
+        T v1 = from_float<T>(to_float(frag[i + 1]));
+        if constexpr (sizeof(T) == 2) {
+            // c is even and chunks hold >= 2 elements, so the pair stays contiguous.
+            *reinterpret_cast<unsigned*>(smem + Tile::offset(r, c)) = pack2(v0, v1);
+        } else {
+            smem[Tile::offset(r, c)] = v0;
+            smem[Tile::offset(r, c + 1)] = v1;
+        }
+    }
+}
+
+template <class L, int COLS, bool SWIZZLE, class FragT, class T>
+__device__ __forceinline__ void frag_load_smem(FragT* frag, const T* smem, int tid) {
+    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE>;
+#pragma unroll
+    for (int i = 0; i < L::kSize; ++i) {
+        frag[i] = from_float<FragT>(to_float(smem[Tile::offset(L::row(tid, i), L::col(tid, i))]));
+    }
+}
+
+template <class FragT, int N>
+__device__ __forceinline__ void fill(FragT (&frag)[N], float v) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) frag[i] = from_float<FragT>(v);
+}
+
+}  // namespace tp

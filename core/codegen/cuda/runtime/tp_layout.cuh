@@ -1,0 +1,145 @@
+// Layout formulas shared by the Tensor-Core templates and the code generator:
+// XOR-swizzled shared-memory tiles (conflict-free ldmatrix and 16-byte stores), the
+// mma.sync accumulator layout (thread, local index) -> (row, col), reduced row/column
+// vectors, the GemmWarpPolicy partition and the L2-friendly block rasterization.
+// Everything here is constexpr/__host__ __device__ so host tests can check it too.
+#pragma once
+
+#ifndef TP_HD
+#define TP_HD __host__ __device__ __forceinline__
+#endif
+
+namespace tp {
+
+// --- shared-memory tile: ROWS_ANY x COLS elements of ELEM_BYTES, row-major, with the
+// 16-byte chunk index XOR-swizzled by the row so that 8 consecutive rows read at the same
+// logical chunk hit 8 distinct 16-byte bank groups. Formula (V = 16/ELEM_BYTES elements
+// per chunk, C = COLS/V chunks per row):
+//   C % 8 == 0 : chunk' = chunk ^ (row % 8)
+//   C == 4     : chunk' = chunk ^ ((row / 2) % 4)     (64-byte rows, two rows per 128 bytes)
+//   C == 2     : chunk' = chunk ^ ((row / 4) % 2)     (32-byte rows)
+//   otherwise  : chunk' = chunk                      (C == 1 is conflict free anyway)
+//   offset(row, col) = row * COLS + chunk' * V + col % V
+template <int COLS, int ELEM_BYTES = 2, bool SWIZZLE = true>
+struct SmemTile {
+    static constexpr int kVec = 16 / ELEM_BYTES;  // elements per 16-byte chunk
+    static constexpr int kChunks = COLS / kVec;
+    static constexpr bool kSwizzled =
+        SWIZZLE && COLS % kVec == 0 && (kChunks % 8 == 0 || kChunks == 4 || kChunks == 2);
+    static constexpr int kRowsPerLine = kChunks >= 8 ? 1 : (kChunks > 0 ? 8 / kChunks : 8);
+    static constexpr int kXorMask = kChunks >= 8 ? 7 : kChunks - 1;
+
+    static TP_HD constexpr int chunk(int row, int c) {
+        return kSwizzled ? (c ^ ((row / kRowsPerLine) & kXorMask)) : c;
+    }
+    static TP_HD constexpr int offset(int row, int col) {
+        return kSwizzled ? row * COLS + chunk(row, col / kVec) * kVec + col % kVec : row * COLS + col;
+    }
+};
+
+// --- warp partition (GemmWarpPolicy) -------------------------------------------------
+enum class WarpPolicy : int { Square = 0, FullRow = 1, FullCol = 2 };
+
+struct WarpGrid {
+    int m = 0;  // warps along M (0 when no valid partition exists)
+    int n = 0;  // warps along N
+};
+
+// Same rule as TileLang: each warp owns a multiple of 16 rows and 8 columns; FullRow puts
+// as many warps along M as possible, FullCol along N, Square balances the per-warp tile
+// against the block's aspect ratio.
+TP_HD constexpr WarpGrid warp_partition(int M, int N, int num_warps, WarpPolicy policy) {
+    WarpGrid best{};
+    float best_balance = 3.0e38f;
+    for (int i = 1; i <= num_warps; ++i) {
+        int m = i;
+        if (policy == WarpPolicy::FullRow) {
+            m = num_warps + 1 - i;  // most warps along M first
+        } else if (policy == WarpPolicy::FullCol) {
+            int n = num_warps + 1 - i;  // most warps along N first
+            if (num_warps % n != 0) continue;
+            m = num_warps / n;
+        }
+        if (num_warps % m != 0) continue;
+        int n = num_warps / m;
+        if (M % (m * 16) != 0 || N % (n * 8) != 0) continue;
+        if (policy != WarpPolicy::Square) return WarpGrid{m, n};
+        float ideal = N > 0 ? static_cast<float>(M) / static_cast<float>(N) : 1.0f;
+        float ratio = (static_cast<float>(M) / (m * 16)) / (static_cast<float>(N) / (n * 8));
+        float balance = ratio > ideal ? ratio - ideal : ideal - ratio;
+        if (balance < best_balance) {
+            best_balance = balance;
+            best = WarpGrid{m, n};
+        }
+    }
+    return best;
+}
+
+// --- accumulator of a BM x BN block tile computed by WARPS_M x WARPS_N warps with
+// mma m16n8. Warp w sits at warp_m = w % WARPS_M, warp_n = w / WARPS_M and owns the
+// WM x WN sub-tile at (warp_m*WM, warp_n*WN). Each thread holds kSize floats, local index
+//   i = (mt * NT + nt) * 4 + j,  mt < MT = WM/16, nt < NT = WN/8, j < 4
+//   row = warp_m*WM + mt*16 + lane/4 + 8*(j/2)
+//   col = warp_n*WN + nt*8 + 2*(lane%4) + (j%2)
+// so (i, i+1) for even i are two adjacent columns of one row (vector stores).
+template <int BM, int BN, int WARPS_M, int WARPS_N>
+struct AccLayout {
+    static_assert(BM % (WARPS_M * 16) == 0, "each warp must own a multiple of 16 rows");
+    static_assert(BN % (WARPS_N * 8) == 0, "each warp must own a multiple of 8 columns");
+    static constexpr int kBM = BM;
+    static constexpr int kBN = BN;
+    static constexpr int kWarpsM = WARPS_M;
+    static constexpr int kWarpsN = WARPS_N;
+    static constexpr int kWarps = WARPS_M * WARPS_N;
+    static constexpr int kThreads = kWarps * 32;
+    static constexpr int WM = BM / WARPS_M;
+    static constexpr int WN = BN / WARPS_N;
+    static constexpr int MT = WM / 16;
+    static constexpr int NT = WN / 8;
+    static constexpr int kSize = MT * NT * 4;  // floats per thread
+    static constexpr int kRowSlots = MT * 2;   // rows per thread (row vectors)
+    static constexpr int kColSlots = NT * 2;   // columns per thread (column vectors)
+
+    static TP_HD constexpr int warp_m(int warp) { return warp % WARPS_M; }
+    static TP_HD constexpr int warp_n(int warp) { return warp / WARPS_M; }
+    static TP_HD constexpr int row(int tid, int i) {
+        return warp_m(tid / 32) * WM + (i / (NT * 4)) * 16 + (tid % 32) / 4 + 8 * ((i % 4) / 2);
+    }
+    static TP_HD constexpr int col(int tid, int i) {
+        return warp_n(tid / 32) * WN + ((i / 4) % NT) * 8 + 2 * (tid % 4) + (i % 2);
+    }
+    // Slot of local index i in this thread's row vector / column vector (see reduce).
+    static TP_HD constexpr int row_slot(int i) { return (i / (NT * 4)) * 2 + (i % 4) / 2; }
+    static TP_HD constexpr int col_slot(int i) { return ((i / 4) % NT) * 2 + (i % 2); }
+    // Block row of row-vector slot s / block column of column-vector slot s.
+    static TP_HD constexpr int slot_row(int tid, int s) {
+        return warp_m(tid / 32) * WM + (s / 2) * 16 + (tid % 32) / 4 + 8 * (s % 2);
+    }
+    static TP_HD constexpr int slot_col(int tid, int s) {
+        return warp_n(tid / 32) * WN + (s / 2) * 8 + 2 * (tid % 4) + (s % 2);
+    }
+};
+
+// --- block rasterization for L2 reuse (T.use_swizzle(panel, order)) ------------------
+// Blocks are numbered linearly (bx fastest) and dealt out panel by panel: a panel is
+// `panel` block-rows (row order; block-columns in column order) walked column by column,
+// so consecutive blocks share their B (resp. A) tiles in L2. Returns the remapped (x, y).
+struct BlockXY {
+    int x;
+    int y;
+};
+TP_HD BlockXY rasterize(int bx, int by, int grid_x, int grid_y, int panel, bool column_order = false) {
+    int gx = column_order ? grid_y : grid_x;  // extent along the walked dimension
+    int gy = column_order ? grid_x : grid_y;  // extent split into panels
+    int linear = column_order ? by + bx * grid_y : bx + by * grid_x;
+    panel = panel < 1 ? 1 : panel;
+    int per_panel = panel * gx;
+    int p = linear / per_panel;
+    int o = linear % per_panel;
+    int rows = gy - p * panel < panel ? gy - p * panel : panel;
+    int x = o / rows;
+    int y = p * panel + o % rows;
+    return column_order ? BlockXY{y, x} : BlockXY{x, y};
+}
+
+}  // namespace tp
