@@ -1,0 +1,170 @@
+// Arguments, launch geometry and interpreter checks for the worker; see kernel_session.h.
+#include "worker/kernel_session.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "tensor/npy.h"
+#include "tileplay/interp.h"
+#include "tileplay/sample_header.h"
+
+namespace tp::worker {
+
+namespace {
+
+bool file_exists(const std::string& p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Grid extents left symbolic by the compiler are evaluated with the scalar values.
+std::vector<int64_t> resolve_grid(const KernelInfo& k, const std::map<std::string, int64_t>& scalars) {
+    std::vector<int64_t> g = k.grid;
+    std::map<std::string, double> vars;
+    for (const auto& [n, v] : scalars) vars[n] = static_cast<double>(v);
+    for (size_t i = 0; i < g.size(); ++i) {
+        if (g[i] >= 0) continue;
+        std::string text = i < k.grid_text.size() ? k.grid_text[i] : "?";
+        auto v = eval_formula(text, vars);
+        if (!v) throw WorkerError("launch_failed", "grid extent `" + text + "` cannot be evaluated; pass its symbols in `scalars`");
+        g[i] = static_cast<int64_t>(*v);
+    }
+    return g;
+}
+
+}  // namespace
+
+Json KernelSession::describe() const {
+    const KernelInfo& k = info();
+    Json params = Json::array();
+    for (const auto& p : k.params)
+        params.push_back({{"name", p.name}, {"dtype", p.dtype}, {"shape", p.shape}, {"shape_text", p.shape_text},
+                          {"is_output", p.is_output}, {"is_scalar", p.is_scalar}});
+    return {{"name", k.name},
+            {"factory", k.factory},
+            {"params", params},
+            {"grid", k.grid},
+            {"grid_text", k.grid_text},
+            {"threads", k.threads},
+            {"dynamic_shared_bytes", k.dynamic_shared_bytes},
+            {"bound_params", k.bound_params},
+            {"registers", attrs.registers},
+            {"static_shared_bytes", attrs.static_smem},
+            {"local_bytes", attrs.local_bytes}};
+}
+
+PreparedArgs prepare_args(const KernelSession& s, uint64_t seed, const std::map<std::string, int64_t>& scalars,
+                          const std::string& inputs_dir) {
+    if (!s.compiled || !s.compiled->func) throw WorkerError("bad_request", "no kernel is loaded; send `load` first");
+    PreparedArgs a;
+    a.scalars = scalars;
+    std::string why;
+    if (!allocate_args(*s.compiled->func, seed, scalars, a.host, &why)) throw WorkerError("bad_request", why);
+    const KernelInfo& k = s.info();
+    for (const auto& p : k.params) {
+        if (p.is_scalar || inputs_dir.empty()) continue;
+        std::string path = inputs_dir + "/" + p.name + ".npy";
+        if (!file_exists(path)) continue;
+        HostTensor& t = a.host.at(p.name);
+        HostTensor loaded;
+        if (!load_npy_as(path, t.dtype, t.shape, loaded, &why)) throw WorkerError("io_error", path + ": " + why);
+        t = std::move(loaded);
+    }
+    for (const auto& p : k.params) {
+        if (p.is_scalar) {
+            auto it = scalars.find(p.name);
+            if (it == scalars.end())
+                throw WorkerError("bad_request", "kernel parameter `" + p.name + "` is a scalar; give its value in `scalars`");
+            auto dt = ir::DataType::parse(p.dtype).value_or(ir::DataType::int32());
+            if (dt.is_float()) {
+                if (dt.bits == 64) a.args.add_f64(static_cast<double>(it->second));
+                else a.args.add_f32(static_cast<float>(it->second));
+            } else if (dt.bits == 64) {
+                a.args.add_i64(it->second);
+            } else {
+                a.args.add_i32(static_cast<int32_t>(it->second));
+            }
+            continue;
+        }
+        auto [pos, _] = a.device.emplace(p.name, runtime::DeviceTensor::from_host(a.host.at(p.name)));
+        a.args.add_pointer(pos->second.buffer.ptr());
+    }
+    try {
+        a.launch = runtime::make_launch_config(resolve_grid(k, scalars), k.threads, k.dynamic_shared_bytes);
+    } catch (const std::invalid_argument& e) {
+        throw WorkerError("launch_failed", std::string("cannot launch `") + k.name + "`: " + e.what());
+    }
+    return a;
+}
+
+std::map<std::string, HostTensor> download_outputs(const KernelSession& s, const PreparedArgs& a) {
+    std::map<std::string, HostTensor> out;
+    for (const auto& p : s.info().params)
+        if (p.is_output && !p.is_scalar) out.emplace(p.name, a.device.at(p.name).to_host());
+    return out;
+}
+
+std::vector<int64_t> sample_block_indices(int64_t total, int want, uint64_t seed) {
+    std::vector<int64_t> v;
+    if (total <= 0) return v;
+    if (want <= 0 || total <= want) {
+        for (int64_t i = 0; i < total; ++i) v.push_back(i);
+        return v;
+    }
+    // The first and last blocks hold the edges where bounds bugs show; the rest are random.
+    std::set<int64_t> pick = {0, total - 1};
+    std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
+    std::uniform_int_distribution<int64_t> dist(0, total - 1);
+    while (static_cast<int>(pick.size()) < want) pick.insert(dist(rng));
+    return {pick.begin(), pick.end()};
+}
+
+Json check_against_interpreter(const KernelSession& s, const PreparedArgs& a,
+                               const std::map<std::string, HostTensor>& gpu_out, int check_blocks, uint64_t seed) {
+    const KernelInfo& k = s.info();
+    std::map<std::string, HostTensor> ref = a.host;  // inputs as uploaded, outputs zeroed
+    InterpOptions opts;
+    int64_t total = 1;
+    for (int64_t g : runtime::make_launch_config(resolve_grid(k, a.scalars), k.threads, 0).grid) total *= g;
+    std::vector<int64_t> blocks = sample_block_indices(total, check_blocks, seed);
+    bool sampled = static_cast<int64_t>(blocks.size()) < total;
+    if (sampled) opts.sample_blocks = blocks;
+    opts.track_written = sampled;
+    std::string printed;
+    opts.print_sink = [&](const std::string& line) {
+        if (printed.size() < 4096) printed += line;
+    };
+    InterpReport rep = run_on_cpu(*s.compiled->func, ref, opts);
+    Json j = {{"blocks_checked", rep.blocks_run}, {"total_blocks", rep.total_blocks}, {"sampled", sampled},
+              {"interp_ms", rep.ms}};
+    if (!rep.ok) {
+        std::string msg = rep.error;
+        for (const auto& d : rep.diagnostics) {
+            if (!msg.empty()) msg += "; ";
+            msg += d.message;
+        }
+        j["ok"] = false;
+        j["error"] = "the CPU interpreter could not run the reference: " + msg;
+        return j;
+    }
+    bool all = true;
+    Json outs = Json::array();
+    for (const auto& [name, got] : gpu_out) {
+        const std::vector<uint8_t>* mask = nullptr;
+        auto w = rep.written.find(name);
+        if (sampled && w != rep.written.end()) mask = &w->second;
+        CompareResult c = compare_tensors(got, ref.at(name), -1, mask);
+        all = all && c.pass;
+        outs.push_back({{"name", name},       {"rel_fro", c.rel_fro},   {"max_abs", c.max_abs},
+                        {"tol", c.tol},       {"compared", c.compared}, {"nonfinite", c.nonfinite},
+                        {"worst_index", c.worst_index}, {"pass", c.pass}});
+    }
+    j["ok"] = all;
+    j["outputs"] = outs;
+    return j;
+}
+
+}  // namespace tp::worker

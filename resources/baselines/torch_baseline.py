@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""PyTorch baseline for `tilec bench`: loads the kernel's inputs (.npy), evaluates a torch
+expression over them on the GPU and times it with CUDA events the way TilePlay times its own
+kernels (warm-up, L2 flushed before each timed launch, N samples).
+
+Prints one JSON line: {"ok": true, "times_ms": [...], "torch": "2.11.0", "cuda": "13.0"} or
+{"ok": false, "why": "..."}. Never raises: every failure becomes a reason.
+
+The expression sees each input by its parameter name plus the functions listed in `names()`:
+  A @ B, A + B, gelu(A @ B + bias), softmax(X, -1),
+  scaled_dot_product_attention(Q, K, V, is_causal=True)
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+
+def emit(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def load_inputs(torch, np, inputs_dir, dtypes):
+    out = {}
+    for fname in sorted(os.listdir(inputs_dir)):
+        if not fname.endswith(".npy"):
+            continue
+        name = fname[:-4]
+        arr = np.load(os.path.join(inputs_dir, fname))
+        want = dtypes.get(name, str(arr.dtype))
+        if want == "bfloat16":
+            # Saved as raw uint16 bits (numpy has no bfloat16).
+            t = torch.from_numpy(arr.view(np.int16)).view(torch.bfloat16)
+        else:
+            t = torch.from_numpy(arr)
+        out[name] = t.cuda()
+    return out
+
+
+def names(torch):
+    F = torch.nn.functional
+    env = {
+        "torch": torch, "F": F, "math": math,
+        "gelu": F.gelu, "relu": F.relu, "silu": F.silu,
+        "softmax": torch.softmax, "log_softmax": torch.log_softmax,
+        "matmul": torch.matmul, "addmm": torch.addmm, "exp": torch.exp,
+        "scaled_dot_product_attention": F.scaled_dot_product_attention,
+        "layer_norm": F.layer_norm, "rms_norm": getattr(F, "rms_norm", None),
+    }
+    return {k: v for k, v in env.items() if v is not None}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--inputs", required=True)
+    ap.add_argument("--expr", required=True)
+    ap.add_argument("--dtypes", default="{}")
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--iters", type=int, default=50)
+    ap.add_argument("--flush-l2", type=int, default=1)
+    args = ap.parse_args()
+    try:
+        import numpy as np
+        import torch
+    except Exception as e:  # noqa: BLE001 - any import failure is a reason, not a crash
+        emit({"ok": False, "why": f"python3 cannot import torch/numpy: {e}"})
+        return
+    if not torch.cuda.is_available():
+        emit({"ok": False, "why": f"torch {torch.__version__} sees no CUDA device"})
+        return
+    try:
+        env = names(torch)
+        env.update(load_inputs(torch, np, args.inputs, json.loads(args.dtypes)))
+        code = compile(args.expr, "<baseline>", "eval")
+        fn = lambda: eval(code, env)  # noqa: E731
+        with torch.no_grad():
+            fn()
+            torch.cuda.synchronize()
+            props = torch.cuda.get_device_properties(0)
+            l2 = getattr(props, "L2_cache_size", 50 * 1024 * 1024) or 50 * 1024 * 1024
+            flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda") if args.flush_l2 else None
+            for _ in range(args.warmup):
+                fn()
+            torch.cuda.synchronize()
+            start = torch.cuda.Event(enable_timing=True)
+            stop = torch.cuda.Event(enable_timing=True)
+            times = []
+            for _ in range(args.iters):
+                if flush is not None:
+                    flush.zero_()
+                start.record()
+                fn()
+                stop.record()
+                stop.synchronize()
+                times.append(start.elapsed_time(stop))
+    except Exception as e:  # noqa: BLE001
+        emit({"ok": False, "why": f"`{args.expr}` failed in torch: {type(e).__name__}: {e}".replace("\n", " ")})
+        return
+    emit({"ok": True, "times_ms": times, "torch": torch.__version__, "cuda": torch.version.cuda,
+          "device": torch.cuda.get_device_name(0)})
+
+
+if __name__ == "__main__":
+    main()
