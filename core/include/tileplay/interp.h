@@ -1,0 +1,56 @@
+// The CPU reference interpreter's public entry: runs a kernel's Tile IR (CompileResult::func,
+// before lowering) block by block on the CPU with TileLang's tile semantics, on HostTensors.
+// Used by `tilec run --device cpu`, by the GPU checker (sample_blocks) and by the playground.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../../tensor/tensor.h"
+#include "tileplay/diagnostics.h"
+
+namespace tp {
+namespace ir { struct PrimFunc; }
+
+struct InterpOptions {
+    int threads = 0;  // worker threads for blocks; 0 = hardware concurrency
+    // Linear block indices (x fastest, then y, then z) to run; empty = every block. Blocks are
+    // independent, so a sample of them checks a large GPU run tile by tile.
+    std::vector<int64_t> sample_blocks;
+    // Records, per global tensor parameter, which elements the run stored to
+    // (InterpReport::written); needed to compare only the tiles of sampled blocks.
+    bool track_written = false;
+    // Receives T.print lines (each ends in '\n'), in block order. Null: stdout.
+    std::function<void(const std::string&)> print_sink;
+    std::string source_path;  // file name put on run-time diagnostics
+};
+
+struct InterpReport {
+    bool ok = false;
+    std::vector<Diagnostic> diagnostics;  // run-time errors with the DSL span (file set from the func span)
+    std::string error;                    // a problem with the arguments themselves (no DSL span)
+    double ms = 0;                        // wall time of the block loop
+    std::vector<int64_t> grid;            // evaluated grid extents (x, y, z)
+    int64_t total_blocks = 0;
+    int64_t blocks_run = 0;
+    int threads_used = 0;
+    std::map<std::string, int64_t> symbols;             // symbolic dims bound from tensor shapes
+    std::map<std::string, std::vector<uint8_t>> written;  // param -> per-element 0/1 (track_written)
+};
+
+// Runs `f` on `args`, keyed by parameter name. Tensor parameters need a HostTensor of the
+// parameter's dtype and a shape matching its declared dims (symbolic dims are bound from it);
+// scalar parameters take a 0-d HostTensor (shape {}). Outputs are written in place.
+InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>& args, const InterpOptions& opts = {});
+
+// Allocates one HostTensor per parameter from the signature: inputs filled by
+// HostTensor::fill_random(seed + parameter position), outputs zeroed. Symbolic dims take
+// their value from `symbols` (by name); false with `error` set when one is missing.
+bool allocate_args(const ir::PrimFunc& f, uint64_t seed, const std::map<std::string, int64_t>& symbols,
+                   std::map<std::string, HostTensor>& args, std::string* error);
+
+}  // namespace tp

@@ -1,0 +1,248 @@
+// Statements of the interpreter. Every loop kind (serial, unrolled, T.Parallel, T.Pipelined,
+// vectorized) runs in program order: TileLang's tile semantics treat a block as one
+// sequential program over tiles, which is what the reference must reproduce.
+#include "interp/program.h"
+
+namespace tp::interp {
+
+namespace {
+
+struct Seq : CStmt {
+    std::vector<CStmtP> body;
+    void exec(Frame& fr) const override {
+        for (const auto& s : body) {
+            s->exec(fr);
+            if (fr.breaking) return;
+        }
+    }
+};
+
+struct Nop : CStmt {
+    void exec(Frame&) const override {}
+};
+
+struct For : CStmt {
+    VarSlot var;
+    CExprP min, extent;
+    CStmtP body;
+    void exec(Frame& fr) const override {
+        int64_t lo = min->i(fr), n = extent->i(fr);
+        for (int64_t k = 0; k < n; ++k) {
+            if (var.is_float) fr.fvars[static_cast<size_t>(var.index)] = static_cast<double>(lo + k);
+            else fr.ivars[static_cast<size_t>(var.index)] = lo + k;
+            body->exec(fr);
+            if (fr.breaking) {
+                fr.breaking = false;
+                return;
+            }
+        }
+    }
+};
+
+struct While : CStmt {
+    CExprP cond;
+    CStmtP body;
+    void exec(Frame& fr) const override {
+        while (cond->i(fr)) {
+            body->exec(fr);
+            if (fr.breaking) {
+                fr.breaking = false;
+                return;
+            }
+        }
+    }
+};
+
+struct If : CStmt {
+    CExprP cond;
+    CStmtP then_s, else_s;
+    void exec(Frame& fr) const override {
+        if (cond->i(fr)) then_s->exec(fr);
+        else if (else_s) else_s->exec(fr);
+    }
+};
+
+struct Let : CStmt {
+    VarSlot var;
+    CExprP value;
+    CStmtP body;
+    void exec(Frame& fr) const override {
+        if (var.is_float) fr.fvars[static_cast<size_t>(var.index)] = value->f(fr);
+        else fr.ivars[static_cast<size_t>(var.index)] = value->i(fr);
+        body->exec(fr);
+    }
+};
+
+struct Store : CStmt {
+    const ir::BufferNode* buf;
+    int slot;
+    std::vector<CExprP> idx;
+    CExprP value;
+    void exec(Frame& fr) const override {
+        int64_t ix[kMaxRank];
+        int n = static_cast<int>(idx.size());
+        for (int d = 0; d < n; ++d) ix[d] = idx[static_cast<size_t>(d)]->i(fr);
+        BufView& v = fr.bufs[static_cast<size_t>(slot)];
+        int64_t flat = checked_flat(fr, span, "write", *buf, v, ix, n);
+        double x = buf->dtype.is_float() ? value->f(fr) : static_cast<double>(value->i(fr));
+        store_value(v, flat, x, buf->dtype);
+    }
+};
+
+struct Eval : CStmt {
+    CExprP value;
+    void exec(Frame& fr) const override { (void)value->f(fr); }
+};
+
+struct Break : CStmt {
+    void exec(Frame& fr) const override { fr.breaking = true; }
+};
+
+// A block-local buffer: a fresh zeroed array each time the block reaches it (GPU memory would
+// be uninitialised; zeros keep the reference deterministic), or filled with T.alloc_var's init.
+struct Alloc : CStmt {
+    const ir::BufferNode* buf;
+    int slot;
+    std::vector<CExprP> shape;
+    CExprP init;
+    CStmtP body;
+    void exec(Frame& fr) const override {
+        BufView& v = fr.bufs[static_cast<size_t>(slot)];
+        v.rank = static_cast<int>(shape.size());
+        v.size = 1;
+        for (int d = 0; d < v.rank; ++d) {
+            v.shape[d] = shape[static_cast<size_t>(d)]->i(fr);
+            if (v.shape[d] < 0) v.shape[d] = 0;
+            v.size *= v.shape[d];
+        }
+        double x = init ? (buf->dtype.is_float() ? init->f(fr) : static_cast<double>(init->i(fr))) : 0.0;
+        auto& st = fr.local_storage[static_cast<size_t>(slot)];
+        st.assign(static_cast<size_t>(v.size), round_value(x, buf->dtype));
+        v.data = st.data();
+        v.written = nullptr;
+        v.global = false;
+        body->exec(fr);
+    }
+};
+
+struct Launch : CStmt {
+    std::vector<CExprP> grid;
+    std::vector<VarSlot> block_vars, thread_vars;
+    CStmtP body;
+    void exec(Frame& fr) const override {
+        if (fr.discover) {
+            fr.grid.clear();
+            for (const auto& g : grid) fr.grid.push_back(g->i(fr));
+            return;
+        }
+        for (size_t d = 0; d < block_vars.size() && d < 3; ++d) fr.ivars[static_cast<size_t>(block_vars[d].index)] = fr.block[d];
+        // Tile semantics: the block is one program; thread indices read as 0 (thread 0 is
+        // also the thread TileLang prints buffers from).
+        for (const auto& t : thread_vars) fr.ivars[static_cast<size_t>(t.index)] = 0;
+        body->exec(fr);
+    }
+};
+
+}  // namespace
+
+CStmtP compile_stmt(Program& p, const ir::Stmt& s) {
+    if (!s) return std::make_unique<Nop>();
+    if (CStmtP op = compile_tile_op(p, s)) {
+        op->span = s->span;
+        return op;
+    }
+    CStmtP out;
+    switch (s->kind) {
+        case ir::NodeKind::SeqStmt: {
+            auto n = std::make_unique<Seq>();
+            for (const auto& c : s->as<ir::SeqStmtNode>()->seq) n->body.push_back(compile_stmt(p, c));
+            out = std::move(n);
+            break;
+        }
+        case ir::NodeKind::For: {
+            auto* f = s->as<ir::ForNode>();
+            auto n = std::make_unique<For>();
+            n->var = p.slot_of(f->loop_var);
+            n->min = compile_expr(p, f->min);
+            n->extent = compile_expr(p, f->extent);
+            n->body = compile_stmt(p, f->body);
+            out = std::move(n);
+            break;
+        }
+        case ir::NodeKind::While: {
+            auto* w = s->as<ir::WhileNode>();
+            auto n = std::make_unique<While>();
+            n->cond = compile_expr(p, w->cond);
+            n->body = compile_stmt(p, w->body);
+            out = std::move(n);
+            break;
+        }
+        case ir::NodeKind::IfThenElse: {
+            auto* i = s->as<ir::IfThenElseNode>();
+            auto n = std::make_unique<If>();
+            n->cond = compile_expr(p, i->cond);
+            n->then_s = compile_stmt(p, i->then_case);
+            if (i->else_case) n->else_s = compile_stmt(p, i->else_case);
+            out = std::move(n);
+            break;
+        }
+        case ir::NodeKind::LetStmt: {
+            auto* l = s->as<ir::LetStmtNode>();
+            auto n = std::make_unique<Let>();
+            n->var = p.slot_of(l->var);
+            n->value = compile_expr(p, l->value);
+            n->body = compile_stmt(p, l->body);
+            out = std::move(n);
+            break;
+        }
+        case ir::NodeKind::BufferStore: {
+            auto* st = s->as<ir::BufferStoreNode>();
+            auto n = std::make_unique<Store>();
+            n->buf = st->buffer.get();
+            n->slot = p.buffer_slot(st->buffer);
+            TP_ICHECK(st->indices.size() <= static_cast<size_t>(kMaxRank), "buffer rank above 8");
+            for (const auto& i : st->indices) n->idx.push_back(compile_expr(p, i));
+            n->value = compile_expr(p, st->value);
+            out = std::move(n);
+            break;
+        }
+        case ir::NodeKind::Evaluate: {
+            auto n = std::make_unique<Eval>();
+            n->value = compile_expr(p, s->as<ir::EvaluateNode>()->value);
+            out = std::move(n);
+            break;
+        }
+        case ir::NodeKind::Break: out = std::make_unique<Break>(); break;
+        case ir::NodeKind::Allocate: {
+            auto* a = s->as<ir::AllocateNode>();
+            auto n = std::make_unique<Alloc>();
+            n->buf = a->buffer.get();
+            n->slot = p.buffer_slot(a->buffer);
+            TP_ICHECK(a->buffer->shape.size() <= static_cast<size_t>(kMaxRank), "buffer rank above 8");
+            for (const auto& d : a->buffer->shape) n->shape.push_back(compile_expr(p, d));
+            if (a->init) n->init = compile_expr(p, a->init);
+            n->body = compile_stmt(p, a->body);
+            out = std::move(n);
+            break;
+        }
+        case ir::NodeKind::KernelLaunch: {
+            auto* k = s->as<ir::KernelLaunchNode>();
+            auto n = std::make_unique<Launch>();
+            for (const auto& g : k->grid) n->grid.push_back(compile_expr(p, g));
+            for (const auto& v : k->block_vars) n->block_vars.push_back(p.slot_of(v));
+            for (const auto& v : k->thread_vars) n->thread_vars.push_back(p.slot_of(v));
+            p.block_vars = k->block_vars;
+            p.thread_vars = k->thread_vars;
+            n->body = compile_stmt(p, k->body);
+            out = std::move(n);
+            break;
+        }
+        case ir::NodeKind::SwizzleOp:  // remaps block order for L2 reuse only; results are the same
+        case ir::NodeKind::LayoutAnnotationOp: out = std::make_unique<Nop>(); break;
+        default: TP_ICHECK(false, std::string("the interpreter has no case for ") + ir::node_kind_name(s->kind));
+    }
+    out->span = s->span;
+    return out;
+}
+
+}  // namespace tp::interp

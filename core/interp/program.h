@@ -1,0 +1,116 @@
+// The interpreter's executable form: Tile IR compiled once into a tree of closures (CExpr,
+// CStmt) over a per-block Frame of typed variable slots and buffer views, so the hot loops
+// never look anything up by name or allocate per element.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/ir.h"
+#include "tileplay/diagnostics.h"
+
+namespace tp::interp {
+
+constexpr int kMaxRank = 8;
+
+// A run-time error in the kernel (out-of-bounds, failed assert): carries the diagnostic.
+struct RunError {
+    Diagnostic diag;
+};
+
+// A buffer as seen from one frame: values are kept as doubles already rounded to the
+// buffer's dtype, so reads need no conversion.
+struct BufView {
+    double* data = nullptr;
+    int64_t shape[kMaxRank] = {};
+    int rank = 0;
+    int64_t size = 0;
+    uint8_t* written = nullptr;  // global buffers when the run tracks written elements
+    bool global = false;
+};
+
+struct Program;
+
+// The state of one block's execution. One frame per worker thread, reused across blocks.
+struct Frame {
+    const Program* prog = nullptr;
+    std::vector<int64_t> ivars;
+    std::vector<double> fvars;
+    std::vector<BufView> bufs;
+    std::vector<std::vector<double>> local_storage;  // per buffer slot, for block-local buffers
+    int64_t block[3] = {0, 0, 0};
+    bool breaking = false;
+    bool discover = false;  // first pass: KernelLaunch records the grid and stops
+    std::vector<int64_t> grid;
+    std::string prints;  // T.print output of the current block
+};
+
+struct CExpr {
+    ir::DataType dtype;
+    Span span;
+    virtual ~CExpr() = default;
+    virtual int64_t i(Frame& fr) const = 0;
+    virtual double f(Frame& fr) const = 0;
+};
+using CExprP = std::unique_ptr<CExpr>;
+
+struct CStmt {
+    Span span;
+    virtual ~CStmt() = default;
+    virtual void exec(Frame& fr) const = 0;
+};
+using CStmtP = std::unique_ptr<CStmt>;
+
+// Variable slots: ints in Frame::ivars, floats in Frame::fvars.
+struct VarSlot {
+    int index = -1;
+    bool is_float = false;
+};
+
+struct BufferInfo {
+    ir::Buffer buffer;
+    int slot = -1;
+    bool global = false;
+};
+
+// The compiled kernel plus the tables the compiler filled.
+struct Program {
+    std::string file;  // for diagnostics
+    CStmtP root;
+    std::unordered_map<const ir::VarNode*, VarSlot> vars;
+    std::unordered_map<const ir::BufferNode*, int> buffer_slots;
+    std::vector<BufferInfo> buffers;  // by slot
+    int n_ivars = 0, n_fvars = 0;
+    std::vector<ir::Var> block_vars;   // from the KernelLaunch (filled while compiling)
+    std::vector<ir::Var> thread_vars;
+    bool has_print = false;
+
+    VarSlot slot_of(const ir::Var& v);
+    int buffer_slot(const ir::Buffer& b);
+    Frame make_frame() const;
+};
+
+// Compilers (compile_expr.cpp, compile_stmt.cpp, tile_ops.cpp).
+CExprP compile_expr(Program& p, const ir::Expr& e);
+CStmtP compile_stmt(Program& p, const ir::Stmt& s);
+CStmtP compile_tile_op(Program& p, const ir::Stmt& s);  // null when s is not a tile op
+
+// Helpers shared by the statement and tile-op closures (access.cpp).
+std::string block_text(const Frame& fr);
+std::string shape_text(const BufView& b);
+std::string index_text(const int64_t* idx, int n);
+[[noreturn]] void throw_oob(const Frame& fr, Span span, const char* what, const ir::BufferNode& buf, const BufView& v,
+                            const int64_t* idx, int n);
+[[noreturn]] void throw_diag(const Frame& fr, DiagKind kind, Span span, std::vector<std::string> args);
+// Flat index of idx in v, or throws OutOfBoundsAccess.
+int64_t checked_flat(const Frame& fr, Span span, const char* what, const ir::BufferNode& buf, const BufView& v,
+                     const int64_t* idx, int n);
+// Stores v (already a double) rounded to dtype; marks written.
+void store_value(BufView& b, int64_t flat, double v, ir::DataType t);
+double round_value(double v, ir::DataType t);
+
+}  // namespace tp::interp

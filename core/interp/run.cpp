@@ -1,0 +1,255 @@
+// run_on_cpu: binds the arguments, finds the grid, and runs the blocks over a pool of
+// std::threads (blocks are independent; global buffers are shared, block-local ones live in
+// each thread's frame). The first error in block order wins so reports are deterministic.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "interp/program.h"
+#include "ir/ir.h"
+#include "tileplay/interp.h"
+
+namespace tp {
+
+namespace {
+
+std::string shape_str(const std::vector<int64_t>& s) {
+    std::string o = "[";
+    for (size_t i = 0; i < s.size(); ++i) o += (i ? ", " : "") + std::to_string(s[i]);
+    return o + "]";
+}
+
+}  // namespace
+
+bool allocate_args(const ir::PrimFunc& f, uint64_t seed, const std::map<std::string, int64_t>& symbols,
+                   std::map<std::string, HostTensor>& args, std::string* error) {
+    uint64_t position = 0;
+    for (const auto& p : f.params) {
+        ++position;
+        if (p.buffer) {
+            std::vector<int64_t> shape;
+            for (const auto& d : p.buffer->shape) {
+                if (auto c = ir::as_const_int(d)) {
+                    shape.push_back(*c);
+                    continue;
+                }
+                auto* v = d->as<ir::VarNode>();
+                auto it = v ? symbols.find(v->name) : symbols.end();
+                if (it == symbols.end()) {
+                    if (error) *error = "dimension `" + ir::print(d) + "` of `" + p.name + "` has no value; pass `-D " + (v ? v->name : std::string("NAME")) + "=...`";
+                    return false;
+                }
+                shape.push_back(it->second);
+            }
+            HostTensor t(p.buffer->dtype, shape);
+            if (!p.is_output) t.fill_random(seed + position);
+            args[p.name] = std::move(t);
+        } else if (p.var) {
+            auto it = symbols.find(p.name);
+            if (it == symbols.end()) {
+                if (error) *error = "scalar parameter `" + p.name + "` has no value; pass `-D " + p.name + "=...`";
+                return false;
+            }
+            HostTensor t(p.var->dtype, {});
+            t.set(0, static_cast<double>(it->second));
+            args[p.name] = std::move(t);
+        }
+    }
+    return true;
+}
+
+InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>& args, const InterpOptions& opts) {
+    using namespace interp;
+    InterpReport rep;
+    Program prog;
+    prog.file = opts.source_path;
+    try {
+        prog.root = compile_stmt(prog, f.body);
+    } catch (const RunError& e) {
+        rep.diagnostics.push_back(e.diag);
+        return rep;
+    }
+
+    // Bind parameters: globals become shared double arrays, scalars and symbolic dims slots.
+    // Slots are created first so the template frame has room for all of them.
+    for (const auto& p : f.params) {
+        if (p.var) prog.slot_of(p.var);
+        if (!p.buffer) continue;
+        prog.buffer_slot(p.buffer);
+        for (const auto& d : p.buffer->shape)
+            if (d->as<ir::VarNode>()) prog.slot_of(std::static_pointer_cast<const ir::VarNode>(d));
+    }
+    Frame tmpl = prog.make_frame();
+    std::vector<std::vector<double>> global_data(f.params.size());
+    std::vector<std::vector<uint8_t>> written(f.params.size());
+    auto set_var = [&](const ir::Var& v, double value) {
+        VarSlot s = prog.slot_of(v);
+        if (s.is_float) tmpl.fvars[static_cast<size_t>(s.index)] = value;
+        else tmpl.ivars[static_cast<size_t>(s.index)] = static_cast<int64_t>(value);
+    };
+    std::map<const ir::VarNode*, int64_t> bound;
+    for (size_t i = 0; i < f.params.size(); ++i) {
+        const auto& p = f.params[i];
+        auto it = args.find(p.name);
+        if (it == args.end()) {
+            rep.error = "no argument for parameter `" + p.name + "`";
+            return rep;
+        }
+        HostTensor& t = it->second;
+        if (p.var) {
+            if (t.numel() != 1) {
+                rep.error = "scalar parameter `" + p.name + "` needs a single value, got " + t.describe();
+                return rep;
+            }
+            set_var(p.var, t.get(0));
+            continue;
+        }
+        if (!p.buffer) continue;
+        if (t.dtype != p.buffer->dtype || t.shape.size() != p.buffer->shape.size()) {
+            rep.error = "argument `" + p.name + "` is " + t.describe() + " but the kernel expects " + p.buffer->dtype.name() +
+                        " with " + std::to_string(p.buffer->shape.size()) + " dimension(s)";
+            return rep;
+        }
+        for (size_t d = 0; d < t.shape.size(); ++d) {
+            const ir::Expr& dim = p.buffer->shape[d];
+            if (auto c = ir::as_const_int(dim)) {
+                if (*c != t.shape[d]) {
+                    rep.error = "argument `" + p.name + "` has shape " + shape_str(t.shape) + " but dimension " + std::to_string(d) +
+                                " of the kernel's `" + p.name + "` is " + std::to_string(*c);
+                    return rep;
+                }
+            } else if (auto* v = dim->as<ir::VarNode>()) {
+                auto b = bound.find(v);
+                if (b != bound.end() && b->second != t.shape[d]) {
+                    rep.error = "symbolic dimension `" + v->name + "` is " + std::to_string(b->second) + " from an earlier argument but " +
+                                std::to_string(t.shape[d]) + " in `" + p.name + "`";
+                    return rep;
+                }
+                bound[v] = t.shape[d];
+                rep.symbols[v->name] = t.shape[d];
+                set_var(std::static_pointer_cast<const ir::VarNode>(dim), static_cast<double>(t.shape[d]));
+            }
+        }
+        global_data[i] = t.to_doubles();
+        if (opts.track_written) written[i].assign(global_data[i].size(), 0);
+    }
+    for (size_t i = 0; i < f.params.size(); ++i) {
+        const auto& p = f.params[i];
+        if (!p.buffer) continue;
+        int slot = prog.buffer_slot(p.buffer);
+        BufView& v = tmpl.bufs[static_cast<size_t>(slot)];
+        const HostTensor& t = args[p.name];
+        v.data = global_data[i].data();
+        v.rank = static_cast<int>(t.shape.size());
+        for (int d = 0; d < v.rank; ++d) v.shape[d] = t.shape[static_cast<size_t>(d)];
+        v.size = t.numel();
+        v.global = true;
+        v.written = opts.track_written ? written[i].data() : nullptr;
+    }
+
+    // Discover the grid by running the statements around the kernel launch once.
+    try {
+        Frame fr = tmpl;
+        fr.discover = true;
+        prog.root->exec(fr);
+        rep.grid = fr.grid;
+    } catch (const RunError& e) {
+        rep.diagnostics.push_back(e.diag);
+        return rep;
+    }
+    if (rep.grid.empty()) {
+        rep.error = "the kernel has no `T.Kernel` launch";
+        return rep;
+    }
+    while (rep.grid.size() < 3) rep.grid.push_back(1);
+    rep.total_blocks = rep.grid[0] * rep.grid[1] * rep.grid[2];
+    std::vector<int64_t> blocks = opts.sample_blocks;
+    if (blocks.empty()) {
+        blocks.resize(static_cast<size_t>(std::max<int64_t>(rep.total_blocks, 0)));
+        for (size_t b = 0; b < blocks.size(); ++b) blocks[b] = static_cast<int64_t>(b);
+    }
+    for (int64_t b : blocks) {
+        if (b < 0 || b >= rep.total_blocks) {
+            rep.error = "sample block " + std::to_string(b) + " is outside the grid of " + std::to_string(rep.total_blocks) + " blocks";
+            return rep;
+        }
+    }
+
+    int nthreads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    nthreads = static_cast<int>(std::min<int64_t>(nthreads, std::max<size_t>(blocks.size(), 1)));
+    rep.threads_used = nthreads;
+    std::vector<std::string> prints(prog.has_print ? blocks.size() : 0);
+    std::atomic<size_t> next{0};
+    std::atomic<bool> stop{false};
+    std::mutex mu;
+    size_t error_pos = SIZE_MAX;
+    std::optional<Diagnostic> first_error;
+    std::exception_ptr internal;
+    std::atomic<int64_t> ran{0};
+
+    auto worker = [&] {
+        Frame fr = tmpl;
+        while (!stop.load(std::memory_order_relaxed)) {
+            size_t pos = next.fetch_add(1);
+            if (pos >= blocks.size()) break;
+            int64_t b = blocks[pos];
+            fr.block[0] = b % rep.grid[0];
+            fr.block[1] = (b / rep.grid[0]) % rep.grid[1];
+            fr.block[2] = b / (rep.grid[0] * rep.grid[1]);
+            fr.breaking = false;
+            fr.prints.clear();
+            try {
+                prog.root->exec(fr);
+                ran.fetch_add(1);
+            } catch (const RunError& e) {
+                std::lock_guard<std::mutex> lock(mu);
+                if (pos < error_pos) {
+                    error_pos = pos;
+                    first_error = e.diag;
+                }
+                stop = true;
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(mu);
+                if (!internal) internal = std::current_exception();
+                stop = true;
+            }
+            if (prog.has_print) prints[pos] = std::move(fr.prints);
+        }
+    };
+    auto t0 = std::chrono::steady_clock::now();
+    if (nthreads <= 1) {
+        worker();
+    } else {
+        std::vector<std::thread> pool;
+        for (int k = 0; k < nthreads; ++k) pool.emplace_back(worker);
+        for (auto& t : pool) t.join();
+    }
+    rep.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    rep.blocks_run = ran.load();
+    if (internal) std::rethrow_exception(internal);
+
+    for (const auto& text : prints) {
+        if (text.empty()) continue;
+        if (opts.print_sink) opts.print_sink(text);
+        else std::fwrite(text.data(), 1, text.size(), stdout);
+    }
+    // Write globals back (values are already rounded to each dtype, so this is exact).
+    for (size_t i = 0; i < f.params.size(); ++i) {
+        const auto& p = f.params[i];
+        if (!p.buffer) continue;
+        args[p.name].from_doubles(global_data[i]);
+        if (opts.track_written) rep.written[p.name] = std::move(written[i]);
+    }
+    if (first_error) {
+        rep.diagnostics.push_back(*first_error);
+        return rep;
+    }
+    rep.ok = true;
+    return rep;
+}
+
+}  // namespace tp
