@@ -1,0 +1,96 @@
+// check_resources (see check_resources.h).
+#include "transform/check_resources.h"
+
+#include <map>
+#include <set>
+
+#include "ir/functor.h"
+
+namespace tp::transform {
+
+using namespace ir;
+
+namespace {
+
+bool is_fp8(DataType t) { return t.code == DataType::Float8E4M3 || t.code == DataType::Float8E5M2; }
+
+class ResourceChecker : public IRVisitor {
+public:
+    const Target& target;
+    DiagnosticEngine& diags;
+    std::vector<const AllocateNode*> shared_allocs;     // program order
+    std::map<const BufferNode*, int> stages;            // shared tiles filled inside T.Pipelined
+    std::vector<int> pipeline_stack;
+    bool fp8_reported = false;
+
+    ResourceChecker(const Target& t, DiagnosticEngine& d) : target(t), diags(d) {}
+
+    void check_dtype(DataType t, Span span) {
+        if (is_fp8(t) && target.sm < 89 && !fp8_reported) {
+            diags.report(DiagKind::FeatureNeedsTarget, span, {"`" + t.name() + "`", "sm_89", target.name});
+            fp8_reported = true;
+        }
+    }
+    void visit_Allocate(const AllocateNode& n, const Stmt& s) override {
+        if (n.buffer->scope == Scope::Shared) shared_allocs.push_back(&n);
+        check_dtype(n.buffer->dtype, n.span);
+        IRVisitor::visit_Allocate(n, s);
+    }
+    void visit_For(const ForNode& n, const Stmt& s) override {
+        bool pipelined = n.for_kind == ForKind::Pipelined && n.num_stages > 1;
+        if (pipelined) pipeline_stack.push_back(n.num_stages);
+        IRVisitor::visit_For(n, s);
+        if (pipelined) pipeline_stack.pop_back();
+    }
+    void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
+        // TileLang keeps num_stages copies of every shared tile loaded inside a pipelined loop.
+        if (!pipeline_stack.empty() && n.dst.buffer->scope == Scope::Shared)
+            stages[n.dst.buffer.get()] = std::max(stages[n.dst.buffer.get()], pipeline_stack.back());
+        IRVisitor::visit_CopyOp(n, s);
+    }
+    void visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override {
+        if (n.num_threads() > 1024) diags.report(DiagKind::TooManyThreads, n.span, {std::to_string(n.num_threads())});
+        IRVisitor::visit_KernelLaunch(n, s);
+    }
+    void visit_GemmOp(const GemmOpNode& n, const Stmt& s) override {
+        DataType a = n.A.buffer->dtype;
+        if (a.code == DataType::BFloat && !target.has_bf16_mma())
+            diags.report(DiagKind::FeatureNeedsTarget, n.span, {"`T.gemm` on bfloat16", "sm_80", target.name});
+        IRVisitor::visit_GemmOp(n, s);
+    }
+};
+
+}  // namespace
+
+bool check_resources(const PrimFunc& func, const Target& target, DiagnosticEngine& diags) {
+    int before = diags.error_count();
+    ResourceChecker c(target, diags);
+    for (const auto& p : func.params)
+        if (p.buffer) c.check_dtype(p.buffer->dtype, p.buffer->span.valid() ? p.buffer->span : func.span);
+    c.visit(func.body);
+
+    // Report at the allocation that crosses the limit, with the running total.
+    int64_t total = 0;
+    for (const AllocateNode* a : c.shared_allocs) {
+        int64_t elems = 1;
+        bool known = true;
+        for (const auto& d : a->buffer->shape) {
+            auto k = as_const_int(d);
+            if (!k) { known = false; break; }
+            elems *= *k;
+        }
+        if (!known) continue;  // codegen reports symbolic shared shapes
+        auto st = c.stages.find(a->buffer.get());
+        int64_t bytes = elems * a->buffer->dtype.bytes() * (st == c.stages.end() ? 1 : st->second);
+        total += bytes;
+        if (total > target.max_smem_per_block) {
+            Span span = a->span.valid() ? a->span : a->buffer->span;
+            diags.report(DiagKind::SharedMemoryExceeded, span,
+                         {std::to_string(total), target.name, std::to_string(target.max_smem_per_block)});
+            break;
+        }
+    }
+    return diags.error_count() == before;
+}
+
+}  // namespace tp::transform
