@@ -51,7 +51,8 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
                 return QStringLiteral("%1 %2").arg(r.rel_error, 0, 'e', 2).arg(r.correct ? "✓" : "✗");
             case Note:
                 if (!r.error.isEmpty()) return r.error;
-                if (r.cpu) return tr("CPU run: correctness only, no GPU timings");
+                if (r.cpu) return tr("CPU run, no GPU timings%1").arg(r.note.isEmpty() ? QString() : "; " + r.note);
+                if (!r.note.isEmpty()) return r.note;
                 if (r.min_ms > 0) return tr("min %1, spread %2%").arg(format_ms(r.min_ms)).arg(r.spread_pct, 0, 'f', 1);
                 return {};
         }

@@ -30,6 +30,7 @@ RunResult run_result_from_json(const QJsonObject& o) {
     r.cpu = o.value("device").toString() == "cpu" || o.value("cpu").toBool();
     r.ok = o.value("ok").toBool(true);
     r.error = o.value("error").toString();
+    r.note = o.value("note").toString();
     QJsonObject timing = o.value("timing").toObject();
     const QJsonObject& t = timing.isEmpty() ? o : timing;
     r.min_ms = num(t, {"min_ms"});

@@ -23,6 +23,7 @@ struct RunResult {
     bool ok = true;    // ran (whether or not it was correct)
     bool correct = true;
     QString error;     // why it did not run / failed the check
+    QString note;      // extra facts (e.g. the interpreter's wall time)
     double min_ms = -1, median_ms = -1, spread_pct = -1;
     double tflops = -1, gbps = -1;
     double flops = -1, bytes = -1;  // per launch, from the sample's formulas

@@ -1,0 +1,34 @@
+// Runs a kernel on the CPU reference interpreter (tileplay/interp.h) on a background thread,
+// at the sample header's CPU problem size. CPU runs check nothing against a GPU and carry no
+// GPU timings: the result says so.
+#pragma once
+
+#include <QObject>
+#include <QPointer>
+#include <QThread>
+
+#include "models/run_result.h"
+#include "tileplay/compiler.h"
+
+namespace tpui {
+
+class CpuRunner : public QObject {
+    Q_OBJECT
+public:
+    using QObject::QObject;
+    ~CpuRunner() override;
+    // `req` is compiled up to Tile IR and interpreted; inputs are random (seeded).
+    void start(tp::CompileRequest req, quint64 seed = 0);
+    bool busy() const { return thread_ != nullptr; }
+
+    // Synchronous core of start(); exposed for tests.
+    static RunResult run(const tp::CompileRequest& req, quint64 seed);
+
+Q_SIGNALS:
+    void finished(const tpui::RunResult& r);
+
+private:
+    QThread* thread_ = nullptr;
+};
+
+}  // namespace tpui

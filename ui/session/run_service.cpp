@@ -1,0 +1,280 @@
+// RunService: a small state machine over the worker's replies (load -> run/bench -> next).
+#include "session/run_service.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <map>
+
+#include "tileplay/sample_header.h"
+
+namespace tpui {
+
+namespace {
+
+QJsonArray pairs_json(const Defines& d) {
+    QJsonArray a;
+    for (const auto& [k, v] : d) a.append(QJsonArray{QString::fromStdString(k), QString::fromStdString(v)});
+    return a;
+}
+
+// Integer bindings for the FLOP/byte formulas: fallback first, then overrides.
+std::map<std::string, double> bindings(const RunJob& j, const Defines& config) {
+    std::map<std::string, double> vars;
+    for (const Defines* d : {&j.fallback_defines, &j.defines, &config})
+        for (const auto& [k, v] : *d) {
+            bool ok = false;
+            double x = QString::fromStdString(v).toDouble(&ok);
+            if (ok) vars[k] = x;
+        }
+    return vars;
+}
+
+}  // namespace
+
+const char* RunService::kind_name(RunJob::Kind k) {
+    switch (k) {
+        case RunJob::Kind::Run: return "Run";
+        case RunJob::Kind::Bench: return "Benchmark";
+        case RunJob::Kind::Sweep: return "Sweep";
+        case RunJob::Kind::Tune: return "Tune";
+    }
+    return "";
+}
+
+QString RunService::default_tilec() {
+    QString env = qEnvironmentVariable("TILEC");
+    if (!env.isEmpty()) return env;
+    QString dir = QCoreApplication::applicationDirPath();
+    for (const char* rel : {"/tilec", "/../cli/tilec", "/../app/cli/tilec", "/../../app/cli/tilec"})
+        if (QFileInfo::exists(dir + rel)) return QFileInfo(dir + rel).canonicalFilePath();
+    return QStringLiteral("tilec");
+}
+
+RunService::RunService(QObject* parent) : QObject(parent) {
+    program_ = default_tilec();
+    args_ = {"worker"};
+    watchdog_.setSingleShot(true);
+    connect(&watchdog_, &QTimer::timeout, this, [this] {
+        if (!proc_) return;
+        stderr_tail_ += QStringLiteral("\nno reply for %1 s: the watchdog killed the worker").arg(watchdog_ms_ / 1000.0).toUtf8();
+        proc_->kill();
+    });
+}
+
+RunService::~RunService() {
+    if (proc_) {
+        proc_->disconnect(this);
+        proc_->kill();
+        proc_->waitForFinished(2000);
+    }
+}
+
+void RunService::set_command(const QString& program, const QStringList& args) {
+    program_ = program;
+    args_ = args;
+}
+
+void RunService::ensure_worker() {
+    if (proc_ && proc_->state() != QProcess::NotRunning) return;
+    if (proc_) proc_->deleteLater();
+    proc_ = new QProcess(this);
+    buffer_.clear();
+    stderr_tail_.clear();
+    connect(proc_, &QProcess::readyReadStandardOutput, this, &RunService::on_stdout);
+    connect(proc_, &QProcess::readyReadStandardError, this, [this, p = proc_] {
+        stderr_tail_ += p->readAllStandardError();
+        if (stderr_tail_.size() > 4000) stderr_tail_ = stderr_tail_.right(4000);
+    });
+    connect(proc_, &QProcess::finished, this, [this, p = proc_](int, QProcess::ExitStatus) {
+        if (p == proc_) on_worker_gone();
+    });
+    connect(proc_, &QProcess::errorOccurred, this, [this, p = proc_](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart && p == proc_) on_worker_gone();
+    });
+    ++workers_started_;
+    proc_->start(program_, args_);
+}
+
+void RunService::send(QJsonObject req) {
+    ensure_worker();
+    waiting_id_ = next_id_++;
+    waiting_op_ = req.value("op").toString();
+    req["id"] = waiting_id_;
+    proc_->write(QJsonDocument(req).toJson(QJsonDocument::Compact) + "\n");
+    watchdog_.start(waiting_op_ == "load" ? std::max(watchdog_ms_, 300000) : watchdog_ms_);
+}
+
+void RunService::start(const RunJob& job) {
+    if (active_) cancel();
+    job_ = job;
+    if (job_.configs.empty()) job_.configs = {{}};
+    active_ = true;
+    index_ = 0;
+    failures_ = 0;
+    Q_EMIT job_started(int(job_.configs.size()));
+    next_config();
+}
+
+void RunService::cancel() {
+    if (!active_) return;
+    killing_ = true;
+    watchdog_.stop();
+    if (proc_) {
+        proc_->kill();
+        proc_->waitForFinished(2000);
+    }
+    killing_ = false;
+    finish(false, tr("%1 cancelled").arg(kind_name(job_.kind)));
+}
+
+void RunService::next_config() {
+    if (!active_) return;
+    int total = int(job_.configs.size());
+    if (index_ >= job_.configs.size()) {
+        QString msg = failures_ ? tr("%1 finished: %2 of %3 configurations failed").arg(kind_name(job_.kind)).arg(failures_).arg(total)
+                                : tr("%1 finished").arg(kind_name(job_.kind));
+        finish(failures_ < total, msg);
+        return;
+    }
+    Defines defs = job_.defines;
+    for (const auto& kv : job_.configs[index_]) {
+        bool replaced = false;
+        for (auto& d : defs)
+            if (d.first == kv.first) d.second = kv.second, replaced = true;
+        if (!replaced) defs.push_back(kv);
+    }
+    QJsonObject load{{"op", "load"}, {"path", job_.path}, {"kernel", job_.kernel}, {"target", job_.target},
+                     {"defines", pairs_json(defs)}, {"fallback_defines", pairs_json(job_.fallback_defines)}};
+    if (!job_.source.isEmpty()) load["source"] = job_.source;
+    Q_EMIT progress(int(index_), total, tr("compiling configuration %1 of %2").arg(index_ + 1).arg(total));
+    send(load);
+}
+
+RunResult RunService::base_result() const {
+    RunResult r;
+    const Defines& cfg = job_.configs[index_];
+    QStringList parts;
+    for (const auto& [k, v] : cfg) {
+        r.params.emplace_back(QString::fromStdString(k), QString::fromStdString(v));
+        parts << QString::fromStdString(k + "=" + v);
+    }
+    r.config = parts.isEmpty() ? job_.kernel : parts.join(' ');
+    if (r.config.isEmpty()) r.config = kernel_info_.value("name").toString(tr("kernel"));
+    return r;
+}
+
+void RunService::on_stdout() {
+    buffer_ += proc_->readAllStandardOutput();
+    int nl;
+    while ((nl = buffer_.indexOf('\n')) >= 0) {
+        QByteArray line = buffer_.left(nl).trimmed();
+        buffer_.remove(0, nl + 1);
+        if (!line.isEmpty()) on_line(line);
+    }
+}
+
+void RunService::on_line(const QByteArray& line) {
+    QJsonParseError err;
+    QJsonDocument doc = QJsonDocument::fromJson(line, &err);
+    if (!doc.isObject()) return;  // stray output is not ours to interpret
+    QJsonObject msg = doc.object();
+    if (active_) watchdog_.start();  // any sign of life resets the watchdog
+    if (msg.contains("event")) {
+        QString text = msg.value("message").toString(msg.value("event").toString());
+        Q_EMIT progress(int(index_), int(job_.configs.size()), text);
+        return;
+    }
+    if (msg.value("id").toInteger() != waiting_id_) return;  // late reply to an abandoned request
+    on_reply(msg);
+}
+
+void RunService::on_reply(const QJsonObject& msg) {
+    watchdog_.stop();
+    if (!active_) return;
+    bool ok = msg.value("ok").toBool();
+    QString op = waiting_op_;
+    waiting_id_ = 0;
+    if (!ok) {
+        RunResult r = base_result();
+        r.ok = false;
+        r.correct = false;
+        r.error = msg.value("error").toString(tr("the worker reported an error"));
+        ++failures_;
+        Q_EMIT result(r);
+        ++index_;
+        next_config();
+        return;
+    }
+    if (op == "load") {
+        kernel_info_ = msg.value("kernel").toObject();
+        const Defines& cfg = job_.configs[index_];
+        auto vars = bindings(job_, cfg);
+        const QJsonObject bound = kernel_info_.value("bound_params").toObject();
+        for (auto it = bound.begin(); it != bound.end(); ++it)
+            if (!vars.count(it.key().toStdString())) vars[it.key().toStdString()] = it.value().toVariant().toDouble();
+        bool bench = job_.kind != RunJob::Kind::Run;
+        QJsonObject req{{"op", bench ? "bench" : "run"}, {"seed", double(job_.seed)}, {"check", true}};
+        if (bench) {
+            req["warmup"] = job_.warmup;
+            req["iters"] = job_.iters;
+            req["flush_l2"] = true;
+            auto f = tp::eval_formula(job_.flops_formula.toStdString(), vars);
+            auto b = tp::eval_formula(job_.bytes_formula.toStdString(), vars);
+            req["flops"] = f ? *f : 0.0;
+            req["bytes"] = b ? *b : 0.0;
+            // Baselines do not depend on the schedule: time them once per sweep.
+            req["baselines"] = index_ == 0 ? QJsonArray::fromStringList(job_.baselines) : QJsonArray();
+        }
+        Q_EMIT progress(int(index_), int(job_.configs.size()),
+                        tr("%1 configuration %2 of %3").arg(bench ? tr("timing") : tr("running")).arg(index_ + 1).arg(job_.configs.size()));
+        send(req);
+        return;
+    }
+    RunResult r = run_result_from_json(msg);
+    RunResult base = base_result();
+    r.config = base.config;
+    r.params = base.params;
+    if (!r.correct) ++failures_;
+    Q_EMIT result(r);
+    ++index_;
+    Q_EMIT progress(int(index_), int(job_.configs.size()), tr("%1 of %2 done").arg(index_).arg(job_.configs.size()));
+    next_config();
+}
+
+void RunService::on_worker_gone() {
+    watchdog_.stop();
+    if (killing_ || !proc_) return;
+    QString why = proc_->error() == QProcess::FailedToStart
+                      ? tr("cannot start the worker `%1`: %2").arg(program_, proc_->errorString())
+                      : proc_->exitStatus() == QProcess::CrashExit ? tr("the worker crashed")
+                                                                   : tr("the worker exited with code %1").arg(proc_->exitCode());
+    QString tail = QString::fromUtf8(stderr_tail_).trimmed();
+    if (!tail.isEmpty()) why += ": " + tail.section('\n', -1);
+    bool failed_to_start = proc_->error() == QProcess::FailedToStart;
+    proc_->deleteLater();
+    proc_ = nullptr;
+    if (!active_) return;  // died while idle: a fresh one starts with the next job
+    Q_EMIT worker_died(why);
+    RunResult r = base_result();
+    r.ok = false;
+    r.correct = false;
+    r.error = why;
+    ++failures_;
+    Q_EMIT result(r);
+    if (failed_to_start) {
+        finish(false, why);
+        return;
+    }
+    ++index_;
+    next_config();  // starts a fresh worker
+}
+
+void RunService::finish(bool ok, const QString& message) {
+    active_ = false;
+    waiting_id_ = 0;
+    Q_EMIT job_finished(ok, message);
+}
+
+}  // namespace tpui

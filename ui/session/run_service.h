@@ -1,0 +1,92 @@
+// Drives `tilec worker` (docs/worker-protocol.md: one JSON request per line on stdin, replies
+// and progress events on stdout) through QProcess for Run, Benchmark, Sweep and Tune. Each
+// configuration is a `load` then a `run` or `bench`; results arrive one by one so charts update
+// live. Cancel kills the worker; a worker that dies (faulting kernel, hang caught by the
+// watchdog) is reported, the configuration is marked failed, and a fresh worker carries on.
+#pragma once
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QObject>
+#include <QProcess>
+#include <QStringList>
+#include <QTimer>
+#include <utility>
+#include <vector>
+
+#include "models/run_result.h"
+
+namespace tpui {
+
+using Defines = std::vector<std::pair<std::string, std::string>>;
+
+struct RunJob {
+    enum class Kind { Run, Bench, Sweep, Tune };
+    Kind kind = Kind::Run;
+    QString path, source, kernel, target = "auto";
+    Defines defines;           // from the parameters panel
+    Defines fallback_defines;  // the sample header's args
+    std::vector<Defines> configs = {{}};  // extra defines per configuration (sweeps)
+    QString flops_formula, bytes_formula;  // sample header formulas, evaluated per config
+    QStringList baselines;
+    int warmup = 10, iters = 50;
+    quint64 seed = 0;
+};
+
+class RunService : public QObject {
+    Q_OBJECT
+public:
+    explicit RunService(QObject* parent = nullptr);
+    ~RunService() override;
+
+    // The worker command; default: the tilec next to this executable (or $TILEC), "worker".
+    void set_command(const QString& program, const QStringList& args);
+    void set_watchdog_ms(int ms) { watchdog_ms_ = ms; }
+
+    void start(const RunJob& job);
+    void cancel();
+    bool busy() const { return active_; }
+    int workers_started() const { return workers_started_; }
+
+    static const char* kind_name(RunJob::Kind k);
+    static QString default_tilec();
+
+Q_SIGNALS:
+    void job_started(int total_configs);
+    void progress(int done, int total, const QString& message);
+    void result(const tpui::RunResult& r);
+    void job_finished(bool ok, const QString& message);
+    void worker_died(const QString& message);
+
+private:
+    void ensure_worker();
+    void send(QJsonObject req);
+    void on_stdout();
+    void on_line(const QByteArray& line);
+    void on_reply(const QJsonObject& msg);
+    void on_worker_gone();
+    void next_config();
+    void finish(bool ok, const QString& message);
+    RunResult base_result() const;
+
+    QProcess* proc_ = nullptr;
+    QString program_;
+    QStringList args_;
+    QByteArray buffer_;
+    QByteArray stderr_tail_;
+    QTimer watchdog_;
+    int watchdog_ms_ = 30000;
+    int workers_started_ = 0;
+    qint64 next_id_ = 1;
+    qint64 waiting_id_ = 0;
+    QString waiting_op_;
+
+    RunJob job_;
+    bool active_ = false;
+    bool killing_ = false;  // we killed the worker on purpose (cancel)
+    size_t index_ = 0;      // current config
+    int failures_ = 0;
+    QJsonObject kernel_info_;
+};
+
+}  // namespace tpui
