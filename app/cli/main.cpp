@@ -9,6 +9,7 @@ namespace {
 
 const tilec::AddCommand kCommands[] = {
     tilec::add_compile_command,
+    tilec::add_run_command,
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../../tensor/npy.h"
 #include "../../tensor/tensor.h"
 #include "tileplay/diagnostics.h"
 
@@ -52,5 +53,25 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
 // their value from `symbols` (by name); false with `error` set when one is missing.
 bool allocate_args(const ir::PrimFunc& f, uint64_t seed, const std::map<std::string, int64_t>& symbols,
                    std::map<std::string, HostTensor>& args, std::string* error);
+
+}  // namespace tp
+
+namespace tp {
+
+// The CPU reference for a sample's named baseline (header `# tileplay: baseline ...`):
+// cublas.gemm / `torch: A @ B` -> GEMM, cublaslt.gemm_bias_gelu / torch gelu(...) -> GEMM +
+// bias + GELU, torch softmax -> row softmax, torch scaled_dot_product_attention -> attention,
+// `torch: A + B` -> vector add. Inputs are the kernel's non-output tensors in order; the
+// reference is for its first output. Transposes, causality and layout come from the factory's
+// bound parameters (trans_A / trans_B, is_causal / causal) and the tensor shapes.
+struct ReferenceResult {
+    bool available = false;   // a baseline was recognised and computed
+    std::string name;         // "gemm", "gemm_bias_gelu", "softmax", "attention", "add"
+    std::string output;       // the parameter it is compared with
+    HostTensor expected;
+    std::string error;        // why it is unavailable (no baseline named, shapes disagree...)
+};
+ReferenceResult cpu_reference(const std::vector<std::string>& baselines, const ir::PrimFunc& f,
+                              const std::map<std::string, HostTensor>& args);
 
 }  // namespace tp

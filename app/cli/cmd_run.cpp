@@ -1,0 +1,265 @@
+// `tilec run`: runs a kernel on the CPU interpreter (or on the GPU through `tilec worker`),
+// with seeded or loaded inputs, .npy outputs, per-output stats and `--check` against the C++
+// reference of the sample's named baseline.
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli_common.h"
+#include "tileplay/doctor.h"
+#include "tileplay/interp.h"
+#include "tileplay/worker_client.h"
+
+namespace tilec {
+
+namespace {
+
+struct RunOptions {
+    std::string file, kernel, device = "auto", save_inputs, load_inputs, save_outputs;
+    std::vector<std::string> defines;
+    uint64_t seed = 0;
+    int threads = 0;
+    bool check = false, json = false;
+};
+
+using nlohmann::json;
+
+bool gpu_present(std::string& why) {
+    for (const auto& l : tp::doctor_report(false))
+        if (l.item.rfind("gpu", 0) == 0) {
+            if (l.ok) return true;
+            why = l.text;
+        }
+    if (why.empty()) why = "no CUDA device";
+    return false;
+}
+
+json tensor_stats(const tp::HostTensor& t) {
+    double sum = 0, sq = 0, mn = INFINITY, mx = -INFINITY;
+    int64_t nonfinite = 0;
+    for (int64_t i = 0; i < t.numel(); ++i) {
+        double v = t.get(i);
+        if (!std::isfinite(v)) {
+            ++nonfinite;
+            continue;
+        }
+        sum += v, sq += v * v, mn = std::min(mn, v), mx = std::max(mx, v);
+    }
+    int64_t n = t.numel() - nonfinite;
+    double mean = n ? sum / n : 0;
+    return {{"dtype", t.dtype.name()}, {"shape", t.shape}, {"mean", mean}, {"rms", n ? std::sqrt(sq / n) : 0.0},
+            {"min", n ? mn : 0.0}, {"max", n ? mx : 0.0}, {"nonfinite", nonfinite}};
+}
+
+std::string fmt(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.4g", v);
+    return b;
+}
+
+// Integer values of -D and the header's cpu-args, for symbolic dims and scalar parameters.
+std::map<std::string, int64_t> int_symbols(const std::vector<std::pair<std::string, std::string>>& defs,
+                                           const tp::SampleHeader& h) {
+    std::map<std::string, int64_t> m;
+    auto take = [&](const std::vector<std::pair<std::string, std::string>>& v) {
+        for (const auto& [k, val] : v) {
+            try {
+                size_t pos = 0;
+                long long x = std::stoll(val, &pos);
+                if (pos == val.size() && !m.count(k)) m[k] = x;
+            } catch (...) {
+            }
+        }
+    };
+    take(defs);
+    take(h.cpu_args);
+    return m;
+}
+
+int run_gpu(const RunOptions& o, const std::vector<std::pair<std::string, std::string>>& defs, const tp::SampleHeader& h,
+            const std::string& reason) {
+    tp::WorkerClient client;
+    tp::LoadSpec ls;
+    ls.path = o.file;
+    ls.kernel = o.kernel.empty() ? h.kernel : o.kernel;
+    ls.defines = defs;
+    ls.fallback_defines = h.args;
+    tp::WorkerReply lr = client.load(ls);
+    if (!lr.ok) {
+        std::cerr << "tilec run: the GPU worker could not load the kernel (" << lr.kind << "): " << lr.error << "\n";
+        return kUserError;
+    }
+    tp::RunSpec rs;
+    rs.inputs_dir = o.load_inputs;
+    rs.outputs_dir = o.save_outputs;
+    rs.seed = o.seed;
+    rs.check = o.check;
+    tp::WorkerReply rr = client.run(rs);
+    json j = {{"device", "gpu"}, {"device_reason", reason}, {"ok", rr.ok}, {"load", lr.body}, {"run", rr.body}};
+    if (!rr.ok) j["error"] = rr.error;
+    bool check_ok = !o.check || (rr.body.is_object() && rr.body.contains("check") && rr.body["check"].value("ok", false));
+    if (o.json) {
+        std::cout << j.dump() << "\n";
+    } else {
+        std::cout << "device: gpu (" << reason << ")\n";
+        if (!rr.ok) std::cerr << "tilec run: GPU run failed (" << rr.kind << "): " << rr.error << "\n";
+        else std::cout << "time: " << fmt(rr.body.value("wall_ms", 0.0)) << " ms (GPU, wall clock incl. sync)\n";
+        if (o.check && rr.body.contains("check")) std::cout << "check (vs CPU interpreter): " << rr.body["check"].dump() << "\n";
+    }
+    client.shutdown();
+    return rr.ok && check_ok ? kOk : kUserError;
+}
+
+int run_cmd(const RunOptions& o) {
+    std::string source;
+    if (!read_file(o.file, source)) return kUserError;
+    std::vector<std::pair<std::string, std::string>> defs;
+    if (!parse_defines(o.defines, defs)) return kUsage;
+    tp::SampleHeader h = tp::parse_sample_header(source);
+    std::string reason;
+    if (o.device == "gpu") {
+        return run_gpu(o, defs, h, "requested");
+    } else if (o.device == "auto") {
+        std::string why;
+        if (gpu_present(why)) return run_gpu(o, defs, h, "auto: CUDA device found");
+        reason = "no CUDA device";
+    } else {
+        reason = "requested";
+    }
+
+    tp::CompileRequest req = make_request(o.file, source, o.kernel, defs, "sm_90", true);
+    req.stop_after = tp::Stage::Ir;
+    tp::CompileResult r = tp::compile(req);
+    if (!r.ok || !r.func) return report_failure(r);
+    const tp::ir::PrimFunc& f = *r.func;
+
+    std::map<std::string, tp::HostTensor> args;
+    std::string err;
+    if (!tp::allocate_args(f, o.seed, int_symbols(defs, h), args, &err)) {
+        std::cerr << "tilec run: " << err << "\n";
+        return kUserError;
+    }
+    std::vector<std::string> loaded;
+    // Parameters as the compile result lists them (the IR types stay inside core).
+    const std::vector<tp::TensorParamInfo>& params = r.kernel.params;
+    for (const auto& p : params) {
+        if (p.is_scalar || p.is_output || o.load_inputs.empty()) continue;
+        std::string path = o.load_inputs + "/" + p.name + ".npy";
+        if (!std::filesystem::exists(path)) continue;
+        tp::HostTensor& t = args[p.name];
+        if (!tp::load_npy_as(path, t.dtype, std::vector<int64_t>(t.shape), t, &err)) {
+            std::cerr << "tilec run: " << err << "\n";
+            return kUserError;
+        }
+        loaded.push_back(p.name);
+    }
+    auto save = [&](const std::string& dir, bool outputs) {
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        for (const auto& p : params) {
+            if (p.is_scalar || p.is_output != outputs) continue;
+            if (!tp::write_npy(dir + "/" + p.name + ".npy", args[p.name], &err)) {
+                std::cerr << "tilec run: " << err << "\n";
+                return false;
+            }
+        }
+        return true;
+    };
+    if (!o.save_inputs.empty() && !save(o.save_inputs, false)) return kUserError;
+
+    tp::InterpOptions io;
+    io.threads = o.threads;
+    io.source_path = r.file->path();
+    std::string printed;
+    if (o.json) io.print_sink = [&](const std::string& s) { printed += s; };
+    tp::InterpReport rep = tp::run_on_cpu(f, args, io);
+    json j = {{"device", "cpu"}, {"device_reason", reason}, {"kernel", r.kernel.factory}, {"grid", rep.grid},
+              {"threads", r.kernel.threads}, {"problem", r.kernel.bound_params}, {"time_ms", rep.ms},
+              {"time_label", "cpu interpreter"}, {"cpu_threads", rep.threads_used}, {"seed", o.seed}, {"loaded_inputs", loaded}};
+    if (!rep.ok) {
+        std::string msg = rep.error.empty() ? tp::render_diagnostics(rep.diagnostics, r.file.get(), use_color() && !o.json) : "tilec run: " + rep.error + "\n";
+        if (o.json) {
+            j["ok"] = false;
+            j["error"] = msg;
+            std::cout << j.dump() << "\n";
+        } else {
+            std::cout << "device: cpu (" << reason << ")\n";
+            std::cerr << msg;
+        }
+        return kUserError;
+    }
+    if (!o.save_outputs.empty() && !save(o.save_outputs, true)) return kUserError;
+
+    json outs = json::object();
+    for (const auto& p : params)
+        if (!p.is_scalar && p.is_output) outs[p.name] = tensor_stats(args[p.name]);
+    j["outputs"] = outs;
+    int rc = kOk;
+    if (o.check) {
+        tp::ReferenceResult ref = tp::cpu_reference(h.baselines, f, args);
+        if (!ref.available) {
+            j["check"] = {{"available", false}, {"error", ref.error}, {"pass", false}};
+            rc = kUserError;
+        } else {
+            tp::CompareResult c = tp::compare_tensors(args[ref.output], ref.expected);
+            j["check"] = {{"available", true}, {"reference", ref.name}, {"output", ref.output}, {"rel_fro", c.rel_fro},
+                          {"max_abs", c.max_abs}, {"tol", c.tol}, {"nonfinite", c.nonfinite}, {"pass", c.pass}};
+            if (!c.pass) rc = kUserError;
+        }
+    }
+    j["ok"] = rc == kOk;
+    if (o.json) {
+        if (!printed.empty()) j["printed"] = printed;
+        std::cout << j.dump() << "\n";
+        return rc;
+    }
+    std::cout << "device: cpu (" << reason << ")\n";
+    std::cout << "kernel: " << r.kernel.factory << "  grid (" << rep.grid[0] << ", " << rep.grid[1] << ", " << rep.grid[2] << ")";
+    std::string problem;
+    for (const auto& [k, v] : r.kernel.bound_params) problem += (problem.empty() ? "" : " ") + k + "=" + v;
+    std::cout << "  problem: " << (problem.empty() ? "(no parameters)" : problem) << "\n";
+    if (!loaded.empty()) std::cout << "inputs: loaded " << loaded.size() << " from " << o.load_inputs << ", others seeded (seed " << o.seed << ")\n";
+    else std::cout << "inputs: random, seed " << o.seed << "\n";
+    for (auto& [name, s] : outs.items()) {
+        std::cout << "output " << name << ": " << args[name].describe() << " mean=" << fmt(s["mean"]) << " rms=" << fmt(s["rms"])
+                  << " min=" << fmt(s["min"]) << " max=" << fmt(s["max"]);
+        if (s["nonfinite"].get<int64_t>()) std::cout << " nonfinite=" << s["nonfinite"].get<int64_t>();
+        std::cout << "\n";
+    }
+    std::cout << "time: " << fmt(rep.ms) << " ms (CPU interpreter, " << rep.threads_used << " thread(s), " << rep.blocks_run << " blocks)\n";
+    if (o.check) {
+        const json& c = j["check"];
+        if (!c["available"].get<bool>()) {
+            std::cout << "check: no reference for this kernel (" << c["error"].get<std::string>() << ")\n";
+        } else {
+            std::cout << "check: " << c["reference"].get<std::string>() << " on `" << c["output"].get<std::string>()
+                      << "` rel_fro=" << tp::format_sci(c["rel_fro"]) << " max_abs=" << tp::format_sci(c["max_abs"])
+                      << " tol=" << tp::format_sci(c["tol"]);
+            if (c["nonfinite"].get<int64_t>()) std::cout << " nonfinite=" << c["nonfinite"].get<int64_t>();
+            std::cout << (c["pass"].get<bool>() ? " PASS" : " FAIL") << "\n";
+        }
+    }
+    return rc;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, int& exit_code) {
+    auto o = std::make_shared<RunOptions>();
+    CLI::App* sub = app.add_subcommand("run", "Run a kernel on the CPU interpreter or the GPU, with --check against a reference");
+    sub->add_option("file", o->file, "TileLang .py file")->required();
+    sub->add_option("-k,--kernel", o->kernel, "kernel factory (default: the sample header's or the first)");
+    sub->add_option("-D,--define", o->defines, "factory parameter NAME=VALUE (defaults: the header's cpu-args / args)");
+    sub->add_option("--device", o->device, "cpu, gpu or auto (GPU when there is one)")->check(CLI::IsMember({"cpu", "gpu", "auto"}))->capture_default_str();
+    sub->add_option("--seed", o->seed, "seed of the random inputs")->capture_default_str();
+    sub->add_option("--threads", o->threads, "CPU threads for blocks (0 = all cores)");
+    sub->add_flag("--check", o->check, "compare with the C++ reference of the sample's baseline; exit 1 when it fails");
+    sub->add_option("--save-inputs", o->save_inputs, "write inputs as DIR/<param>.npy");
+    sub->add_option("--load-inputs", o->load_inputs, "read inputs from DIR/<param>.npy where present");
+    sub->add_option("--save-outputs", o->save_outputs, "write outputs as DIR/<param>.npy");
+    sub->add_flag("--json", o->json, "print one JSON object");
+    sub->callback([o, &exit_code]() { exit_code = run_cmd(*o); });
+}
+
+}  // namespace tilec
