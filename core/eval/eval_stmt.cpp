@@ -1,0 +1,448 @@
+// Statement execution: assignment (unpacking, buffer stores, let bindings of IR values),
+// control flow folded at trace time or staged as IR, imports, functions, with T.Kernel.
+#include <algorithm>
+
+#include "eval/interp.h"
+#include "eval/tile_internal.h"
+
+namespace tp::eval {
+
+namespace {
+
+bool cheap_expr(const ir::Expr& e) {
+    return e->kind == ir::NodeKind::IntImm || e->kind == ir::NodeKind::FloatImm || e->kind == ir::NodeKind::Var ||
+           e->kind == ir::NodeKind::StringImm;
+}
+
+// Index list of a subscript value: a tuple spreads into several indices.
+std::vector<Value> index_list(const Value& idx) {
+    if (idx.kind == VK::Tuple) return items_of(idx);
+    return {idx};
+}
+
+}  // namespace
+
+Value Evaluator::lookup(const std::string& name, const std::shared_ptr<Scope>& sc, Span span) {
+    for (Scope* s = sc.get(); s; s = s->parent().get()) {
+        if (!s->is_module() && std::find(s->globals.begin(), s->globals.end(), name) != s->globals.end()) break;
+        if (s->is_module()) break;
+        if (Value* v = s->find_local(name)) return *v;
+    }
+    bool found = false;
+    Value g = global(name, span, &found);
+    if (found) return g;
+    Value b = builtin(name);
+    if (!b.is_none()) return b;
+    if (name == "None") return Value::none();
+    std::string m = closest_match(name, visible_names(sc));
+    fail(DiagKind::UnknownName, span, {name, m.empty() ? "" : "; did you mean `" + m + "`"});
+}
+
+void Evaluator::bind_name(const std::string& name, const Value& v, const std::shared_ptr<Scope>& sc, Span span) {
+    if (std::find(sc->globals.begin(), sc->globals.end(), name) != sc->globals.end()) {
+        globals_->set(name, v);
+        return;
+    }
+    if (std::find(sc->nonlocals.begin(), sc->nonlocals.end(), name) != sc->nonlocals.end()) {
+        for (Scope* s = sc->parent().get(); s && !s->is_module(); s = s->parent().get())
+            if (s->find_local(name)) { s->set(name, v); return; }
+        fail(DiagKind::UnknownName, span, {name, "; `nonlocal` needs a binding in an enclosing function"});
+    }
+    sc->set(name, v);
+}
+
+void Evaluator::assign(const ast::Expr& target, const Value& v, const std::shared_ptr<Scope>& sc, Span vspan) {
+    if (auto* n = target.as<ast::Name>()) {
+        Value* cur = sc->find_local(n->id);
+        // `x = value` on a T.alloc_var buffer stores into it (TileLang's scalar variables).
+        if (cur && cur->kind == VK::Buffer && cur->as<BufferObj>()->b->scope == ir::Scope::Var && v.kind != VK::Buffer) {
+            require_kernel(*this, n->id + " = ...", target.span);
+            const ir::Buffer& b = cur->as<BufferObj>()->b;
+            ir::Expr val = to_expr(v, vspan);
+            if (!(val->dtype == b->dtype)) val = ir::make_cast(b->dtype, val, vspan);
+            stager.emit(std::make_shared<ir::BufferStoreNode>(b, std::vector<ir::Expr>{ir::int_imm(0)}, val, target.span));
+            return;
+        }
+        if (v.kind == VK::Expr && stager.in_kernel() && stager.has_frame() && module_eval_depth == 0 &&
+            !cheap_expr(v.as<ExprObj>()->e)) {
+            const ir::Expr& e = v.as<ExprObj>()->e;
+            auto var = std::make_shared<const ir::VarNode>(n->id, e->dtype, ir::VarKind::Plain, target.span);
+            stager.emit_let(var, e, target.span);
+            bind_name(n->id, Value::expr(var), sc, target.span);
+            return;
+        }
+        bind_name(n->id, v, sc, target.span);
+        return;
+    }
+    if (target.kind == ast::ExprKind::Tuple || target.kind == ast::ExprKind::List) {
+        const ast::ExprList& elts = target.kind == ast::ExprKind::Tuple ? target.as<ast::Tuple>()->elts : target.as<ast::List>()->elts;
+        std::vector<Value> items = iterate(v, vspan);
+        size_t star = elts.size();
+        for (size_t i = 0; i < elts.size(); ++i)
+            if (elts[i]->kind == ast::ExprKind::Starred) star = i;
+        if (star == elts.size()) {
+            if (items.size() != elts.size())
+                fail(DiagKind::TypeMismatch, target.span, {"cannot unpack " + std::to_string(items.size()) + " value(s) into " +
+                                                          std::to_string(elts.size()) + " target(s)"});
+            for (size_t i = 0; i < elts.size(); ++i) assign(*elts[i], items[i], sc, vspan);
+            return;
+        }
+        size_t after = elts.size() - star - 1;
+        if (items.size() < star + after)
+            fail(DiagKind::TypeMismatch, target.span, {"not enough values to unpack: expected at least " + std::to_string(star + after) +
+                                                      ", got " + std::to_string(items.size())});
+        for (size_t i = 0; i < star; ++i) assign(*elts[i], items[i], sc, vspan);
+        std::vector<Value> mid(items.begin() + static_cast<long>(star), items.end() - static_cast<long>(after));
+        assign(*elts[star]->as<ast::Starred>()->value, Value::list(std::move(mid)), sc, vspan);
+        for (size_t i = 0; i < after; ++i) assign(*elts[star + 1 + i], items[items.size() - after + i], sc, vspan);
+        return;
+    }
+    if (auto* s = target.as<ast::Subscript>()) {
+        Value base = eval(*s->value, sc);
+        Value idx = eval(*s->slice, sc);
+        if (base.kind == VK::Buffer) {
+            require_kernel(*this, "buffer store", target.span);
+            const ir::Buffer& b = base.as<BufferObj>()->b;
+            std::vector<Value> idxs = index_list(idx);
+            if (idxs.size() != b->shape.size())
+                fail(DiagKind::IndexCountMismatch, s->slice->span, {b->name, std::to_string(b->shape.size()), std::to_string(idxs.size())});
+            std::vector<ir::Expr> ie;
+            for (const auto& x : idxs) {
+                if (x.kind == VK::Slice)
+                    fail(DiagKind::UnsupportedConstruct, s->slice->span, {"slice assignment", "; use `T.copy` or `T.fill` for regions"});
+                ie.push_back(to_expr(x, s->slice->span, "index"));
+            }
+            ir::Expr val = to_expr(v, vspan);
+            if (!(val->dtype == b->dtype)) val = ir::make_cast(b->dtype, val, vspan);
+            stager.emit(std::make_shared<ir::BufferStoreNode>(b, std::move(ie), val, target.span));
+            return;
+        }
+        if (base.kind == VK::List) {
+            auto& items = items_of(base);
+            int64_t i = as_int(idx, s->slice->span, "list index");
+            if (i < 0) i += static_cast<int64_t>(items.size());
+            if (i < 0 || i >= static_cast<int64_t>(items.size()))
+                fail(DiagKind::PythonException, target.span, {"IndexError: list assignment index out of range"});
+            items[static_cast<size_t>(i)] = v;
+            return;
+        }
+        if (base.kind == VK::Dict) {
+            if (!is_hashable(idx)) fail(DiagKind::TypeMismatch, s->slice->span, {"unhashable type: " + type_name(idx)});
+            auto& d = *base.as<DictObj>();
+            for (auto& e : d.items)
+                if (values_equal(e.first, idx)) { e.second = v; return; }
+            d.items.emplace_back(idx, v);
+            return;
+        }
+        fail(DiagKind::TypeMismatch, target.span, {type_name(base) + " does not support item assignment"});
+    }
+    if (auto* st = target.as<ast::Starred>()) return assign(*st->value, v, sc, vspan);
+    fail(DiagKind::UnsupportedConstruct, target.span, {"assignment to " + std::string(ast::expr_kind_name(target.kind)), " at trace time"});
+}
+
+Flow Evaluator::exec_block(const ast::StmtList& body, const std::shared_ptr<Scope>& sc) {
+    for (const auto& s : body) {
+        Flow f = exec(*s, sc);
+        if (f != Flow::Normal) return f;
+    }
+    return Flow::Normal;
+}
+
+static Flow exec_for(Evaluator& ev, const ast::For& f, const std::shared_ptr<Scope>& sc) {
+    Value it = ev.eval(*f.iter, sc);
+    if (it.kind == VK::LoopSpec) return exec_ir_for(ev, f, *it.as<LoopSpecObj>(), sc);
+    if (it.kind == VK::Range && (ev.stager.in_kernel() && ev.module_eval_depth == 0)) {
+        Value loop = range_as_loop(ev, *it.as<RangeObj>(), f.iter->span);
+        return exec_ir_for(ev, f, *loop.as<LoopSpecObj>(), sc);
+    }
+    ++ev.python_loop_depth;
+    for (const auto& item : ev.iterate(it, f.iter->span)) {
+        ev.assign(*f.target, item, sc, f.iter->span);
+        Flow fl = ev.exec_block(f.body, sc);
+        if (fl == Flow::Break || fl == Flow::Return) {
+            --ev.python_loop_depth;
+            return fl == Flow::Break ? Flow::Normal : fl;
+        }
+    }
+    --ev.python_loop_depth;
+    return ev.exec_block(f.orelse, sc);
+}
+
+static Flow exec_if(Evaluator& ev, const ast::If& s, const std::shared_ptr<Scope>& sc) {
+    Value t = ev.eval(*s.test, sc);
+    if (!ev.is_ir(t)) return ev.exec_block(ev.truthy(t, s.test->span) ? s.body : s.orelse, sc);
+    ir::Expr c = ev.to_expr(t, s.test->span);
+    if (auto k = ir::as_const_int(c)) return ev.exec_block(*k ? s.body : s.orelse, sc);
+    require_kernel(ev, "if", s.span);
+    auto branch = [&](const ast::StmtList& body) -> ir::Stmt {
+        if (body.empty()) return nullptr;
+        ev.stager.push_frame();
+        Flow fl = ev.exec_block(body, sc);
+        auto stmts = ev.stager.pop_frame();
+        if (fl == Flow::Return) ev.fail(DiagKind::UnsupportedConstruct, s.span, {"return", " under an `if` on a kernel runtime value"});
+        if (fl == Flow::Continue) ev.fail(DiagKind::UnsupportedConstruct, s.span, {"continue", " under an `if` on a kernel runtime value"});
+        if (fl == Flow::Break)
+            ev.fail(DiagKind::UnsupportedConstruct, s.span, {"break", " of a trace-time loop under an `if` on a kernel runtime value"});
+        return Stager::seal(std::move(stmts), s.span);
+    };
+    ir::Stmt then_s = branch(s.body);
+    ir::Stmt else_s = branch(s.orelse);
+    if (!then_s) then_s = ir::make_seq({}, s.span);
+    ev.stager.emit(std::make_shared<ir::IfThenElseNode>(c, then_s, else_s, s.span));
+    return Flow::Normal;
+}
+
+static Flow exec_while(Evaluator& ev, const ast::While& w, const std::shared_ptr<Scope>& sc) {
+    Value t = ev.eval(*w.test, sc);
+    if (ev.is_ir(t) && !ir::as_const_int(ev.to_expr(t, w.test->span))) {
+        require_kernel(ev, "while", w.span);
+        ev.stager.push_frame();
+        ++ev.stager.ir_loop_depth;
+        int saved = ev.python_loop_depth;
+        ev.python_loop_depth = 0;
+        Flow fl = ev.exec_block(w.body, sc);
+        ev.python_loop_depth = saved;
+        --ev.stager.ir_loop_depth;
+        auto stmts = ev.stager.pop_frame();
+        if (fl == Flow::Return || fl == Flow::Continue)
+            ev.fail(DiagKind::UnsupportedConstruct, w.span, {fl == Flow::Return ? "return" : "continue", " in a `while` on a kernel runtime value"});
+        ev.stager.emit(std::make_shared<ir::WhileNode>(ev.to_expr(t, w.test->span), Stager::seal(std::move(stmts), w.span), w.span));
+        return Flow::Normal;
+    }
+    constexpr int64_t kMaxIterations = 1000000;
+    ++ev.python_loop_depth;
+    for (int64_t n = 0; ev.truthy(t, w.test->span); ++n) {
+        if (n >= kMaxIterations)
+            ev.fail(DiagKind::UnsupportedConstruct, w.span, {"while", "; the trace-time loop ran more than 1000000 iterations"});
+        Flow fl = ev.exec_block(w.body, sc);
+        if (fl == Flow::Break || fl == Flow::Return) {
+            --ev.python_loop_depth;
+            return fl == Flow::Break ? Flow::Normal : fl;
+        }
+        t = ev.eval(*w.test, sc);
+    }
+    --ev.python_loop_depth;
+    return ev.exec_block(w.orelse, sc);
+}
+
+static void exec_import(Evaluator& ev, const ast::Stmt& s, const std::shared_ptr<Scope>& sc) {
+    if (auto* im = s.as<ast::Import>()) {
+        for (const auto& a : im->names) {
+            if (a.asname) {
+                ev.bind_name(*a.asname, ev.module_value(a.name), sc, a.span);
+            } else {
+                std::string head = a.name.substr(0, a.name.find('.'));
+                ev.bind_name(head, ev.module_value(head), sc, a.span);
+            }
+        }
+        return;
+    }
+    auto* f = s.as<ast::ImportFrom>();
+    Value mod = ev.module_value(f->module);
+    for (const auto& a : f->names) {
+        if (a.name == "*") continue;  // star imports only bring host helpers (autotune, ...)
+        Value v;
+        if (mod.kind == VK::Module && mod.as<ModuleObj>()->mod != ModuleKind::Opaque) {
+            auto attr = ev.module_attr(*mod.as<ModuleObj>(), a.name, a.span);
+            v = attr ? *attr : ev.module_value(f->module + "." + a.name);
+        } else {
+            auto o = std::make_shared<OpaqueObj>();
+            o->what = f->module + "." + a.name;
+            v = Value::make(VK::Opaque, o);
+        }
+        ev.bind_name(a.asname ? *a.asname : a.name, v, sc, a.span);
+    }
+}
+
+Flow Evaluator::exec(const ast::Stmt& s, const std::shared_ptr<Scope>& sc) {
+    using K = ast::StmtKind;
+    switch (s.kind) {
+        case K::ExprStmt: {
+            auto& e = static_cast<const ast::ExprStmt&>(s);
+            if (e.value->kind == ast::ExprKind::Constant) return Flow::Normal;  // docstrings
+            Value v = eval(*e.value, sc);
+            if (v.kind == VK::Expr && v.as<ExprObj>()->e->kind == ir::NodeKind::Call && stager.in_kernel() && stager.has_frame())
+                stager.emit(std::make_shared<ir::EvaluateNode>(v.as<ExprObj>()->e, s.span));
+            return Flow::Normal;
+        }
+        case K::Assign: {
+            auto& a = static_cast<const ast::Assign&>(s);
+            if (a.targets.size() == 1 && a.targets[0]->kind == ast::ExprKind::Name && a.value->kind == ast::ExprKind::Call)
+                name_hint = a.targets[0]->as<ast::Name>()->id;
+            Value v = eval(*a.value, sc);
+            name_hint.clear();
+            for (const auto& t : a.targets) assign(*t, v, sc, a.value->span);
+            return Flow::Normal;
+        }
+        case K::AugAssign: {
+            auto& a = static_cast<const ast::AugAssign&>(s);
+            Value rhs = eval(*a.value, sc);
+            if (auto* sub = a.target->as<ast::Subscript>()) {
+                Value base = eval(*sub->value, sc);
+                Value idx = eval(*sub->slice, sc);
+                Value cur = subscript(base, idx, a.target->span, sub->slice->span);
+                Value nv = binary(a.op, cur, rhs, s.span);
+                if (base.kind == VK::Buffer) {
+                    require_kernel(*this, "buffer store", s.span);
+                    const ir::Buffer& b = base.as<BufferObj>()->b;
+                    std::vector<ir::Expr> ie;
+                    for (const auto& x : index_list(idx)) ie.push_back(to_expr(x, sub->slice->span, "index"));
+                    ir::Expr val = to_expr(nv, s.span);
+                    if (!(val->dtype == b->dtype)) val = ir::make_cast(b->dtype, val, s.span);
+                    stager.emit(std::make_shared<ir::BufferStoreNode>(b, std::move(ie), val, s.span));
+                    return Flow::Normal;
+                }
+                if (base.kind == VK::List && !is_ir(idx)) {
+                    auto& items = items_of(base);
+                    int64_t i = as_int(idx, sub->slice->span, "list index");
+                    if (i < 0) i += static_cast<int64_t>(items.size());
+                    items[static_cast<size_t>(i)] = nv;
+                    return Flow::Normal;
+                }
+                if (base.kind == VK::Dict) {
+                    for (auto& e : base.as<DictObj>()->items)
+                        if (values_equal(e.first, idx)) { e.second = nv; return Flow::Normal; }
+                }
+                fail(DiagKind::TypeMismatch, s.span, {type_name(base) + " does not support item assignment"});
+            }
+            if (auto* n = a.target->as<ast::Name>()) {
+                Value cur = lookup(n->id, sc, n->span);
+                if (cur.kind == VK::List && (rhs.is_seq()) && a.op == ast::OperatorKind::Add) {
+                    auto add = items_of(rhs);  // copy first: `x += x`
+                    items_of(cur).insert(items_of(cur).end(), add.begin(), add.end());
+                    return Flow::Normal;
+                }
+                assign(*a.target, binary(a.op, cur, rhs, s.span), sc, s.span);
+                return Flow::Normal;
+            }
+            fail(DiagKind::UnsupportedConstruct, a.target->span, {"augmented assignment to " + std::string(ast::expr_kind_name(a.target->kind)), ""});
+        }
+        case K::AnnAssign: {
+            auto& a = static_cast<const ast::AnnAssign&>(s);
+            if (a.value) {
+                if (a.target->kind == ast::ExprKind::Name && a.value->kind == ast::ExprKind::Call) name_hint = a.target->as<ast::Name>()->id;
+                Value v = eval(*a.value, sc);
+                name_hint.clear();
+                assign(*a.target, v, sc, a.value->span);
+                return Flow::Normal;
+            }
+            Value ann = eval(*a.annotation, sc);
+            auto* n = a.target->as<ast::Name>();
+            if (n && ann.kind == VK::TypeObj && ann.as<TensorTypeObj>()->is_tensor && kernel && kernel->eager) {
+                // Eager style: `A: T.Tensor((M, K), dtype)` declares the kernel parameter A.
+                auto* tt = ann.as<TensorTypeObj>();
+                std::vector<ir::Expr> shape;
+                for (const auto& d : tt->shape) {
+                    auto sh = as_shape(d, a.annotation->span);
+                    shape.insert(shape.end(), sh.begin(), sh.end());
+                }
+                auto buf = std::make_shared<const ir::BufferNode>(n->id, tt->dtype.value_or(ir::DataType::float32()), shape,
+                                                                  ir::Scope::Global, s.span);
+                ir::Param p;
+                p.name = n->id;
+                p.buffer = buf;
+                kernel->params.push_back(p);
+                kernel->pending_tensors.erase(n->id);
+                sc->set(n->id, Value::buffer(buf));
+            }
+            return Flow::Normal;
+        }
+        case K::If: return exec_if(*this, static_cast<const ast::If&>(s), sc);
+        case K::For: return exec_for(*this, static_cast<const ast::For&>(s), sc);
+        case K::While: return exec_while(*this, static_cast<const ast::While&>(s), sc);
+        case K::FunctionDef: {
+            auto& f = static_cast<const ast::FunctionDef&>(s);
+            bind_name(f.name, make_function(f, sc), sc, s.span);
+            return Flow::Normal;
+        }
+        case K::ClassDef: {
+            auto o = std::make_shared<OpaqueObj>();
+            o->what = static_cast<const ast::ClassDef&>(s).name;
+            bind_name(static_cast<const ast::ClassDef&>(s).name, Value::make(VK::Opaque, o), sc, s.span);
+            return Flow::Normal;
+        }
+        case K::Return: {
+            auto& r = static_cast<const ast::Return&>(s);
+            return_value = r.value ? eval(*r.value, sc) : Value::none();
+            return Flow::Return;
+        }
+        case K::Assert: {
+            auto& a = static_cast<const ast::Assert&>(s);
+            Value t = eval(*a.test, sc);
+            if (is_ir(t) && !ir::as_const_int(to_expr(t, a.test->span))) {
+                require_kernel(*this, "assert", s.span);
+                std::string msg = a.msg ? to_str(eval(*a.msg, sc)) : std::string();
+                stager.emit(std::make_shared<ir::AssertOpNode>(to_expr(t, a.test->span), msg, s.span));
+                return Flow::Normal;
+            }
+            if (!as_bool(t, a.test->span, "assert")) {
+                std::string msg = a.msg ? ": " + to_str(eval(*a.msg, sc)) : std::string();
+                fail(DiagKind::AssertionFailed, a.test->span, {msg});
+            }
+            return Flow::Normal;
+        }
+        case K::Raise: {
+            auto& r = static_cast<const ast::Raise&>(s);
+            std::string msg = r.exc ? to_str(eval(*r.exc, sc)) : "re-raise";
+            fail(DiagKind::PythonException, s.span, {msg});
+        }
+        case K::Pass: return Flow::Normal;
+        case K::Break:
+            if (stager.ir_loop_depth > 0 && python_loop_depth == 0) {
+                stager.emit(std::make_shared<ir::BreakNode>(s.span));
+                return Flow::Normal;
+            }
+            return Flow::Break;
+        case K::Continue:
+            if (stager.ir_loop_depth > 0 && python_loop_depth == 0)
+                fail(DiagKind::UnsupportedConstruct, s.span, {"continue", " in an IR loop; wrap the rest of the body in an `if`"});
+            return Flow::Continue;
+        case K::Global:
+            for (const auto& n : static_cast<const ast::Global&>(s).names) sc->globals.push_back(n);
+            return Flow::Normal;
+        case K::Nonlocal:
+            for (const auto& n : static_cast<const ast::Nonlocal&>(s).names) sc->nonlocals.push_back(n);
+            return Flow::Normal;
+        case K::Import: case K::ImportFrom: exec_import(*this, s, sc); return Flow::Normal;
+        case K::Delete:
+            for (const auto& t : static_cast<const ast::Delete&>(s).targets)
+                if (auto* n = t->as<ast::Name>()) sc->erase(n->id);
+            return Flow::Normal;
+        case K::With: {
+            auto& w = static_cast<const ast::With&>(s);
+            if (w.items.size() != 1) fail(DiagKind::UnsupportedConstruct, s.span, {"with", " with several context managers"});
+            Value ctx = eval(*w.items[0].context_expr, sc);
+            if (ctx.kind == VK::Kernel) return exec_kernel_with(*this, w, ctx, sc);
+            fail(DiagKind::UnsupportedConstruct, w.items[0].context_expr->span, {"with " + type_name(ctx), "; only `with T.Kernel(...)` is staged"});
+        }
+        case K::Try: {
+            auto& t = static_cast<const ast::Try&>(s);
+            Flow fl;
+            try {
+                fl = exec_block(t.body, sc);
+            } catch (const UserError& e) {
+                // Only Python-level failures (raise/assert) are catchable, by a broad handler.
+                bool handled = false;
+                if (e.diag.kind == DiagKind::PythonException || e.diag.kind == DiagKind::AssertionFailed) {
+                    for (const auto& h : t.handlers) {
+                        if (!h.type || (h.type->as<ast::Name>() && h.type->as<ast::Name>()->id == "Exception")) {
+                            fl = exec_block(h.body, sc);
+                            handled = true;
+                            break;
+                        }
+                    }
+                }
+                if (!handled) throw;
+                Flow f2 = exec_block(t.finalbody, sc);
+                return f2 != Flow::Normal ? f2 : fl;
+            }
+            if (fl == Flow::Normal) fl = exec_block(t.orelse, sc);
+            Flow f2 = exec_block(t.finalbody, sc);
+            return f2 != Flow::Normal ? f2 : fl;
+        }
+        default:
+            fail(DiagKind::UnsupportedConstruct, s.span, {ast::stmt_kind_name(s.kind), " at trace time"});
+    }
+}
+
+}  // namespace tp::eval

@@ -1,0 +1,399 @@
+// Kernel factories: finds them in a module without running anything, binds their parameters
+// from -D values / fallbacks / defaults, runs the factory (both TileLang styles: returning an
+// inner `@T.prim_func`, or the eager T.const / T.empty style) and assembles the PrimFunc.
+#include <algorithm>
+
+#include "eval/evaluator.h"
+#include "eval/interp.h"
+#include "eval/tile_internal.h"
+#include "frontend/parser.h"
+
+namespace tp::eval {
+
+namespace {
+
+// "tilelang.jit" for `@tilelang.jit(...)`, "autotune" for `@autotune`.
+std::string decorator_name(const ast::Expr& e) {
+    const ast::Expr* x = &e;
+    if (auto* c = x->as<ast::Call>()) x = c->func.get();
+    std::string out;
+    while (auto* a = x->as<ast::Attribute>()) {
+        out = "." + a->attr + out;
+        x = a->value.get();
+    }
+    if (auto* n = x->as<ast::Name>()) return n->id + out;
+    return out;
+}
+
+bool ends_with(const std::string& s, const std::string& t) { return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0; }
+bool is_jit(const std::string& d) { return d == "jit" || ends_with(d, ".jit") || ends_with(d, "lazy_jit"); }
+bool is_autotune(const std::string& d) { return d == "autotune" || ends_with(d, ".autotune"); }
+bool is_prim(const std::string& d) { return ends_with(d, "prim_func"); }
+
+bool has_decorator(const ast::FunctionDef& f, bool (*pred)(const std::string&)) {
+    for (const auto& d : f.decorator_list)
+        if (pred(decorator_name(*d))) return true;
+    return false;
+}
+
+bool has_inner_prim_func(const ast::FunctionDef& f) {
+    for (const auto& s : f.body)
+        if (auto* inner = s->as<ast::FunctionDef>(); inner && has_decorator(*inner, is_prim)) return true;
+    return false;
+}
+
+std::string source_text(const ast::Module& m, Span s) {
+    if (!m.file || !s.valid()) return {};
+    size_t a = m.file->offset(s.begin), b = m.file->offset(s.end);
+    return b > a ? m.file->text().substr(a, b - a) : std::string();
+}
+
+// `A: T.Tensor(...)` declarations (no value) at the top of an eager factory body.
+std::vector<std::string> annotated_tensors(const ast::FunctionDef& f) {
+    std::vector<std::string> out;
+    for (const auto& s : f.body) {
+        auto* a = s->as<ast::AnnAssign>();
+        if (!a || a->value) continue;
+        auto* n = a->target->as<ast::Name>();
+        std::string ann = decorator_name(*a->annotation);
+        if (n && (ends_with(ann, "Tensor") || ends_with(ann, "Buffer"))) out.push_back(n->id);
+    }
+    return out;
+}
+
+// Names from `M, N = T.const("M, N")` (also T.dynamic / T.symbolic) in the factory body.
+std::vector<std::string> const_symbols(const ast::FunctionDef& f) {
+    std::vector<std::string> out;
+    for (const auto& s : f.body) {
+        auto* a = s->as<ast::Assign>();
+        if (!a) continue;
+        auto* c = a->value->as<ast::Call>();
+        if (!c || c->args.empty()) continue;
+        std::string fn = decorator_name(*c->func);
+        if (!ends_with(fn, ".const") && !ends_with(fn, ".dynamic") && !ends_with(fn, ".symbolic")) continue;
+        auto* k = c->args[0]->as<ast::Constant>();
+        auto* text = k ? std::get_if<std::string>(&k->value) : nullptr;
+        if (!text) continue;
+        std::string cur;
+        for (char ch : *text + ",") {
+            if (ch == ',' || ch == ' ') {
+                if (!cur.empty() && std::find(out.begin(), out.end(), cur) == out.end()) out.push_back(cur);
+                cur.clear();
+            } else {
+                cur += ch;
+            }
+        }
+    }
+    return out;
+}
+
+std::string kind_of(const ast::Arg& a, const ast::Expr* dflt, bool tensor) {
+    if (tensor) return "tensor";
+    if (a.annotation) {
+        std::string n = decorator_name(*a.annotation);
+        if (n == "int" || n == "float" || n == "bool" || n == "str") return n;
+        if (ends_with(n, "dtype")) return "dtype";
+        if (ends_with(n, "Tensor") || ends_with(n, "Buffer")) return "tensor";
+    }
+    if (dflt) {
+        if (auto* c = dflt->as<ast::Constant>()) {
+            if (std::holds_alternative<bool>(c->value)) return "bool";
+            if (std::holds_alternative<int64_t>(c->value)) return "int";
+            if (std::holds_alternative<double>(c->value)) return "float";
+            if (auto* s = std::get_if<std::string>(&c->value)) return ir::DataType::parse(*s) ? "dtype" : "str";
+        }
+        if (auto* at = dflt->as<ast::Attribute>(); at && ir::DataType::parse(at->attr)) return "dtype";
+    }
+    return "any";
+}
+
+FactoryInfo describe(const ast::Module& m, const ast::FunctionDef& f) {
+    FactoryInfo info;
+    info.name = f.name;
+    info.line = f.span.begin.line;
+    info.is_autotune = has_decorator(f, is_autotune);
+    auto tensors = annotated_tensors(f);
+    std::vector<const ast::Arg*> pos;
+    for (const auto& a : f.args->posonlyargs) pos.push_back(&a);
+    for (const auto& a : f.args->args) pos.push_back(&a);
+    size_t first_default = pos.size() - f.args->defaults.size();
+    auto push = [&](const ast::Arg& a, const ast::Expr* d) {
+        FactoryParam p;
+        p.name = a.arg;
+        bool tensor = std::find(tensors.begin(), tensors.end(), a.arg) != tensors.end();
+        p.kind = kind_of(a, d, tensor);
+        p.default_text = d ? source_text(m, d->span) : "";
+        p.required = !d && p.kind != "tensor";
+        info.params.push_back(p);
+    };
+    // A module-level @T.prim_func has tensor parameters only; nothing to bind.
+    if (!has_decorator(f, is_prim)) {
+        for (size_t i = 0; i < pos.size(); ++i) push(*pos[i], i >= first_default ? f.args->defaults[i - first_default].get() : nullptr);
+        for (size_t i = 0; i < f.args->kwonlyargs.size(); ++i)
+            push(f.args->kwonlyargs[i], i < f.args->kw_defaults.size() ? f.args->kw_defaults[i].get() : nullptr);
+    }
+    for (const auto& s : const_symbols(f)) {
+        if (std::any_of(info.params.begin(), info.params.end(), [&](const FactoryParam& p) { return p.name == s; })) continue;
+        FactoryParam p;
+        p.name = s;
+        p.kind = "int";
+        p.required = false;  // left symbolic when unbound
+        info.params.push_back(p);
+    }
+    return info;
+}
+
+const ast::FunctionDef* find_def(const ast::Module& m, const std::string& name) {
+    for (const auto& s : m.body)
+        if (auto* f = s->as<ast::FunctionDef>(); f && f->name == name) return f;
+    return nullptr;
+}
+
+}  // namespace
+
+std::vector<FactoryInfo> find_factories(const ast::Module& module) {
+    std::vector<FactoryInfo> out;
+    for (const auto& s : module.body) {
+        auto* f = s->as<ast::FunctionDef>();
+        if (!f) continue;
+        bool factory = has_decorator(*f, is_jit) || has_decorator(*f, is_autotune) || has_decorator(*f, is_prim) || has_inner_prim_func(*f);
+        if (factory) out.push_back(describe(module, *f));
+    }
+    return out;
+}
+
+// Parses a -D value: int, float, bool, None, dtype name, a Python literal, else a string.
+static Value parse_define(Evaluator& ev, const std::string& name, const std::string& text) {
+    if (text == "True" || text == "true") return Value::boolean(true);
+    if (text == "False" || text == "false") return Value::boolean(false);
+    if (text == "None") return Value::none();
+    try {
+        size_t used = 0;
+        long long v = std::stoll(text, &used, 0);
+        if (used == text.size()) return Value::integer(v);
+    } catch (...) {
+    }
+    try {
+        size_t used = 0;
+        double v = std::stod(text, &used);
+        if (used == text.size()) return Value::floating(v);
+    } catch (...) {
+    }
+    if (auto t = ir::DataType::parse(text)) return Value::dtype(*t);
+    if (!text.empty() && (text[0] == '(' || text[0] == '[' || text[0] == '{' || text.rfind("T.", 0) == 0)) {
+        auto file = SourceFile::from_string("-D " + name, text);
+        DiagnosticEngine local(file);
+        auto expr = frontend::parse_expression(file, local);
+        if (!expr || local.has_errors()) ev.fail(DiagKind::BadDefine, {}, {name + "=" + text});
+        return ev.eval(*expr, ev.module_scope());
+    }
+    return Value::str(text);
+}
+
+static bool valid_identifier(const std::string& s) {
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+    return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// Stages a @T.prim_func: its annotated parameters become the kernel's tensors/scalars.
+static void stage_prim_func(Evaluator& ev, const FuncObj& f, KernelContext& kc) {
+    auto scope = std::make_shared<Scope>(f.closure);
+    for (const auto& a : f.args->args) {
+        if (!a.annotation) ev.fail(DiagKind::TypeMismatch, a.span, {"kernel parameter `" + a.arg + "` needs a type such as `T.Tensor((M, N), dtype)`"});
+        Value ann = ev.eval(*a.annotation, f.closure);
+        ir::Param p;
+        p.name = a.arg;
+        if (ann.kind == VK::TypeObj && ann.as<TensorTypeObj>()->is_tensor) {
+            auto* tt = ann.as<TensorTypeObj>();
+            std::vector<ir::Expr> shape;
+            for (const auto& d : tt->shape) {
+                auto sh = ev.as_shape(d, a.annotation->span);
+                shape.insert(shape.end(), sh.begin(), sh.end());
+            }
+            p.buffer = std::make_shared<const ir::BufferNode>(a.arg, tt->dtype.value_or(ir::DataType::float32()), shape, ir::Scope::Global, a.span);
+            scope->set(a.arg, Value::buffer(p.buffer));
+        } else {
+            ir::DataType t = ev.as_dtype(ann, a.annotation->span);
+            p.var = std::make_shared<const ir::VarNode>(a.arg, t, ir::VarKind::Param, a.span);
+            scope->set(a.arg, Value::expr(p.var));
+        }
+        kc.params.push_back(p);
+    }
+    kc.active = true;
+    Flow fl = ev.exec_block(f.def->body, scope);
+    (void)fl;
+    kc.active = false;
+}
+
+EvalResult evaluate_kernel(const ast::ModulePtr& module, const EvalRequest& req, DiagnosticEngine& diags) {
+    EvalResult result;
+    auto factories = find_factories(*module);
+    std::string file = module->file ? module->file->path() : "<input>";
+    if (factories.empty()) {
+        diags.report(DiagKind::NoKernelFound, {}, {file});
+        return result;
+    }
+    const FactoryInfo* chosen = &factories[0];
+    if (!req.kernel.empty()) {
+        chosen = nullptr;
+        std::string names;
+        for (const auto& f : factories) {
+            if (f.name == req.kernel) chosen = &f;
+            names += (names.empty() ? "`" : ", `") + f.name + "`";
+        }
+        if (!chosen) {
+            std::vector<std::string> cands;
+            for (const auto& f : factories) cands.push_back(f.name);
+            diags.report(DiagKind::UnknownKernel, {}, {req.kernel, names});
+            return result;
+        }
+    }
+    result.factory = *chosen;
+    const ast::FunctionDef* def = find_def(*module, chosen->name);
+    TP_ICHECK(def, "factory without a definition");
+
+    Evaluator ev(module, diags);
+    ev.target = req.target;
+    KernelContext kc;
+    ev.kernel = &kc;
+    try {
+        // Which names -D may bind: the factory's non-tensor parameters and its T.const symbols.
+        std::vector<std::string> bindable;
+        for (const auto& p : chosen->params)
+            if (p.kind != "tensor") bindable.push_back(p.name);
+        std::map<std::string, Value> bound;
+        for (const auto& [name, text] : req.defines) {
+            if (!valid_identifier(name)) ev.fail(DiagKind::BadDefine, {}, {name + "=" + text});
+            if (std::find(bindable.begin(), bindable.end(), name) == bindable.end()) {
+                std::string list;
+                for (const auto& b : bindable) list += (list.empty() ? "`" : ", `") + b + "`";
+                ev.fail(DiagKind::UnknownParameter, def->span, {chosen->name, name, list.empty() ? "(none)" : list});
+            }
+            bound[name] = parse_define(ev, name, text);
+        }
+        for (const auto& [name, text] : req.fallback_defines)
+            if (!bound.count(name) && std::find(bindable.begin(), bindable.end(), name) != bindable.end())
+                bound[name] = parse_define(ev, name, text);
+
+        bool direct_prim = has_decorator(*def, is_prim);
+        auto f = std::make_shared<FuncObj>();
+        f->name = def->name;
+        f->def = def;
+        f->args = def->args.get();
+        f->closure = ev.module_scope();
+        f->span = def->span;
+        for (const auto& d : def->args->defaults) f->defaults.push_back(ev.eval(*d, ev.module_scope()));
+        for (const auto& d : def->args->kw_defaults) f->kw_defaults.push_back(d ? std::optional<Value>(ev.eval(*d, ev.module_scope())) : std::nullopt);
+
+        auto symbols = const_symbols(*def);
+        for (const auto& s : symbols)
+            if (bound.count(s)) kc.symbol_values[s] = bound[s];
+
+        std::vector<std::string> missing;
+        CallArgs args;
+        args.span = def->span;
+        args.func_span = def->span;
+        if (!direct_prim) {
+            for (const auto& p : chosen->params) {
+                if (std::find(symbols.begin(), symbols.end(), p.name) != symbols.end() &&
+                    std::none_of(def->args->args.begin(), def->args->args.end(), [&](const ast::Arg& a) { return a.arg == p.name; }))
+                    continue;
+                if (p.kind == "tensor") {
+                    args.kw.emplace_back(p.name, Value::none());
+                    kc.pending_tensors.insert(p.name);
+                } else if (bound.count(p.name)) {
+                    args.kw.emplace_back(p.name, bound[p.name]);
+                } else if (p.required) {
+                    missing.push_back(p.name);
+                }
+            }
+            args.kw_spans.assign(args.kw.size(), def->span);
+        }
+        if (!missing.empty()) {
+            std::string list;
+            for (const auto& m : missing) list += (list.empty() ? "`" : ", `") + m + "`";
+            ev.fail(DiagKind::MissingParameter, def->span, {chosen->name, list});
+        }
+
+        ev.stager.push_frame();
+        if (direct_prim) {
+            stage_prim_func(ev, *f, kc);
+        } else if (has_inner_prim_func(*def)) {
+            Value r = ev.call_function(*f, args);
+            if (r.kind != VK::Func || !r.as<FuncObj>()->is_prim_func)
+                ev.fail(DiagKind::TypeMismatch, def->span, {"kernel factory `" + def->name + "` returned " + type_name(r) + "; return the `@T.prim_func` function"});
+            stage_prim_func(ev, *r.as<FuncObj>(), kc);
+        } else {
+            kc.eager = true;
+            kc.active = true;
+            ev.call_function(*f, args);
+            kc.active = false;
+        }
+        ir::Stmt body = Stager::seal(ev.stager.pop_frame(), def->span);
+        if (!kc.kernel_seen) ev.fail(DiagKind::BadKernelLaunch, def->span, {"kernel `" + def->name + "` has no `with T.Kernel(...)` block"});
+
+        auto pf = std::make_shared<ir::PrimFunc>();
+        pf->name = def->name;
+        pf->body = body;
+        pf->span = def->span;
+        pf->params = kc.params;
+        for (const auto& v : kc.symbolic) {
+            ir::Param p;
+            p.name = v->name;
+            p.var = v;
+            pf->params.push_back(p);
+        }
+        for (const auto& [name, v] : bound) {
+            if (v.kind == VK::Int) pf->bound_params[name] = v.i;
+            else if (v.kind == VK::Bool) pf->bound_params[name] = v.b;
+        }
+        // Decorator options of @tilelang.jit: out_idx and pass_configs.
+        for (const auto& d : def->decorator_list) {
+            auto* c = d->as<ast::Call>();
+            if (!c || !is_jit(decorator_name(*d))) continue;
+            for (const auto& kw : c->keywords) {
+                if (kw.arg == "out_idx") {
+                    Value v = ev.eval(*kw.value, ev.module_scope());
+                    std::vector<Value> idx = v.is_seq() ? items_of(v) : std::vector<Value>{v};
+                    std::string text;
+                    for (const auto& i : idx) {
+                        if (i.is_none()) continue;
+                        int64_t k = ev.as_int(i, kw.value->span, "out_idx");
+                        int64_t n = static_cast<int64_t>(pf->params.size() - kc.symbolic.size());
+                        if (k < 0) k += n;
+                        if (k < 0 || k >= n)
+                            ev.fail(DiagKind::TypeMismatch, kw.value->span, {"`out_idx` " + std::to_string(ev.as_int(i, kw.value->span, "out_idx")) +
+                                                                              " is out of range for " + std::to_string(n) + " kernel parameter(s)"});
+                        pf->params[static_cast<size_t>(k)].is_output = true;
+                        text += (text.empty() ? "" : ",") + std::to_string(k);
+                    }
+                    pf->attrs["out_idx"] = text;
+                } else if (kw.arg == "pass_configs") {
+                    Value v = ev.eval(*kw.value, ev.module_scope());
+                    if (v.kind != VK::Dict) continue;
+                    for (const auto& [k, val] : v.as<DictObj>()->items) {
+                        std::string key;
+                        if (k.kind == VK::Enum) {
+                            std::string n = k.as<EnumObj>()->name;
+                            if (n.rfind("TL_", 0) == 0) n = n.substr(3);
+                            for (auto& ch : n) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+                            key = "tl." + n;
+                        } else {
+                            key = to_str(k);
+                        }
+                        std::string vs = val.kind == VK::Bool ? (val.b ? "true" : "false") : to_str(val);
+                        pf->attrs[key] = vs;
+                        if (key == "tl.enable_fast_math" && vs == "true") pf->attrs["fast_math"] = "true";
+                    }
+                }
+            }
+        }
+        result.func = pf;
+    } catch (const UserError& e) {
+        diags.add(e.diag);
+        result.func = nullptr;
+    }
+    return result;
+}
+
+}  // namespace tp::eval

@@ -1,0 +1,138 @@
+// The trace-time interpreter: evaluates the Python subset of kernel factories over Values,
+// with lazily evaluated module globals, and stages T.* calls into Tile IR through Stager.
+// User errors are thrown as UserError (caught by evaluate_kernel) with the span of the
+// offending expression.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "eval/staging.h"
+#include "eval/value.h"
+#include "tileplay/diagnostics.h"
+
+namespace tp::eval {
+
+enum class Flow { Normal, Break, Continue, Return };
+
+// What the kernel being staged collects besides its statements.
+struct KernelContext {
+    bool eager = false;                // factory body is the kernel (T.const / T.empty style)
+    std::vector<ir::Param> params;     // in order
+    std::vector<ir::Var> symbolic;     // unbound T.const / T.dynamic symbols
+    std::map<std::string, ir::Var> symbol_by_name;
+    std::map<std::string, Value> symbol_values;  // -D values for T.const names
+    std::set<std::string> pending_tensors;       // eager params declared later by `A: T.Tensor(...)`
+    std::vector<ir::Buffer> outputs;             // created by T.empty
+    bool kernel_seen = false;
+    bool active = false;                         // T.Kernel allowed: eager factory body or prim_func body
+    std::vector<ir::Var> block_vars, thread_vars;  // of the open T.Kernel
+    std::set<std::string> buffer_names;          // unique names within the kernel
+};
+
+class Evaluator {
+public:
+    Evaluator(ast::ModulePtr module, DiagnosticEngine& diags);
+
+    // ----- errors
+    [[noreturn]] void fail(DiagKind kind, Span span, std::vector<std::string> args = {});
+
+    // ----- expressions and statements
+    Value eval(const ast::Expr& e, const std::shared_ptr<Scope>& sc);
+    Flow exec_block(const ast::StmtList& body, const std::shared_ptr<Scope>& sc);
+    Flow exec(const ast::Stmt& s, const std::shared_ptr<Scope>& sc);
+    void assign(const ast::Expr& target, const Value& v, const std::shared_ptr<Scope>& sc, Span vspan);
+    void bind_name(const std::string& name, const Value& v, const std::shared_ptr<Scope>& sc, Span span);
+    Value lookup(const std::string& name, const std::shared_ptr<Scope>& sc, Span span);
+
+    // ----- calls and attributes
+    Value call(const Value& f, CallArgs& args);
+    Value call_function(const FuncObj& f, CallArgs& args);
+    Value make_function(const ast::FunctionDef& def, const std::shared_ptr<Scope>& sc);
+    Value getattr(const Value& v, const std::string& name, Span span);
+    std::optional<Value> try_getattr(const Value& v, const std::string& name, Span span);
+    Value subscript(const Value& v, const Value& idx, Span span, Span idx_span);
+    std::vector<Value> iterate(const Value& v, Span span);
+
+    // ----- operators (ops.cpp)
+    Value binary(ast::OperatorKind op, const Value& a, const Value& b, Span span);
+    Value compare(ast::CmpOpKind op, const Value& a, const Value& b, Span span);
+    Value unary(ast::UnaryOpKind op, const Value& a, Span span);
+    Value logical_and(const Value& a, const Value& b, Span span);
+    Value logical_or(const Value& a, const Value& b, Span span);
+    Value logical_not(const Value& a, Span span);
+    bool truthy(const Value& v, Span span);  // NotConstant for IR values
+
+    // ----- conversions
+    ir::Expr to_expr(const Value& v, Span span, const char* what = "value");
+    bool is_ir(const Value& v) const;  // an Expr (or var-scope buffer) rather than a Python value
+    int64_t as_int(const Value& v, Span span, const char* what);
+    double as_float(const Value& v, Span span, const char* what);
+    bool as_bool(const Value& v, Span span, const char* what);
+    std::string as_str(const Value& v, Span span, const char* what);
+    ir::DataType as_dtype(const Value& v, Span span);
+    ir::Buffer as_buffer(const Value& v, Span span, const char* what);
+    std::vector<ir::Expr> as_shape(const Value& v, Span span);
+    std::vector<Value> as_seq(const Value& v, Span span, const char* what);
+
+    // ----- builtins
+    Value builtin(const std::string& name);  // Python builtin by name, or None
+    Value module_value(const std::string& dotted);
+    std::optional<Value> module_attr(const ModuleObj& m, const std::string& name, Span span);
+
+    // ----- module globals (lazy)
+    Value global(const std::string& name, Span span, bool* found);
+    const std::shared_ptr<Scope>& module_scope() const { return globals_; }
+    std::vector<std::string> visible_names(const std::shared_ptr<Scope>& sc) const;
+
+    ast::ModulePtr module;
+    DiagnosticEngine& diags;
+    Stager stager;
+    KernelContext* kernel = nullptr;  // set while a factory is being staged
+    std::string target;
+    int depth = 0;
+    int call_depth = 0;
+    int python_loop_depth = 0;  // trace-time loops open inside the innermost IR loop
+    int module_eval_depth = 0;  // > 0 while a module global is being evaluated lazily
+    static constexpr int kMaxDepth = 200;
+    Value return_value;
+    std::string name_hint;  // target of `x = T.alloc_...(...)`, names the buffer
+
+private:
+    void index_globals();
+    std::shared_ptr<Scope> globals_;
+    std::unordered_map<std::string, const ast::Stmt*> global_defs_;
+    std::set<std::string> evaluating_;
+    std::set<std::string> nested_defs_;  // names whose binding sits in a top-level if/try
+    std::unordered_map<std::string, Value> builtins_;
+};
+
+// Python-style argument binding for builtins: reads named/positional args in order.
+class ArgReader {
+public:
+    ArgReader(Evaluator& ev, CallArgs& args, std::string fname, std::vector<std::string> names);
+    const Value* get(size_t i);  // nullptr when not given
+    Value get_or(size_t i, Value dflt) { const Value* v = get(i); return v ? *v : dflt; }
+    Span span(size_t i) const;
+    const Value& require(size_t i);
+    // Extra positional args after the named ones (for *args builtins).
+    std::vector<Value> rest;
+
+private:
+    Evaluator& ev_;
+    CallArgs& args_;
+    std::string fname_;
+    std::vector<std::string> names_;
+    std::vector<const Value*> vals_;
+    std::vector<Span> spans_;
+};
+
+// Registration hooks of the evaluator's parts.
+void register_python_builtins(std::unordered_map<std::string, Value>& out);
+Value make_builtin(std::string name, BuiltinFn fn);
+
+}  // namespace tp::eval

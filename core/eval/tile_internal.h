@@ -1,0 +1,46 @@
+// Internal interface between the interpreter and the T.* staging code: the T namespace
+// lookup, `with T.Kernel(...)` and IR loops over T.Parallel / T.Pipelined / T.serial / range.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "eval/interp.h"
+#include "eval/tile_builtins.h"
+
+namespace tp::eval {
+
+struct TileBuiltin {
+    TileBuiltinInfo info;
+    BuiltinFn fn;
+};
+
+// The T.* table, split by concern across tile_*.cpp.
+void register_tile_kernel(std::vector<TileBuiltin>& out);  // Kernel, alloc_*, loops, Tensor, const, empty
+void register_tile_ops(std::vector<TileBuiltin>& out);     // copy, gemm, fill, reduce, atomic_add, ...
+void register_tile_math(std::vector<TileBuiltin>& out);    // exp, max, cast, if_then_else, ...
+
+// Resolves `T.<name>`: builtins, dtypes (T.float16), T.GemmWarpPolicy, T.Tensor, ...
+std::optional<Value> tile_attr(Evaluator& ev, const std::string& name, Span span);
+std::vector<std::string> tile_names();
+
+// A T.Kernel(...) call evaluated in a `with` item.
+struct KernelSpecObj : Obj {
+    std::vector<ir::Expr> grid;
+    std::vector<int64_t> threads;
+    Span span;
+};
+
+Flow exec_kernel_with(Evaluator& ev, const ast::With& w, const Value& spec, const std::shared_ptr<Scope>& sc);
+Flow exec_ir_for(Evaluator& ev, const ast::For& f, const LoopSpecObj& spec, const std::shared_ptr<Scope>& sc);
+// `range(...)` iterated inside a kernel becomes a serial IR loop.
+Value range_as_loop(Evaluator& ev, const RangeObj& r, Span span);
+
+// Requires that a tile op runs inside `with T.Kernel(...)`.
+void require_kernel(Evaluator& ev, const std::string& what, Span span);
+// Region operand of a tile op: a buffer, a sliced buffer or a point `A[i, j]`.
+RegionObj as_region(Evaluator& ev, const Value& v, Span span, const char* what);
+// Fills point-index extents of a from b's extents aligned to trailing dims (TileLang's rule).
+ir::BufferRegion complete_region(Evaluator& ev, const RegionObj& a, const RegionObj* other, Span span);
+
+}  // namespace tp::eval

@@ -1,0 +1,429 @@
+// T.Kernel and the kernel's structure: launches, allocations, symbolic dims (T.const /
+// T.dynamic), tensor types, T.empty outputs and the IR loops (T.Parallel, T.Pipelined,
+// T.serial, T.unroll, T.vectorized, range inside a kernel).
+#include "eval/tile_internal.h"
+
+namespace tp::eval {
+
+namespace {
+
+using Reg = std::vector<TileBuiltin>;
+
+void add(Reg& r, std::string name, std::string sig, std::string doc, std::string cat, BuiltinFn fn) {
+    r.push_back({{std::move(name), std::move(sig), std::move(doc), std::move(cat)}, std::move(fn)});
+}
+
+std::string unique_name(Evaluator& ev, std::string base) {
+    if (base.empty()) base = "buf";
+    if (!ev.kernel) return base;
+    std::string n = base;
+    for (int k = 1; ev.kernel->buffer_names.count(n); ++k) n = base + "_" + std::to_string(k);
+    ev.kernel->buffer_names.insert(n);
+    return n;
+}
+
+Value alloc(Evaluator& ev, CallArgs& a, const char* fname, ir::Scope scope) {
+    ArgReader r(ev, a, fname, {"shape", "dtype", "scope"});
+    require_kernel(ev, fname, a.span);
+    std::vector<ir::Expr> shape = ev.as_shape(r.require(0), r.span(0));
+    ir::DataType dt = ev.as_dtype(r.require(1), r.span(1));
+    if (const Value* sv = r.get(2)) {
+        std::string s = ev.as_str(*sv, r.span(2), "scope");
+        if (s == "shared" || s == "shared.dyn") scope = ir::Scope::Shared;
+        else if (s == "local.fragment") scope = ir::Scope::Fragment;
+        else if (s == "local") scope = ir::Scope::Local;
+        else if (s == "local.var") scope = ir::Scope::Var;
+        else ev.fail(DiagKind::TypeMismatch, r.span(2), {"unknown scope \"" + s + "\"; use \"shared\", \"shared.dyn\", \"local.fragment\" or \"local\""});
+    }
+    auto buf = std::make_shared<const ir::BufferNode>(unique_name(ev, ev.name_hint), dt, shape, scope, a.span);
+    ev.name_hint.clear();
+    ev.stager.add_allocation(buf, nullptr, a.span);
+    return Value::buffer(buf);
+}
+
+// T.Pipelined / T.serial style bounds: (n) or (start, stop).
+std::pair<ir::Expr, ir::Expr> bounds(Evaluator& ev, const Value& a, const Value* b, Span span) {
+    ir::Expr lo = b ? ev.to_expr(a, span, "loop start") : ir::int_imm(0);
+    ir::Expr hi = ev.to_expr(b ? *b : a, span, "loop bound");
+    if (!lo->dtype.is_int() || !hi->dtype.is_int()) ev.fail(DiagKind::TypeMismatch, span, {"loop bounds must be integers"});
+    return {lo, ir::make_binary(ir::BinaryOp::Sub, hi, lo, span)};
+}
+
+std::vector<int> int_list(Evaluator& ev, const Value* v, Span span, const char* what) {
+    std::vector<int> out;
+    if (!v || v->is_none()) return out;
+    for (const auto& x : ev.as_seq(*v, span, what)) out.push_back(static_cast<int>(ev.as_int(x, span, what)));
+    return out;
+}
+
+Value loop_spec(std::shared_ptr<LoopSpecObj> s) { return Value::make(VK::LoopSpec, std::move(s)); }
+
+Value simple_loop(Evaluator& ev, CallArgs& a, const char* fname, LoopKind kind) {
+    ArgReader r(ev, a, fname, {"start", "stop", "step"});
+    auto s = std::make_shared<LoopSpecObj>();
+    s->loop_kind = kind;
+    s->span = a.span;
+    s->ranges.push_back(bounds(ev, r.require(0), r.get(1), a.span));
+    if (const Value* st = r.get(2); st && !st->is_none()) {
+        ir::Expr step = ev.to_expr(*st, r.span(2), "loop step");
+        if (auto c = ir::as_const_int(step); c && *c <= 0) ev.fail(DiagKind::TypeMismatch, r.span(2), {"loop step must be positive"});
+        if (!(ir::as_const_int(step) && *ir::as_const_int(step) == 1)) {
+            auto& [lo, ext] = s->ranges[0];
+            ext = ir::make_binary(ir::BinaryOp::FloorDiv, ir::make_binary(ir::BinaryOp::Add, ext, ir::make_binary(ir::BinaryOp::Sub, step, ir::int_imm(1))), step);
+            s->step = step;
+        }
+    }
+    return loop_spec(s);
+}
+
+ir::Var block_var(const std::string& name, ir::VarKind k, Span span) {
+    return std::make_shared<const ir::VarNode>(name, ir::DataType::int32(), k, span);
+}
+
+}  // namespace
+
+Value range_as_loop(Evaluator& ev, const RangeObj& r, Span span) {
+    auto s = std::make_shared<LoopSpecObj>();
+    s->span = span;
+    Value start = r.start, stop = r.stop;
+    s->ranges.push_back(bounds(ev, start, &stop, span));
+    ir::Expr step = ev.to_expr(r.step, span, "range step");
+    if (!(ir::as_const_int(step) && *ir::as_const_int(step) == 1)) {
+        if (auto c = ir::as_const_int(step); c && *c <= 0)
+            ev.fail(DiagKind::UnsupportedConstruct, span, {"range", " with a non-positive step inside a kernel"});
+        auto& [lo, ext] = s->ranges[0];
+        ext = ir::make_binary(ir::BinaryOp::FloorDiv, ir::make_binary(ir::BinaryOp::Add, ext, ir::make_binary(ir::BinaryOp::Sub, step, ir::int_imm(1))), step);
+        s->step = step;
+    }
+    return loop_spec(s);
+}
+
+Flow exec_ir_for(Evaluator& ev, const ast::For& f, const LoopSpecObj& spec, const std::shared_ptr<Scope>& sc) {
+    require_kernel(ev, "for ... in T.*", f.iter->span);
+    if (!f.orelse.empty()) ev.fail(DiagKind::UnsupportedConstruct, f.span, {"for ... else", " over a kernel loop"});
+    std::vector<std::string> names;
+    std::vector<Span> spans;
+    if (auto* n = f.target->as<ast::Name>()) {
+        names.push_back(n->id);
+        spans.push_back(n->span);
+    } else if (auto* t = f.target->as<ast::Tuple>()) {
+        for (const auto& e : t->elts) {
+            auto* en = e->as<ast::Name>();
+            if (!en) ev.fail(DiagKind::UnsupportedConstruct, e->span, {"loop target " + std::string(ast::expr_kind_name(e->kind)), "; use plain names"});
+            names.push_back(en->id);
+            spans.push_back(en->span);
+        }
+    } else {
+        ev.fail(DiagKind::UnsupportedConstruct, f.target->span, {"loop target " + std::string(ast::expr_kind_name(f.target->kind)), "; use plain names"});
+    }
+    if (names.size() != spec.ranges.size())
+        ev.fail(DiagKind::TypeMismatch, f.target->span, {"the loop has " + std::to_string(spec.ranges.size()) + " dimension(s) but " +
+                                                       std::to_string(names.size()) + " loop variable(s)"});
+    std::vector<ir::Var> vars;
+    for (size_t i = 0; i < names.size(); ++i) {
+        ir::DataType t = ir::promote(spec.ranges[i].first->dtype, spec.ranges[i].second->dtype);
+        if (!t.is_int()) t = ir::DataType::int32();
+        auto v = std::make_shared<const ir::VarNode>(names[i], t, ir::VarKind::Loop, spans[i]);
+        vars.push_back(v);
+        Value bound = Value::expr(v);
+        const ir::Expr& lo = spec.ranges[i].first;
+        if (spec.step) bound = Value::expr(ir::make_binary(ir::BinaryOp::Add, lo, ir::make_binary(ir::BinaryOp::Mul, v, spec.step)));
+        else if (!(ir::as_const_int(lo) && *ir::as_const_int(lo) == 0)) bound = Value::expr(ir::make_binary(ir::BinaryOp::Add, v, lo));
+        ev.bind_name(names[i], bound, sc, spans[i]);
+    }
+    ev.stager.push_frame();
+    ++ev.stager.ir_loop_depth;
+    int saved = ev.python_loop_depth;
+    ev.python_loop_depth = 0;
+    Flow fl = ev.exec_block(f.body, sc);
+    ev.python_loop_depth = saved;
+    --ev.stager.ir_loop_depth;
+    auto stmts = ev.stager.pop_frame();
+    if (fl == Flow::Return) ev.fail(DiagKind::UnsupportedConstruct, f.span, {"return", " inside a kernel loop"});
+    ir::Stmt body = Stager::seal(std::move(stmts), f.span);
+    ir::ForKind kind = ir::ForKind::Serial;
+    switch (spec.loop_kind) {
+        case LoopKind::Serial: kind = ir::ForKind::Serial; break;
+        case LoopKind::Unroll: kind = ir::ForKind::Unrolled; break;
+        case LoopKind::Parallel: kind = ir::ForKind::Parallel; break;
+        case LoopKind::Pipelined: kind = ir::ForKind::Pipelined; break;
+        case LoopKind::Vectorized: kind = ir::ForKind::Vectorized; break;
+    }
+    for (size_t i = vars.size(); i-- > 0;) {
+        // Loop vars count from 0; a non-zero start is folded into the bound Python name.
+        auto node = std::make_shared<ir::ForNode>(vars[i], ir::int_imm(0, vars[i]->dtype), spec.ranges[i].second, kind, body, f.span);
+        if (kind == ir::ForKind::Pipelined) {
+            node->num_stages = spec.num_stages;
+            node->order = spec.order;
+            node->stage = spec.stage;
+            node->group = spec.group;
+        }
+        body = node;
+    }
+    ev.stager.emit(body);
+    return Flow::Normal;
+}
+
+Flow exec_kernel_with(Evaluator& ev, const ast::With& w, const Value& specv, const std::shared_ptr<Scope>& sc) {
+    const auto& spec = *specv.as<KernelSpecObj>();
+    if (ev.stager.in_kernel()) ev.fail(DiagKind::NestedKernel, spec.span);
+    if (!ev.kernel || !ev.kernel->active || ev.module_eval_depth > 0 || !ev.stager.has_frame())
+        ev.fail(DiagKind::KernelOutsideFactory, spec.span);
+    static const char* dflt[] = {"bx", "by", "bz"};
+    static const char* tnames[] = {"tx", "ty", "tz"};
+    std::vector<ir::Var> bvars, tvars;
+    const ast::Expr* target = w.items[0].optional_vars.get();
+    std::vector<const ast::Name*> tnodes;
+    if (target) {
+        if (auto* n = target->as<ast::Name>()) tnodes.push_back(n);
+        else if (auto* t = target->as<ast::Tuple>()) {
+            for (const auto& e : t->elts) {
+                auto* en = e->as<ast::Name>();
+                if (!en) ev.fail(DiagKind::BadKernelLaunch, e->span, {"bind block indices to plain names"});
+                tnodes.push_back(en);
+            }
+            if (tnodes.size() != spec.grid.size())
+                ev.fail(DiagKind::BadKernelLaunch, target->span, {std::to_string(spec.grid.size()) + " grid dimension(s) but " +
+                                                                  std::to_string(tnodes.size()) + " block index name(s)"});
+        } else {
+            ev.fail(DiagKind::BadKernelLaunch, target->span, {"bind block indices to plain names"});
+        }
+    }
+    for (size_t i = 0; i < spec.grid.size(); ++i) {
+        std::string n = tnodes.size() == spec.grid.size() ? tnodes[i]->id : dflt[i];
+        bvars.push_back(block_var(n, ir::VarKind::BlockIdx, tnodes.size() == spec.grid.size() ? tnodes[i]->span : spec.span));
+    }
+    for (size_t i = 0; i < spec.threads.size(); ++i) tvars.push_back(block_var(tnames[i], ir::VarKind::ThreadIdx, spec.span));
+    if (target) {
+        if (tnodes.size() == spec.grid.size() && (target->as<ast::Tuple>() || spec.grid.size() == 1)) {
+            for (size_t i = 0; i < tnodes.size(); ++i) ev.bind_name(tnodes[i]->id, Value::expr(bvars[i]), sc, tnodes[i]->span);
+        } else {
+            std::vector<Value> all;
+            for (const auto& v : bvars) all.push_back(Value::expr(v));
+            ev.bind_name(tnodes[0]->id, Value::tuple(std::move(all)), sc, tnodes[0]->span);
+        }
+    }
+    ev.kernel->block_vars = bvars;
+    ev.kernel->thread_vars = tvars;
+    ev.stager.begin_kernel();
+    ev.stager.push_frame();
+    Flow fl = ev.exec_block(w.body, sc);
+    auto stmts = ev.stager.pop_frame();
+    if (fl != Flow::Normal) ev.fail(DiagKind::UnsupportedConstruct, w.span, {"return/break", " inside `with T.Kernel(...)`"});
+    ir::Stmt body = ev.stager.end_kernel(Stager::seal(std::move(stmts), w.span));
+    ev.stager.emit(std::make_shared<ir::KernelLaunchNode>(spec.grid, bvars, spec.threads, tvars, body, w.span));
+    ev.kernel->kernel_seen = true;
+    return Flow::Normal;
+}
+
+void register_tile_kernel(Reg& r) {
+    add(r, "Kernel", "T.Kernel(*grid, threads=128, prelude=None)", "launch a grid of thread blocks; `as (bx, by)` binds block indices", "kernel",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            auto s = std::make_shared<KernelSpecObj>();
+            s->span = a.span;
+            if (a.pos.empty() || a.pos.size() > 3)
+                ev.fail(DiagKind::BadKernelLaunch, a.span, {"expected 1 to 3 grid extents, got " + std::to_string(a.pos.size())});
+            for (size_t i = 0; i < a.pos.size(); ++i) {
+                ir::Expr g = ev.to_expr(a.pos[i], a.pos_spans[i], "grid extent");
+                if (!g->dtype.is_int()) ev.fail(DiagKind::BadKernelLaunch, a.pos_spans[i], {"grid extents must be integers"});
+                if (auto c = ir::as_const_int(g); c && *c <= 0)
+                    ev.fail(DiagKind::BadKernelLaunch, a.pos_spans[i], {"grid extent " + std::to_string(*c) + " is not positive"});
+                s->grid.push_back(g);
+            }
+            s->threads = {128};
+            for (size_t k = 0; k < a.kw.size(); ++k) {
+                const auto& [name, v] = a.kw[k];
+                if (name == "threads") {
+                    s->threads.clear();
+                    std::vector<Value> ts = v.is_seq() ? items_of(v) : std::vector<Value>{v};
+                    if (ts.empty() || ts.size() > 3) ev.fail(DiagKind::BadKernelLaunch, a.kw_spans[k], {"`threads` takes 1 to 3 extents"});
+                    for (const auto& t : ts) {
+                        int64_t n = ev.as_int(t, a.kw_spans[k], "threads");
+                        if (n <= 0) ev.fail(DiagKind::BadKernelLaunch, a.kw_spans[k], {"thread count " + std::to_string(n) + " is not positive"});
+                        s->threads.push_back(n);
+                    }
+                } else if (name != "prelude" && name != "is_cpu") {
+                    std::string m = closest_match(name, {"threads", "prelude", "is_cpu"});
+                    ev.fail(DiagKind::UnknownKeyword, a.kw_spans[k], {"T.Kernel", name, m.empty() ? "" : "; did you mean `" + m + "`"});
+                }
+            }
+            return Value::make(VK::Kernel, s);
+        });
+    add(r, "alloc_shared", "T.alloc_shared(shape, dtype, scope=\"shared.dyn\")", "allocate a tile in shared memory", "memory",
+        [](Evaluator& ev, CallArgs& a) { return alloc(ev, a, "T.alloc_shared", ir::Scope::Shared); });
+    add(r, "alloc_fragment", "T.alloc_fragment(shape, dtype, scope=\"local.fragment\")", "allocate a register tile distributed over the block's threads", "memory",
+        [](Evaluator& ev, CallArgs& a) { return alloc(ev, a, "T.alloc_fragment", ir::Scope::Fragment); });
+    add(r, "alloc_local", "T.alloc_local(shape, dtype, scope=\"local\")", "allocate per-thread local storage", "memory",
+        [](Evaluator& ev, CallArgs& a) { return alloc(ev, a, "T.alloc_local", ir::Scope::Local); });
+    add(r, "alloc_var", "T.alloc_var(dtype, init=None)", "a per-thread scalar variable; read by name, assigned with `=`", "memory",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.alloc_var", {"dtype", "init", "scope"});
+            require_kernel(ev, "T.alloc_var", a.span);
+            ir::DataType dt = ev.as_dtype(rd.require(0), rd.span(0));
+            auto buf = std::make_shared<const ir::BufferNode>(unique_name(ev, ev.name_hint), dt, std::vector<ir::Expr>{ir::int_imm(1)}, ir::Scope::Var, a.span);
+            ev.name_hint.clear();
+            ir::Expr init;
+            if (const Value* iv = rd.get(1); iv && !iv->is_none()) {
+                init = ev.to_expr(*iv, rd.span(1), "init");
+                if (!(init->dtype == dt)) init = ir::make_cast(dt, init, rd.span(1));
+            }
+            // A constant init travels with the hoisted allocation; anything else is stored here.
+            bool constant = init && (ir::as_const_int(init) || ir::as_const_float(init));
+            ev.stager.add_allocation(buf, constant ? init : nullptr, a.span);
+            if (init && !constant)
+                ev.stager.emit(std::make_shared<ir::BufferStoreNode>(buf, std::vector<ir::Expr>{ir::int_imm(0)}, init, a.span));
+            return Value::buffer(buf);
+        });
+    add(r, "empty", "T.empty(shape, dtype)", "declare an output tensor of an eager-style kernel (`return` it)", "kernel",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.empty", {"shape", "dtype"});
+            if (!ev.kernel || !ev.kernel->active || ev.stager.in_kernel() || ev.module_eval_depth > 0)
+                ev.fail(DiagKind::UnsupportedConstruct, a.span, {"T.empty", "; call it in the kernel function body before `with T.Kernel`"});
+            std::vector<ir::Expr> shape = ev.as_shape(rd.require(0), rd.span(0));
+            ir::DataType dt = rd.get(1) ? ev.as_dtype(*rd.get(1), rd.span(1)) : ir::DataType::float32();
+            std::string name = ev.name_hint.empty() ? "out" + std::to_string(ev.kernel->outputs.size()) : ev.name_hint;
+            ev.name_hint.clear();
+            auto buf = std::make_shared<const ir::BufferNode>(unique_name(ev, name), dt, shape, ir::Scope::Global, a.span);
+            ir::Param p;
+            p.name = buf->name;
+            p.buffer = buf;
+            p.is_output = true;
+            ev.kernel->params.push_back(p);
+            ev.kernel->outputs.push_back(buf);
+            return Value::buffer(buf);
+        });
+    auto symbols = [](Evaluator& ev, CallArgs& a, const char* fname) -> Value {
+        ArgReader rd(ev, a, fname, {"names", "dtype"});
+        std::string text = ev.as_str(rd.require(0), rd.span(0), "names");
+        ir::DataType dt = rd.get(1) ? ev.as_dtype(*rd.get(1), rd.span(1)) : ir::DataType::int32();
+        std::vector<Value> out;
+        std::string cur;
+        auto flush = [&] {
+            if (cur.empty()) return;
+            if (!ev.kernel) ev.fail(DiagKind::UnsupportedConstruct, a.span, {fname, " outside a kernel function"});
+            auto dv = ev.kernel->symbol_values.find(cur);
+            if (dv != ev.kernel->symbol_values.end()) {
+                out.push_back(dv->second);
+            } else {
+                auto it = ev.kernel->symbol_by_name.find(cur);
+                if (it == ev.kernel->symbol_by_name.end()) {
+                    auto v = std::make_shared<const ir::VarNode>(cur, dt, ir::VarKind::Symbolic, a.span);
+                    it = ev.kernel->symbol_by_name.emplace(cur, v).first;
+                    ev.kernel->symbolic.push_back(v);
+                }
+                out.push_back(Value::expr(it->second));
+            }
+            cur.clear();
+        };
+        for (char c : text) {
+            if (c == ',' || c == ' ' || c == '\t') flush();
+            else cur += c;
+        }
+        flush();
+        if (out.empty()) ev.fail(DiagKind::TypeMismatch, rd.span(0), {std::string("`") + fname + "` needs at least one name"});
+        return out.size() == 1 ? out[0] : Value::tuple(std::move(out));
+    };
+    add(r, "const", "T.const(\"M, N, K\", dtype=T.int32)", "symbolic dimensions, bound with -D or left dynamic", "kernel",
+        [symbols](Evaluator& ev, CallArgs& a) { return symbols(ev, a, "T.const"); });
+    add(r, "dynamic", "T.dynamic(\"M\", dtype=T.int32)", "a dimension known only at run time (bindable with -D)", "kernel",
+        [symbols](Evaluator& ev, CallArgs& a) { return symbols(ev, a, "T.dynamic"); });
+    add(r, "symbolic", "T.symbolic(\"M\", dtype=T.int32)", "alias of T.dynamic", "kernel",
+        [symbols](Evaluator& ev, CallArgs& a) { return symbols(ev, a, "T.symbolic"); });
+    auto tensor_type = [](Evaluator& ev, CallArgs& a, const char* fname) -> Value {
+        ArgReader rd(ev, a, fname, {"shape", "dtype", "strides", "data", "scope"});
+        auto t = std::make_shared<TensorTypeObj>();
+        t->type_name = fname;
+        t->is_tensor = true;
+        const Value& sh = rd.require(0);
+        t->shape = sh.is_seq() ? items_of(sh) : std::vector<Value>{sh};
+        t->dtype = rd.get(1) ? ev.as_dtype(*rd.get(1), rd.span(1)) : ir::DataType::float32();
+        return Value::make(VK::TypeObj, t);
+    };
+    add(r, "Tensor", "T.Tensor(shape, dtype)", "type of a global tensor parameter", "type",
+        [tensor_type](Evaluator& ev, CallArgs& a) { return tensor_type(ev, a, "T.Tensor"); });
+    add(r, "Buffer", "T.Buffer(shape, dtype)", "alias of T.Tensor", "type",
+        [tensor_type](Evaluator& ev, CallArgs& a) { return tensor_type(ev, a, "T.Buffer"); });
+    add(r, "Parallel", "T.Parallel(*extents)", "element-wise loop nest spread over the block's threads", "loop",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            auto s = std::make_shared<LoopSpecObj>();
+            s->loop_kind = LoopKind::Parallel;
+            s->span = a.span;
+            if (a.pos.empty()) ev.fail(DiagKind::WrongArgCount, a.span, {"T.Parallel", "at least 1", "0"});
+            for (size_t i = 0; i < a.pos.size(); ++i) s->ranges.push_back(bounds(ev, a.pos[i], nullptr, a.pos_spans[i]));
+            for (size_t k = 0; k < a.kw.size(); ++k)
+                if (a.kw[k].first != "coalesced_width" && a.kw[k].first != "loop_layout")
+                    ev.fail(DiagKind::UnknownKeyword, a.kw_spans[k], {"T.Parallel", a.kw[k].first, ""});
+            return loop_spec(s);
+        });
+    add(r, "Pipelined", "T.Pipelined(n | start, stop, num_stages=0, order=None, stage=None, group=None)",
+        "serial loop whose copies are software-pipelined over num_stages buffers", "loop",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.Pipelined", {"start", "stop", "num_stages", "order", "stage", "sync", "group"});
+            auto s = std::make_shared<LoopSpecObj>();
+            s->loop_kind = LoopKind::Pipelined;
+            s->span = a.span;
+            s->ranges.push_back(bounds(ev, rd.require(0), rd.get(1), a.span));
+            s->num_stages = rd.get(2) ? static_cast<int>(ev.as_int(*rd.get(2), rd.span(2), "num_stages")) : 0;
+            if (s->num_stages < 0) ev.fail(DiagKind::TypeMismatch, rd.span(2), {"`num_stages` must be >= 0"});
+            s->order = int_list(ev, rd.get(3), rd.span(3), "order");
+            s->stage = int_list(ev, rd.get(4), rd.span(4), "stage");
+            if (const Value* g = rd.get(6); g && !g->is_none())
+                for (const auto& grp : ev.as_seq(*g, rd.span(6), "group")) s->group.push_back(int_list(ev, &grp, rd.span(6), "group"));
+            return loop_spec(s);
+        });
+    add(r, "serial", "T.serial(n | start, stop[, step])", "a sequential loop", "loop",
+        [](Evaluator& ev, CallArgs& a) { return simple_loop(ev, a, "T.serial", LoopKind::Serial); });
+    add(r, "Serial", "T.Serial(n | start, stop[, step])", "alias of T.serial", "loop",
+        [](Evaluator& ev, CallArgs& a) { return simple_loop(ev, a, "T.Serial", LoopKind::Serial); });
+    add(r, "unroll", "T.unroll(n | start, stop[, step])", "a fully unrolled loop", "loop",
+        [](Evaluator& ev, CallArgs& a) { return simple_loop(ev, a, "T.unroll", LoopKind::Unroll); });
+    add(r, "vectorized", "T.vectorized(n | start, stop)", "a vectorized innermost loop", "loop",
+        [](Evaluator& ev, CallArgs& a) { return simple_loop(ev, a, "T.vectorized", LoopKind::Vectorized); });
+    add(r, "grid", "T.grid(*extents)", "nested sequential loops", "loop",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            auto s = std::make_shared<LoopSpecObj>();
+            s->span = a.span;
+            for (size_t i = 0; i < a.pos.size(); ++i) s->ranges.push_back(bounds(ev, a.pos[i], nullptr, a.pos_spans[i]));
+            if (s->ranges.empty()) ev.fail(DiagKind::WrongArgCount, a.span, {"T.grid", "at least 1", "0"});
+            return loop_spec(s);
+        });
+    add(r, "get_thread_binding", "T.get_thread_binding(dim=0)", "threadIdx of the open kernel", "kernel",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.get_thread_binding", {"dim"});
+            require_kernel(ev, "T.get_thread_binding", a.span);
+            int64_t d = rd.get(0) ? ev.as_int(*rd.get(0), rd.span(0), "dim") : 0;
+            if (d < 0 || d >= static_cast<int64_t>(ev.kernel->thread_vars.size()))
+                ev.fail(DiagKind::TypeMismatch, a.span, {"the kernel has " + std::to_string(ev.kernel->thread_vars.size()) + " thread dimension(s)"});
+            return Value::expr(ev.kernel->thread_vars[static_cast<size_t>(d)]);
+        });
+    add(r, "get_block_binding", "T.get_block_binding(dim=0)", "blockIdx of the open kernel", "kernel",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.get_block_binding", {"dim"});
+            require_kernel(ev, "T.get_block_binding", a.span);
+            int64_t d = rd.get(0) ? ev.as_int(*rd.get(0), rd.span(0), "dim") : 0;
+            if (d < 0 || d >= static_cast<int64_t>(ev.kernel->block_vars.size()))
+                ev.fail(DiagKind::TypeMismatch, a.span, {"the kernel has " + std::to_string(ev.kernel->block_vars.size()) + " grid dimension(s)"});
+            return Value::expr(ev.kernel->block_vars[static_cast<size_t>(d)]);
+        });
+    auto mark = [](const char* name, bool prim) {
+        return [name, prim](Evaluator& ev, CallArgs& a) -> Value {
+            if (a.pos.size() != 1 || a.pos[0].kind != VK::Func) {
+                // `@T.prim_func(...)` with options: return a decorator.
+                if (a.pos.empty()) return make_builtin(name, [name, prim](Evaluator& ev2, CallArgs& a2) -> Value {
+                    if (a2.pos.size() != 1 || a2.pos[0].kind != VK::Func) ev2.fail(DiagKind::TypeMismatch, a2.span, {std::string("`") + name + "` decorates a function"});
+                    auto f = std::make_shared<FuncObj>(*a2.pos[0].as<FuncObj>());
+                    (prim ? f->is_prim_func : f->is_macro) = true;
+                    return Value::make(VK::Func, f);
+                });
+                ev.fail(DiagKind::TypeMismatch, a.span, {std::string("`") + name + "` decorates a function"});
+            }
+            auto f = std::make_shared<FuncObj>(*a.pos[0].as<FuncObj>());
+            (prim ? f->is_prim_func : f->is_macro) = true;
+            return Value::make(VK::Func, f);
+        };
+    };
+    add(r, "prim_func", "@T.prim_func", "marks the kernel function whose parameters are the kernel's tensors", "kernel", mark("T.prim_func", true));
+    add(r, "macro", "@T.macro", "a helper inlined at each call while tracing", "kernel", mark("T.macro", false));
+}
+
+}  // namespace tp::eval

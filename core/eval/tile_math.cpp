@@ -1,0 +1,165 @@
+// Scalar math of the T namespace: intrinsics (exp2, rsqrt, ...), T.max/T.min/T.clamp,
+// T.if_then_else, T.infinity, casts, T.ceildiv/floordiv/floormod. Python values fold at
+// trace time; IR values build IR calls and binaries.
+#include <cmath>
+
+#include "eval/tile_internal.h"
+
+namespace tp::eval {
+
+namespace {
+
+using Reg = std::vector<TileBuiltin>;
+
+void add(Reg& r, std::string name, std::string sig, std::string doc, BuiltinFn fn) {
+    r.push_back({{std::move(name), std::move(sig), std::move(doc), "math"}, std::move(fn)});
+}
+
+ir::Expr to_float_expr(Evaluator& ev, const Value& v, Span span) {
+    ir::Expr e = ev.to_expr(v, span, "math argument");
+    if (!e->dtype.is_float()) e = ir::make_cast(ir::DataType::float32(), e, span);
+    return e;
+}
+
+// Brings two operands to one dtype (promotion), as TVM's binary helpers do.
+std::pair<ir::Expr, ir::Expr> unify(ir::Expr a, ir::Expr b, Span span) {
+    if (a->dtype == b->dtype) return {a, b};
+    ir::DataType t = ir::promote(a->dtype, b->dtype);
+    if (!(a->dtype == t)) a = ir::make_cast(t, a, span);
+    if (!(b->dtype == t)) b = ir::make_cast(t, b, span);
+    return {a, b};
+}
+
+Value minmax(Evaluator& ev, CallArgs& a, bool is_max) {
+    const char* name = is_max ? "T.max" : "T.min";
+    if (a.pos.size() < 2) ev.fail(DiagKind::WrongArgCount, a.span, {name, "2", std::to_string(a.pos.size())});
+    bool ir = false;
+    for (const auto& v : a.pos) ir |= ev.is_ir(v);
+    if (!ir) {
+        Value best = a.pos[0];
+        for (size_t i = 1; i < a.pos.size(); ++i) {
+            Value c = ev.compare(is_max ? ast::CmpOpKind::Gt : ast::CmpOpKind::Lt, a.pos[i], best, a.span);
+            if (ev.truthy(c, a.span)) best = a.pos[i];
+        }
+        return best;
+    }
+    ir::Expr acc = ev.to_expr(a.pos[0], a.pos_spans[0]);
+    for (size_t i = 1; i < a.pos.size(); ++i) {
+        auto [x, y] = unify(acc, ev.to_expr(a.pos[i], a.pos_spans[i]), a.span);
+        acc = ir::make_binary(is_max ? ir::BinaryOp::Max : ir::BinaryOp::Min, x, y, a.span);
+    }
+    return Value::expr(acc);
+}
+
+// Integer division helpers that fold on Python ints and build IR otherwise.
+Value int_div(Evaluator& ev, CallArgs& a, const char* name, ir::BinaryOp op) {
+    ArgReader rd(ev, a, name, {"a", "b"});
+    const Value& x = rd.require(0);
+    const Value& y = rd.require(1);
+    if (!ev.is_ir(x) && !ev.is_ir(y)) {
+        int64_t p = ev.as_int(x, rd.span(0), name), q = ev.as_int(y, rd.span(1), name);
+        if (q == 0) ev.fail(DiagKind::DivisionByZero, a.span);
+        if (op == ir::BinaryOp::FloorDiv) return ev.binary(ast::OperatorKind::FloorDiv, x, y, a.span);
+        if (op == ir::BinaryOp::FloorMod) return ev.binary(ast::OperatorKind::Mod, x, y, a.span);
+        if (op == ir::BinaryOp::Div) return Value::integer(p / q);
+        return Value::integer(p % q);
+    }
+    return Value::expr(ir::make_binary(op, ev.to_expr(x, rd.span(0)), ev.to_expr(y, rd.span(1)), a.span));
+}
+
+}  // namespace
+
+void register_tile_math(Reg& r) {
+    struct Unary {
+        const char* name;
+        const char* doc;
+        double (*fold)(double);
+    };
+    static const Unary unaries[] = {
+        {"exp", "e^x", [](double x) { return std::exp(x); }},
+        {"exp2", "2^x (fast on GPUs)", [](double x) { return std::exp2(x); }},
+        {"log", "natural logarithm", [](double x) { return std::log(x); }},
+        {"log2", "base-2 logarithm", [](double x) { return std::log2(x); }},
+        {"log10", "base-10 logarithm", [](double x) { return std::log10(x); }},
+        {"rsqrt", "1 / sqrt(x)", [](double x) { return 1.0 / std::sqrt(x); }},
+        {"sqrt", "square root", [](double x) { return std::sqrt(x); }},
+        {"tanh", "hyperbolic tangent", [](double x) { return std::tanh(x); }},
+        {"erf", "error function", [](double x) { return std::erf(x); }},
+        {"sigmoid", "1 / (1 + e^-x)", [](double x) { return 1.0 / (1.0 + std::exp(-x)); }},
+        {"floor", "round down", [](double x) { return std::floor(x); }},
+        {"ceil", "round up", [](double x) { return std::ceil(x); }},
+        {"sin", "sine", [](double x) { return std::sin(x); }},
+        {"cos", "cosine", [](double x) { return std::cos(x); }},
+        {"round", "round to nearest even", [](double x) { return std::nearbyint(x); }},
+        {"trunc", "round toward zero", [](double x) { return std::trunc(x); }},
+    };
+    for (const auto& u : unaries) {
+        std::string name = u.name;
+        auto fold = u.fold;
+        add(r, name, "T." + name + "(x)", u.doc, [name, fold](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T." + name, {"x"});
+            const Value& x = rd.require(0);
+            if (!ev.is_ir(x)) return Value::expr(ir::float_imm(fold(ev.as_float(x, rd.span(0), ("T." + name).c_str())), ir::DataType::float32(), a.span));
+            ir::Expr e = to_float_expr(ev, x, rd.span(0));
+            return Value::expr(ir::make_call(name, {e}, e->dtype, a.span));
+        });
+    }
+    add(r, "abs", "T.abs(x)", "absolute value", [](Evaluator& ev, CallArgs& a) -> Value {
+        ArgReader rd(ev, a, "T.abs", {"x"});
+        ir::Expr e = ev.to_expr(rd.require(0), rd.span(0), "T.abs argument");
+        return Value::expr(ir::make_call("abs", {e}, e->dtype, a.span));
+    });
+    add(r, "pow", "T.pow(x, y)", "x^y", [](Evaluator& ev, CallArgs& a) -> Value {
+        ArgReader rd(ev, a, "T.pow", {"x", "y"});
+        auto [x, y] = unify(to_float_expr(ev, rd.require(0), rd.span(0)), to_float_expr(ev, rd.require(1), rd.span(1)), a.span);
+        return Value::expr(ir::make_call("pow", {x, y}, x->dtype, a.span));
+    });
+    add(r, "max", "T.max(a, b)", "maximum (IR max on kernel values)", [](Evaluator& ev, CallArgs& a) { return minmax(ev, a, true); });
+    add(r, "min", "T.min(a, b)", "minimum (IR min on kernel values)", [](Evaluator& ev, CallArgs& a) { return minmax(ev, a, false); });
+    add(r, "clamp", "T.clamp(x, lo, hi)", "min(max(x, lo), hi)", [](Evaluator& ev, CallArgs& a) -> Value {
+        ArgReader rd(ev, a, "T.clamp", {"x", "lo", "hi"});
+        ir::Expr x = ev.to_expr(rd.require(0), rd.span(0));
+        ir::Expr lo = ev.to_expr(rd.require(1), rd.span(1)), hi = ev.to_expr(rd.require(2), rd.span(2));
+        if (!(lo->dtype == x->dtype)) lo = ir::make_cast(x->dtype, lo, rd.span(1));
+        if (!(hi->dtype == x->dtype)) hi = ir::make_cast(x->dtype, hi, rd.span(2));
+        return Value::expr(ir::make_binary(ir::BinaryOp::Min, ir::make_binary(ir::BinaryOp::Max, x, lo, a.span), hi, a.span));
+    });
+    add(r, "if_then_else", "T.if_then_else(cond, a, b)", "select a where cond holds, else b", [](Evaluator& ev, CallArgs& a) -> Value {
+        ArgReader rd(ev, a, "T.if_then_else", {"cond", "t", "f"});
+        const Value& c = rd.require(0);
+        if (!ev.is_ir(c)) return ev.truthy(c, rd.span(0)) ? rd.require(1) : rd.require(2);
+        ir::Expr cond = ev.to_expr(c, rd.span(0), "condition");
+        auto [t, f] = unify(ev.to_expr(rd.require(1), rd.span(1)), ev.to_expr(rd.require(2), rd.span(2)), a.span);
+        return Value::expr(ir::make_select(cond, t, f, a.span));
+    });
+    add(r, "infinity", "T.infinity(dtype)", "+inf of a floating dtype (negate for -inf)", [](Evaluator& ev, CallArgs& a) -> Value {
+        ArgReader rd(ev, a, "T.infinity", {"dtype"});
+        ir::DataType t = ev.as_dtype(rd.require(0), rd.span(0));
+        if (!t.is_float()) ev.fail(DiagKind::TypeMismatch, rd.span(0), {"`T.infinity` needs a floating dtype, got " + t.name()});
+        return Value::expr(ir::float_imm(INFINITY, t, a.span));
+    });
+    add(r, "cast", "T.cast(x, dtype)", "convert x to dtype", [](Evaluator& ev, CallArgs& a) -> Value {
+        ArgReader rd(ev, a, "T.cast", {"x", "dtype"});
+        ir::DataType t = ev.as_dtype(rd.require(1), rd.span(1));
+        return Value::expr(ir::make_cast(t, ev.to_expr(rd.require(0), rd.span(0)), a.span));
+    });
+    add(r, "Cast", "T.Cast(dtype, x)", "convert x to dtype (TVM argument order)", [](Evaluator& ev, CallArgs& a) -> Value {
+        ArgReader rd(ev, a, "T.Cast", {"dtype", "x"});
+        ir::DataType t = ev.as_dtype(rd.require(0), rd.span(0));
+        return Value::expr(ir::make_cast(t, ev.to_expr(rd.require(1), rd.span(1)), a.span));
+    });
+    add(r, "ceildiv", "T.ceildiv(a, b)", "(a + b - 1) // b", [](Evaluator& ev, CallArgs& a) -> Value {
+        ArgReader rd(ev, a, "T.ceildiv", {"a", "b"});
+        const Value& x = rd.require(0);
+        const Value& y = rd.require(1);
+        if (!ev.is_ir(y) && ev.as_int(y, rd.span(1), "T.ceildiv divisor") == 0) ev.fail(DiagKind::DivisionByZero, a.span);
+        Value num = ev.binary(ast::OperatorKind::Sub, ev.binary(ast::OperatorKind::Add, x, y, a.span), Value::integer(1), a.span);
+        return ev.binary(ast::OperatorKind::FloorDiv, num, y, a.span);
+    });
+    add(r, "floordiv", "T.floordiv(a, b)", "floor division", [](Evaluator& ev, CallArgs& a) { return int_div(ev, a, "T.floordiv", ir::BinaryOp::FloorDiv); });
+    add(r, "floormod", "T.floormod(a, b)", "modulo with the divisor's sign", [](Evaluator& ev, CallArgs& a) { return int_div(ev, a, "T.floormod", ir::BinaryOp::FloorMod); });
+    add(r, "truncdiv", "T.truncdiv(a, b)", "C division", [](Evaluator& ev, CallArgs& a) { return int_div(ev, a, "T.truncdiv", ir::BinaryOp::Div); });
+    add(r, "truncmod", "T.truncmod(a, b)", "C remainder", [](Evaluator& ev, CallArgs& a) { return int_div(ev, a, "T.truncmod", ir::BinaryOp::Mod); });
+}
+
+}  // namespace tp::eval

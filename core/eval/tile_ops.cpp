@@ -1,0 +1,298 @@
+// Tile operations: T.copy, T.gemm, T.fill/T.clear, T.reduce_*, T.atomic_add, T.print,
+// T.device_assert, T.use_swizzle, T.annotate_layout, with TileLang's region rules
+// (a point `A[i, j]` takes its extents from the other operand, aligned to trailing dims).
+#include "eval/tile_internal.h"
+
+namespace tp::eval {
+
+namespace {
+
+using Reg = std::vector<TileBuiltin>;
+
+void add(Reg& r, std::string name, std::string sig, std::string doc, BuiltinFn fn) {
+    r.push_back({{std::move(name), std::move(sig), std::move(doc), "tile op"}, std::move(fn)});
+}
+
+bool all_points(const RegionObj& r) {
+    for (const auto& d : r.dims)
+        if (d.extent) return false;
+    return true;
+}
+
+std::vector<ir::Expr> extents_of(const RegionObj& r) {
+    std::vector<ir::Expr> e;
+    for (const auto& d : r.dims) e.push_back(d.extent ? d.extent : ir::int_imm(1));
+    return e;
+}
+
+// Constant extents with the 1s dropped, for shape checks; nullopt when any is symbolic.
+std::optional<std::vector<int64_t>> squeezed(const std::vector<ir::Range>& region) {
+    std::vector<int64_t> out;
+    for (const auto& r : region) {
+        auto c = ir::as_const_int(r.extent);
+        if (!c) return std::nullopt;
+        if (*c != 1) out.push_back(*c);
+    }
+    return out;
+}
+
+std::string dims_text(const std::vector<int64_t>& d) {
+    std::string s = "[";
+    for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
+    return s + "]";
+}
+
+ir::ReduceKind reduce_kind(const std::string& n) {
+    if (n == "reduce_max") return ir::ReduceKind::Max;
+    if (n == "reduce_min") return ir::ReduceKind::Min;
+    if (n == "reduce_sum") return ir::ReduceKind::Sum;
+    if (n == "reduce_abssum") return ir::ReduceKind::AbsSum;
+    return ir::ReduceKind::AbsMax;
+}
+
+}  // namespace
+
+RegionObj as_region(Evaluator& ev, const Value& v, Span span, const char* what) {
+    RegionObj r;
+    if (v.kind == VK::Buffer) {
+        r.buffer = v.as<BufferObj>()->b;
+        for (const auto& d : r.buffer->shape) r.dims.push_back({ir::int_imm(0), d});
+        return r;
+    }
+    if (v.kind == VK::Region) return *v.as<RegionObj>();
+    if (v.kind == VK::Expr) {
+        if (auto* load = v.as<ExprObj>()->e->as<ir::BufferLoadNode>()) {
+            r.buffer = load->buffer;
+            for (const auto& i : load->indices) r.dims.push_back({i, nullptr});
+            return r;
+        }
+    }
+    ev.fail(DiagKind::TypeMismatch, span, {"`" + std::string(what) + "` expects a buffer, a buffer slice or `A[i, j]`, got " + type_name(v)});
+}
+
+ir::BufferRegion complete_region(Evaluator& ev, const RegionObj& a, const RegionObj* other, Span span) {
+    ir::BufferRegion out;
+    out.buffer = a.buffer;
+    std::vector<ir::Expr> ext;
+    if (other && !all_points(*other)) {
+        ext = extents_of(*other);
+        // Leading unit extents of the other side do not count when it has more dims.
+        while (ext.size() > a.dims.size() && ir::as_const_int(ext.front()) && *ir::as_const_int(ext.front()) == 1) ext.erase(ext.begin());
+        if (ext.size() > a.dims.size()) ext.erase(ext.begin(), ext.begin() + static_cast<long>(ext.size() - a.dims.size()));
+    }
+    size_t offset = a.dims.size() - ext.size();
+    for (size_t d = 0; d < a.dims.size(); ++d) {
+        ir::Expr e = a.dims[d].extent;
+        if (!e) e = d >= offset ? ext[d - offset] : ir::int_imm(1);
+        out.region.push_back({a.dims[d].min, e});
+    }
+    (void)ev;
+    (void)span;
+    return out;
+}
+
+void register_tile_ops(Reg& r) {
+    add(r, "copy", "T.copy(src, dst, *, coalesced_width=None, disable_tma=False)", "copy a tile between global, shared and fragment memory",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.copy", {"src", "dst", "coalesced_width", "disable_tma", "eviction_policy", "annotations", "loop_layout", "prefer_instruction"});
+            require_kernel(ev, "T.copy", a.span);
+            RegionObj src = as_region(ev, rd.require(0), rd.span(0), "T.copy");
+            RegionObj dst = as_region(ev, rd.require(1), rd.span(1), "T.copy");
+            if (all_points(src) && all_points(dst)) {
+                // Both scalar: a plain element store, as TileLang lowers it.
+                std::vector<ir::Expr> si, di;
+                for (const auto& d : src.dims) si.push_back(d.min);
+                for (const auto& d : dst.dims) di.push_back(d.min);
+                ir::Expr v = std::make_shared<ir::BufferLoadNode>(src.buffer, si, rd.span(0));
+                if (!(v->dtype == dst.buffer->dtype)) v = ir::make_cast(dst.buffer->dtype, v, a.span);
+                ev.stager.emit(std::make_shared<ir::BufferStoreNode>(dst.buffer, di, v, a.span));
+                return Value::none();
+            }
+            ir::BufferRegion s = complete_region(ev, src, &dst, rd.span(0));
+            ir::BufferRegion d = complete_region(ev, dst, &src, rd.span(1));
+            auto se = squeezed(s.region), de = squeezed(d.region);
+            if (se && de && *se != *de)
+                ev.fail(DiagKind::ShapeMismatch, a.span, {"`T.copy` from `" + s.buffer->name + "` " + dims_text(*se) + " to `" +
+                                                          d.buffer->name + "` " + dims_text(*de)});
+            auto node = std::make_shared<ir::CopyOpNode>(s, d, a.span);
+            if (const Value* cw = rd.get(2); cw && !cw->is_none()) node->coalesced_width = static_cast<int>(ev.as_int(*cw, rd.span(2), "coalesced_width"));
+            if (const Value* dt = rd.get(3)) node->disable_tma = ev.as_bool(*dt, rd.span(3), "disable_tma");
+            ev.stager.emit(node);
+            return Value::none();
+        });
+    add(r, "gemm", "T.gemm(A, B, C, transpose_A=False, transpose_B=False, policy=T.GemmWarpPolicy.Square, clear_accum=False, k_pack=1, wg_wait=0)",
+        "C += A @ B on tiles (tensor cores)",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.gemm", {"A", "B", "C", "transpose_A", "transpose_B", "policy", "clear_accum", "k_pack", "wg_wait", "mbar"});
+            require_kernel(ev, "T.gemm", a.span);
+            ir::BufferRegion A = complete_region(ev, as_region(ev, rd.require(0), rd.span(0), "T.gemm"), nullptr, rd.span(0));
+            ir::BufferRegion B = complete_region(ev, as_region(ev, rd.require(1), rd.span(1), "T.gemm"), nullptr, rd.span(1));
+            ir::BufferRegion C = complete_region(ev, as_region(ev, rd.require(2), rd.span(2), "T.gemm"), nullptr, rd.span(2));
+            auto node = std::make_shared<ir::GemmOpNode>(A, B, C, a.span);
+            if (const Value* v = rd.get(3)) node->transpose_A = ev.as_bool(*v, rd.span(3), "transpose_A");
+            if (const Value* v = rd.get(4)) node->transpose_B = ev.as_bool(*v, rd.span(4), "transpose_B");
+            if (const Value* v = rd.get(5); v && !v->is_none()) {
+                if (v->kind != VK::Enum || v->as<EnumObj>()->owner != "GemmWarpPolicy")
+                    ev.fail(DiagKind::TypeMismatch, rd.span(5), {"`policy` expects `T.GemmWarpPolicy.Square`, `FullRow` or `FullCol`, got " + type_name(*v)});
+                const std::string& n = v->as<EnumObj>()->name;
+                node->policy = n == "FullRow" ? ir::GemmWarpPolicy::FullRow : n == "FullCol" ? ir::GemmWarpPolicy::FullCol : ir::GemmWarpPolicy::Square;
+            }
+            if (const Value* v = rd.get(6)) node->clear_accum = ev.as_bool(*v, rd.span(6), "clear_accum");
+            if (const Value* v = rd.get(7)) node->k_pack = static_cast<int>(ev.as_int(*v, rd.span(7), "k_pack"));
+            if (const Value* v = rd.get(8)) node->wg_wait = static_cast<int>(ev.as_int(*v, rd.span(8), "wg_wait"));
+            auto as = squeezed(A.region), bs = squeezed(B.region), cs = squeezed(C.region);
+            if (as && bs && cs) {
+                if (as->size() != 2 || bs->size() != 2 || cs->size() != 2)
+                    ev.fail(DiagKind::ShapeMismatch, a.span, {"`T.gemm` needs 2-D tiles, got A " + dims_text(*as) + ", B " + dims_text(*bs) + ", C " + dims_text(*cs)});
+                int64_t m = node->transpose_A ? (*as)[1] : (*as)[0], ka = node->transpose_A ? (*as)[0] : (*as)[1];
+                int64_t kb = node->transpose_B ? (*bs)[1] : (*bs)[0], n = node->transpose_B ? (*bs)[0] : (*bs)[1];
+                if (ka != kb || m != (*cs)[0] || n != (*cs)[1])
+                    ev.fail(DiagKind::ShapeMismatch, a.span, {"`T.gemm` with A " + dims_text(*as) + (node->transpose_A ? " (transposed)" : "") + ", B " +
+                                                              dims_text(*bs) + (node->transpose_B ? " (transposed)" : "") + " and C " + dims_text(*cs) +
+                                                              "; expected A [M, K], B [K, N], C [M, N]"});
+            }
+            ev.stager.emit(node);
+            return Value::none();
+        });
+    add(r, "fill", "T.fill(buffer, value)", "set every element of a tile",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.fill", {"buffer", "value"});
+            require_kernel(ev, "T.fill", a.span);
+            ir::BufferRegion d = complete_region(ev, as_region(ev, rd.require(0), rd.span(0), "T.fill"), nullptr, rd.span(0));
+            ir::Expr v = ev.to_expr(rd.require(1), rd.span(1), "fill value");
+            if (!(v->dtype == d.buffer->dtype)) v = ir::make_cast(d.buffer->dtype, v, rd.span(1));
+            ev.stager.emit(std::make_shared<ir::FillOpNode>(d, v, a.span));
+            return Value::none();
+        });
+    add(r, "clear", "T.clear(buffer)", "set every element of a tile to zero",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.clear", {"buffer"});
+            require_kernel(ev, "T.clear", a.span);
+            ir::BufferRegion d = complete_region(ev, as_region(ev, rd.require(0), rd.span(0), "T.clear"), nullptr, rd.span(0));
+            ir::DataType t = d.buffer->dtype;
+            ir::Expr zero = t.is_float() ? ir::float_imm(0, t, a.span) : ir::int_imm(0, t, a.span);
+            ev.stager.emit(std::make_shared<ir::FillOpNode>(d, zero, a.span));
+            return Value::none();
+        });
+    for (const char* n : {"reduce_max", "reduce_min", "reduce_sum", "reduce_abssum", "reduce_absmax"}) {
+        std::string name = n;
+        add(r, name, "T." + name + "(src, dst, dim=-1, clear=True)", "reduce a tile along one dimension",
+            [name](Evaluator& ev, CallArgs& a) -> Value {
+                ArgReader rd(ev, a, "T." + name, {"buffer", "out", "dim", "clear"});
+                require_kernel(ev, "T." + name, a.span);
+                ir::Buffer src = ev.as_buffer(rd.require(0), rd.span(0), ("T." + name).c_str());
+                ir::Buffer dst = ev.as_buffer(rd.require(1), rd.span(1), ("T." + name).c_str());
+                int64_t dim = rd.get(2) ? ev.as_int(*rd.get(2), rd.span(2), "dim") : -1;
+                int64_t rank = static_cast<int64_t>(src->shape.size());
+                if (dim < 0) dim += rank;
+                if (dim < 0 || dim >= rank)
+                    ev.fail(DiagKind::ShapeMismatch, rd.get(2) ? rd.span(2) : a.span, {"`dim` is out of range for the " + std::to_string(rank) + "-D buffer `" + src->name + "`"});
+                bool clear = rd.get(3) ? ev.as_bool(*rd.get(3), rd.span(3), "clear") : true;
+                std::vector<int64_t> expect, got;
+                bool known = true;
+                for (int64_t d = 0; d < rank; ++d) {
+                    if (d == dim) continue;
+                    auto c = ir::as_const_int(src->shape[static_cast<size_t>(d)]);
+                    known &= c.has_value();
+                    if (c && *c != 1) expect.push_back(*c);
+                }
+                for (const auto& s : dst->shape) {
+                    auto c = ir::as_const_int(s);
+                    known &= c.has_value();
+                    if (c && *c != 1) got.push_back(*c);
+                }
+                if (known && expect != got)
+                    ev.fail(DiagKind::ShapeMismatch, a.span, {"`T." + name + "` of `" + src->name + "` along dim " + std::to_string(dim) + " gives " +
+                                                              dims_text(expect) + " but `" + dst->name + "` is " + dims_text(got)});
+                ev.stager.emit(std::make_shared<ir::ReduceOpNode>(reduce_kind(name), src, dst, static_cast<int>(dim), clear, a.span));
+                return Value::none();
+            });
+    }
+    add(r, "atomic_add", "T.atomic_add(dst, value)", "atomically add a scalar or a tile into global/shared memory",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.atomic_add", {"dst", "value", "memory_order", "return_prev", "use_tma"});
+            require_kernel(ev, "T.atomic_add", a.span);
+            RegionObj dst = as_region(ev, rd.require(0), rd.span(0), "T.atomic_add");
+            const Value& val = rd.require(1);
+            bool tile_src = val.kind == VK::Buffer || val.kind == VK::Region;
+            if (!tile_src && all_points(dst)) {
+                ir::BufferRegion d;
+                d.buffer = dst.buffer;
+                for (const auto& dm : dst.dims) d.region.push_back({dm.min, ir::int_imm(1)});
+                ir::Expr v = ev.to_expr(val, rd.span(1), "atomic_add value");
+                if (!(v->dtype == dst.buffer->dtype)) v = ir::make_cast(dst.buffer->dtype, v, rd.span(1));
+                ev.stager.emit(std::make_shared<ir::AtomicAddOpNode>(d, v, a.span));
+                return Value::none();
+            }
+            RegionObj src = as_region(ev, val, rd.span(1), "T.atomic_add");
+            ir::BufferRegion d = complete_region(ev, dst, &src, rd.span(0));
+            ir::BufferRegion s = complete_region(ev, src, &dst, rd.span(1));
+            auto se = squeezed(s.region), de = squeezed(d.region);
+            if (se && de && *se != *de)
+                ev.fail(DiagKind::ShapeMismatch, a.span, {"`T.atomic_add` of `" + s.buffer->name + "` " + dims_text(*se) + " into `" + d.buffer->name + "` " + dims_text(*de)});
+            ev.stager.emit(std::make_shared<ir::AtomicAddOpNode>(d, s, a.span));
+            return Value::none();
+        });
+    add(r, "print", "T.print(obj, msg=\"\")", "print a buffer or scalar from the device (debugging)",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.print", {"obj", "msg", "warp_group_id", "warp_id"});
+            require_kernel(ev, "T.print", a.span);
+            std::string msg = rd.get(1) ? ev.as_str(*rd.get(1), rd.span(1), "msg") : "";
+            const Value& v = rd.require(0);
+            if (v.kind == VK::Buffer && v.as<BufferObj>()->b->scope != ir::Scope::Var)
+                ev.stager.emit(std::make_shared<ir::PrintOpNode>(v.as<BufferObj>()->b, msg, a.span));
+            else
+                ev.stager.emit(std::make_shared<ir::PrintOpNode>(ev.to_expr(v, rd.span(0), "print value"), msg, a.span));
+            return Value::none();
+        });
+    add(r, "device_assert", "T.device_assert(cond, msg=\"\")", "trap on the device when cond is false",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.device_assert", {"condition", "msg"});
+            require_kernel(ev, "T.device_assert", a.span);
+            std::string msg = rd.get(1) ? ev.as_str(*rd.get(1), rd.span(1), "msg") : "";
+            ev.stager.emit(std::make_shared<ir::AssertOpNode>(ev.to_expr(rd.require(0), rd.span(0), "condition"), msg, a.span));
+            return Value::none();
+        });
+    add(r, "use_swizzle", "T.use_swizzle(panel_size=10, order=\"row\", enable=True)", "remap block indices in panels for L2 reuse",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.use_swizzle", {"panel_size", "order", "enable"});
+            require_kernel(ev, "T.use_swizzle", a.span);
+            int64_t p = rd.get(0) ? ev.as_int(*rd.get(0), rd.span(0), "panel_size") : 10;
+            if (p <= 0) ev.fail(DiagKind::TypeMismatch, rd.span(0), {"`panel_size` must be positive, got " + std::to_string(p)});
+            std::string order = rd.get(1) ? ev.as_str(*rd.get(1), rd.span(1), "order") : "row";
+            if (order != "row" && order != "col") ev.fail(DiagKind::TypeMismatch, rd.span(1), {"`order` must be \"row\" or \"col\", got \"" + order + "\""});
+            bool en = rd.get(2) ? ev.as_bool(*rd.get(2), rd.span(2), "enable") : true;
+            ev.stager.emit(std::make_shared<ir::SwizzleOpNode>(static_cast<int>(p), order == "row", en, a.span));
+            return Value::none();
+        });
+    add(r, "annotate_layout", "T.annotate_layout({buffer: layout})", "attach a memory layout to shared buffers",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.annotate_layout", {"layout_map"});
+            require_kernel(ev, "T.annotate_layout", a.span);
+            const Value& m = rd.require(0);
+            if (m.kind != VK::Dict) ev.fail(DiagKind::TypeMismatch, rd.span(0), {"`T.annotate_layout` expects a dict {buffer: layout}, got " + type_name(m)});
+            std::vector<std::pair<ir::Buffer, std::string>> l;
+            for (const auto& [k, v] : m.as<DictObj>()->items) l.emplace_back(ev.as_buffer(k, rd.span(0), "T.annotate_layout"), to_str(v));
+            ev.stager.emit(std::make_shared<ir::LayoutAnnotationOpNode>(std::move(l), a.span));
+            return Value::none();
+        });
+    add(r, "region", "T.region(A[i, j], access, *extents)", "a region of a buffer starting at a point with the given extents",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            if (a.pos.size() < 2) ev.fail(DiagKind::WrongArgCount, a.span, {"T.region", "at least 2", std::to_string(a.pos.size())});
+            RegionObj base = as_region(ev, a.pos[0], a.pos_spans[0], "T.region");
+            size_t n = a.pos.size() - 2;
+            if (n != base.dims.size())
+                ev.fail(DiagKind::IndexCountMismatch, a.span, {base.buffer->name, std::to_string(base.dims.size()), std::to_string(n)});
+            auto r2 = std::make_shared<RegionObj>(base);
+            for (size_t i = 0; i < n; ++i) r2->dims[i].extent = ev.to_expr(a.pos[i + 2], a.pos_spans[i + 2], "extent");
+            return Value::make(VK::Region, r2);
+        });
+    add(r, "make_swizzled_layout", "T.make_swizzled_layout(buffer)", "the bank-conflict-free swizzled layout of a shared buffer",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.make_swizzled_layout", {"buffer"});
+            ev.as_buffer(rd.require(0), rd.span(0), "T.make_swizzled_layout");
+            return Value::str("swizzled");
+        });
+}
+
+}  // namespace tp::eval
