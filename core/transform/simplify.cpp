@@ -3,6 +3,8 @@
 // (x * c1) * c2 -> x * (c1 * c2), (x * c) // c -> x and (x * c) % c -> 0 for ints.
 #include "transform/simplify.h"
 
+#include <unordered_map>
+
 #include "ir/functor.h"
 
 namespace tp::transform {
@@ -30,7 +32,24 @@ Expr rebuild_binary(BinaryOp op, Expr a, Expr b, Span span) {
 }
 
 class Simplifier : public IRMutator {
+    // Lets of a variable or a constant are substituted: `e = tx; i = e` reads as `tx`.
+    std::unordered_map<const VarNode*, Expr> subst_;
+
 protected:
+    Expr visit_Var(const VarNode& n, const Expr& e) override {
+        auto it = subst_.find(&n);
+        return it == subst_.end() ? e : it->second;
+    }
+    Stmt visit_LetStmt(const LetStmtNode& n, const Stmt& s) override {
+        Expr v = mutate(n.value);
+        if (v->as<VarNode>() || v->as<IntImmNode>()) {
+            subst_[n.var.get()] = v;
+            return mutate(n.body);
+        }
+        Stmt b = mutate(n.body);
+        if (v == n.value && b == n.body) return s;
+        return std::make_shared<LetStmtNode>(n.var, v, b, n.span);
+    }
     Expr visit_Binary(const BinaryNode& n, const Expr& e) override {
         Expr a = mutate(n.a), b = mutate(n.b);
         Expr out = rebuild_binary(n.op, a, b, n.span);
