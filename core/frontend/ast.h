@@ -104,7 +104,8 @@ struct ImagValue { double imag = 0; friend bool operator==(const ImagValue&, con
 struct BigIntValue { std::string digits; friend bool operator==(const BigIntValue&, const BigIntValue&) = default; };
 using ConstantValue = std::variant<NoneValue, bool, int64_t, BigIntValue, double, ImagValue, std::string, BytesValue, EllipsisValue>;
 
-struct Constant : Expr { TP_EXPR(Constant) ConstantValue value; };
+// str_kind is "u" for a u-prefixed string literal (CPython's Constant.kind), else empty.
+struct Constant : Expr { TP_EXPR(Constant) ConstantValue value; std::string str_kind; };
 struct Attribute : Expr { TP_EXPR(Attribute) ExprPtr value; std::string attr; ExprContext ctx = ExprContext::Load; };
 struct Subscript : Expr { TP_EXPR(Subscript) ExprPtr value, slice; ExprContext ctx = ExprContext::Load; };
 struct Starred : Expr { TP_EXPR(Starred) ExprPtr value; ExprContext ctx = ExprContext::Load; };
