@@ -20,6 +20,9 @@ enum ExitCode { kOk = 0, kUserError = 1, kUsage = 2, kInternalError = 3 };
 using AddCommand = void (*)(CLI::App& app, int& exit_code);
 
 void add_compile_command(CLI::App& app, int& exit_code);
+void add_worker_command(CLI::App& app, int& exit_code);
+void add_doctor_command(CLI::App& app, int& exit_code);
+void add_bench_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);
 
 // Reads a whole file; false (and a message on stderr) when it cannot.

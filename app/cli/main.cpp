@@ -9,6 +9,9 @@ namespace {
 
 const tilec::AddCommand kCommands[] = {
     tilec::add_compile_command,
+    tilec::add_worker_command,
+    tilec::add_doctor_command,
+    tilec::add_bench_command,
     tilec::add_run_command,
 };
 
