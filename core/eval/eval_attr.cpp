@@ -1,6 +1,7 @@
 // Attribute access (module members, buffer .shape/.dtype, list/dict/str methods, enums),
 // subscripts (buffer loads and regions, sequence indexing and slicing) and iteration.
 #include <algorithm>
+#include <map>
 
 #include "eval/interp.h"
 #include "eval/tile_internal.h"
@@ -42,6 +43,44 @@ std::vector<size_t> slice_indices(Evaluator& ev, const SliceObj& s, size_t n, Sp
     std::vector<size_t> out;
     for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) out.push_back(static_cast<size_t>(i));
     return out;
+}
+
+// Linear form of an index expression: sum of coeff * atom plus a constant, where atoms
+// are the non-affine sub-expressions keyed by their printed text.
+struct Linear {
+    std::map<std::string, std::pair<int64_t, ir::Expr>> terms;
+    int64_t constant = 0;
+};
+
+bool linearize(const ir::Expr& e, int64_t scale, Linear& out) {
+    if (auto c = ir::as_const_int(e)) {
+        out.constant += scale * *c;
+        return true;
+    }
+    if (auto* b = e->as<ir::BinaryNode>()) {
+        if (b->op == ir::BinaryOp::Add) return linearize(b->a, scale, out) && linearize(b->b, scale, out);
+        if (b->op == ir::BinaryOp::Sub) return linearize(b->a, scale, out) && linearize(b->b, -scale, out);
+        if (b->op == ir::BinaryOp::Mul) {
+            if (auto c = ir::as_const_int(b->b)) return linearize(b->a, scale * *c, out);
+            if (auto c = ir::as_const_int(b->a)) return linearize(b->b, scale * *c, out);
+        }
+    }
+    if (!e->dtype.is_int()) return false;
+    auto& t = out.terms[ir::print(e)];
+    t.first += scale;
+    t.second = e;
+    return true;
+}
+
+// hi - lo, reduced to a constant when the symbolic parts cancel (`(bx + 1) * 64 - bx * 64`).
+ir::Expr affine_difference(const ir::Expr& hi, const ir::Expr& lo, Span span) {
+    Linear l;
+    if (linearize(hi, 1, l) && linearize(lo, -1, l)) {
+        bool cancels = true;
+        for (const auto& [k, t] : l.terms) cancels &= t.first == 0;
+        if (cancels) return ir::int_imm(l.constant, ir::promote(hi->dtype, lo->dtype), span);
+    }
+    return ir::make_binary(ir::BinaryOp::Sub, hi, lo, span);
 }
 
 }  // namespace
@@ -325,7 +364,8 @@ Value Evaluator::subscript(const Value& v, const Value& idx, Span span, Span idx
             for (size_t d = 0; d < idxs.size(); ++d) {
                 const Value& x = idxs[d];
                 if (x.kind != VK::Slice) {
-                    r->dims.push_back({to_expr(x, idx_span, "index"), nullptr});
+                    // Inside a sliced region a scalar index selects one element of that dim.
+                    r->dims.push_back({to_expr(x, idx_span, "index"), ir::int_imm(1)});
                     continue;
                 }
                 auto* s = x.as<SliceObj>();
@@ -333,7 +373,7 @@ Value Evaluator::subscript(const Value& v, const Value& idx, Span span, Span idx
                     fail(DiagKind::UnsupportedConstruct, idx_span, {"strided buffer slices", "; only step 1 is supported"});
                 ir::Expr lo = s->lower.is_none() ? ir::int_imm(0) : to_expr(s->lower, idx_span, "slice start");
                 ir::Expr hi = s->upper.is_none() ? b->shape[d] : to_expr(s->upper, idx_span, "slice stop");
-                ir::Expr ext = ir::make_binary(ir::BinaryOp::Sub, hi, lo, idx_span);
+                ir::Expr ext = affine_difference(hi, lo, idx_span);
                 if (auto c = ir::as_const_int(ext); c && *c <= 0)
                     fail(DiagKind::ShapeMismatch, idx_span, {"slice of `" + b->name + "` has extent " + std::to_string(*c)});
                 r->dims.push_back({lo, ext});
