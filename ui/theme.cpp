@@ -86,7 +86,7 @@ Theme make_light() {
 QColor Theme::link_color(int dsl_line) const {
     // Hues spaced by the golden angle so neighbouring DSL lines get distinct colours.
     if (dsl_line <= 0) return base;
-    int hue = (dsl_line * 137) % 360;
+    int hue = ((dsl_line % kLinkColorCount) * 137) % 360;
     return dark ? QColor::fromHsl(hue, 90, 52) : QColor::fromHsl(hue, 160, 228);
 }
 

@@ -9,6 +9,9 @@ class QApplication;
 
 namespace tpui {
 
+// Link colours cycle through this many tints (each needs one Scintilla marker).
+constexpr int kLinkColorCount = 20;
+
 struct Theme {
     QString name;  // "dark" or "light"
     bool dark = true;

@@ -1,0 +1,47 @@
+// The DSL editor: QScintilla with the DSL lexer, line numbers, folding, diagnostics as
+// squiggles + margin marks + hover tooltips, T.* completion with call tips, link colours for
+// lines that generated code, and a caret-linked highlight driven by the code views.
+#pragma once
+
+#include <Qsci/qsciscintilla.h>
+#include <vector>
+
+#include "models/problems_model.h"
+#include "theme.h"
+
+class QsciAPIs;
+
+namespace tpui {
+
+class DslLexer;
+
+class DslEditor : public QsciScintilla {
+    Q_OBJECT
+public:
+    explicit DslEditor(QWidget* parent = nullptr);
+
+    void apply_theme(const Theme& t, int font_size);
+    void set_problems(const std::vector<Problem>& problems);
+    // Tints every DSL line that some generated line maps to with its link colour.
+    void set_link_lines(const std::vector<int>& dsl_lines);
+    void set_linked_lines(const std::vector<int>& lines);  // 1-based; empty clears
+    void go_to(int line, int col = 1);
+    void toggle_comment();
+    int caret_line() const;  // 1-based
+    const std::vector<Problem>& problems() const { return problems_; }
+
+Q_SIGNALS:
+    void caret_line_changed(int line);  // 1-based
+
+private:
+    void on_dwell(int position, int x, int y);
+
+    DslLexer* lexer_ = nullptr;
+    QsciAPIs* apis_ = nullptr;
+    std::vector<Problem> problems_;
+    std::vector<int> link_lines_;
+    const Theme* theme_ = nullptr;
+    int last_caret_line_ = 0;
+};
+
+}  // namespace tpui
