@@ -338,7 +338,8 @@ Value Evaluator::getattr(const Value& v, const std::string& name, Span span) {
     else if (v.kind == VK::List) cands = {"append", "extend", "insert", "pop", "index", "count", "reverse", "copy"};
     else if (v.kind == VK::Dict) cands = {"items", "keys", "values", "get", "pop", "setdefault", "update", "copy"};
     std::string m = closest_match(name, cands);
-    std::string what = v.kind == VK::Enum ? "`" + repr(v) + "`" : type_name(v);
+    std::string what = type_name(v);
+    if (v.kind == VK::Enum) what = v.as<EnumObj>()->name.empty() ? "`T." + v.as<EnumObj>()->owner + "`" : "`" + repr(v) + "`";
     fail(DiagKind::UnknownAttribute, span, {what, name, m.empty() ? "" : "; did you mean `" + m + "`"});
 }
 

@@ -395,7 +395,7 @@ Flow Evaluator::exec(const ast::Stmt& s, const std::shared_ptr<Scope>& sc) {
             return Flow::Break;
         case K::Continue:
             if (stager.ir_loop_depth > 0 && python_loop_depth == 0)
-                fail(DiagKind::UnsupportedConstruct, s.span, {"continue", " in an IR loop; wrap the rest of the body in an `if`"});
+                fail(DiagKind::UnsupportedConstruct, s.span, {"continue", " loop body; wrap the rest of the body in an `if`"});
             return Flow::Continue;
         case K::Global:
             for (const auto& n : static_cast<const ast::Global&>(s).names) sc->globals.push_back(n);

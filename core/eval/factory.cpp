@@ -229,6 +229,7 @@ EvalResult evaluate_kernel(const ast::ModulePtr& module, const EvalRequest& req,
     EvalResult result;
     auto factories = find_factories(*module);
     std::string file = module->file ? module->file->path() : "<input>";
+    file = file.substr(file.find_last_of('/') + 1);  // the header line already has the full path
     if (factories.empty()) {
         diags.report(DiagKind::NoKernelFound, {}, {file});
         return result;

@@ -26,6 +26,8 @@ Value alloc(Evaluator& ev, CallArgs& a, const char* fname, ir::Scope scope) {
     ArgReader r(ev, a, fname, {"shape", "dtype", "scope"});
     require_kernel(ev, fname, a.span);
     std::vector<ir::Expr> shape = ev.as_shape(r.require(0), r.span(0));
+    for (const auto& d : shape)
+        if (!ir::as_const_int(d)) ev.fail(DiagKind::NotConstant, r.span(0), {std::string(fname) + "(shape)"});
     ir::DataType dt = ev.as_dtype(r.require(1), r.span(1));
     if (const Value* sv = r.get(2)) {
         std::string s = ev.as_str(*sv, r.span(2), "scope");
