@@ -28,10 +28,18 @@ std::string find_tool(const std::string& name) {
 
 std::string toolkit_version() {
     std::ifstream in("/usr/local/cuda/version.json");
-    if (!in) return "";
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    if (j.is_discarded()) return "";
-    return j.value("cuda", nlohmann::json::object()).value("version", "");
+    if (in) {
+        nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+        if (!j.is_discarded()) return j.value("cuda", nlohmann::json::object()).value("version", "");
+    }
+    // Trimmed installs lack version.json; nvcc prints "release 13.0, V13.0.88".
+    std::string nvcc = find_tool("nvcc");
+    if (nvcc.empty()) return "";
+    worker::CommandResult r = worker::run_command({nvcc, "--version"}, 10000);
+    size_t pos = r.out.find("release ");
+    if (pos == std::string::npos) return "";
+    size_t end = r.out.find_first_of(",\n", pos);
+    return r.out.substr(pos + 8, end == std::string::npos ? std::string::npos : end - pos - 8);
 }
 
 std::string gib(size_t b) {
@@ -67,8 +75,8 @@ std::vector<DoctorLine> doctor_report(bool with_torch) {
                    drv.empty() ? "libcuda.so.1 not loaded: " + runtime::cuda_driver().why + "; install the NVIDIA driver"
                                : "CUDA " + drv});
     std::string tk = toolkit_version();
-    out.push_back({"toolkit", !tk.empty(), tk.empty() ? "/usr/local/cuda/version.json not found; install the CUDA toolkit at /usr/local/cuda"
-                                                     : "CUDA " + tk + " at /usr/local/cuda"});
+    out.push_back({"toolkit", !tk.empty(), tk.empty() ? "no CUDA toolkit (nvcc, version.json) at /usr/local/cuda; install it there"
+                                                     : "CUDA " + tk});
     std::string nv_why;
     bool nv = runtime::nvrtc_available(&nv_why);
     out.push_back({"nvrtc", nv, nv ? "NVRTC " + runtime::nvrtc_version() : nv_why + "; kernels cannot be compiled to PTX/cubin"});
