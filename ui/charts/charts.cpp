@@ -1,0 +1,236 @@
+// Qt Charts behind the interface in charts.h. Charts are rebuilt from the data on every
+// change (a sweep has tens of rows), which keeps the code free of incremental-update state.
+#include "charts/charts.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QFile>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+#include <QValueAxis>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+namespace tpui {
+
+namespace {
+
+QString csv_quote(QString s) {
+    if (s.contains(',') || s.contains('"')) s = '"' + s.replace("\"", "\"\"") + '"';
+    return s;
+}
+
+void style_axis(QAbstractAxis* a, const Theme& t) {
+    a->setLabelsColor(t.text);
+    a->setTitleBrush(t.text);
+    a->setGridLineColor(t.grid);
+    a->setLinePenColor(t.grid);
+}
+
+}  // namespace
+
+ChartWidget::ChartWidget(QWidget* parent) : QWidget(parent), theme_(&dark_theme()) {
+    chart_ = new QChart;
+    view_ = new QChartView(chart_);
+    view_->setRenderHint(QPainter::Antialiasing);
+    auto* l = new QVBoxLayout(this);
+    l->setContentsMargins(0, 0, 0, 0);
+    l->addWidget(view_);
+}
+
+void ChartWidget::apply_theme(const Theme& t) {
+    theme_ = &t;
+    rebuild();
+}
+
+bool ChartWidget::save_png(const QString& path, QSize size) {
+    QSize old = view_->size();
+    view_->resize(size);
+    QPixmap pm(size);
+    pm.fill(theme_->base);
+    QPainter p(&pm);
+    p.setRenderHint(QPainter::Antialiasing);
+    view_->render(&p);
+    p.end();
+    view_->resize(old);
+    return pm.save(path, "PNG");
+}
+
+bool ChartWidget::save_csv(const QString& path) const {
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text)) return false;
+    return f.write(to_csv().toUtf8()) >= 0;
+}
+
+BarChart::BarChart(QString title, QString axis_title, bool lower_is_better, QWidget* parent)
+    : ChartWidget(parent), title_(std::move(title)), axis_(std::move(axis_title)), lower_better_(lower_is_better) {
+    rebuild();
+}
+
+void BarChart::set_data(std::vector<Bar> bars, std::vector<ReferenceLine> refs) {
+    std::stable_sort(bars.begin(), bars.end(), [this](const Bar& a, const Bar& b) {
+        return lower_better_ ? a.value < b.value : a.value > b.value;
+    });
+    bars_ = std::move(bars);
+    refs_ = std::move(refs);
+    rebuild();
+}
+
+QString BarChart::to_csv() const {
+    QString out = "label," + csv_quote(axis_) + ",kind\n";
+    for (const auto& b : bars_) out += csv_quote(b.label) + "," + QString::number(b.value, 'g', 8) + ",config\n";
+    for (const auto& r : refs_) out += csv_quote(r.name) + "," + QString::number(r.value, 'g', 8) + ",reference\n";
+    return out;
+}
+
+void BarChart::rebuild() {
+    const Theme& t = *theme_;
+    chart_->removeAllSeries();
+    for (auto* a : chart_->axes()) chart_->removeAxis(a), delete a;
+    chart_->setTitle(bars_.empty() ? title_ + tr(" — run a sweep to fill this chart") : title_);
+    chart_->setBackgroundBrush(t.base);
+    chart_->setTitleBrush(t.text);
+    chart_->legend()->setLabelColor(t.text);
+    chart_->legend()->setAlignment(Qt::AlignBottom);
+    chart_->setAnimationOptions(QChart::NoAnimation);
+
+    auto* set = new QBarSet(axis_);
+    set->setColor(t.chart_bar);
+    set->setBorderColor(t.chart_bar);
+    QStringList cats;
+    double vmax = 0;
+    for (const auto& b : bars_) {
+        *set << b.value;
+        cats << b.label;
+        vmax = std::max(vmax, b.value);
+    }
+    auto* series = new QBarSeries;
+    series->append(set);
+    series->setBarWidth(0.7);
+    chart_->addSeries(series);
+    auto* ax = new QBarCategoryAxis;
+    ax->append(cats.isEmpty() ? QStringList{" "} : cats);
+    ax->setLabelsAngle(cats.size() > 4 ? -45 : 0);
+    auto* ay = new QValueAxis;
+    ay->setTitleText(axis_);
+    for (const auto& r : refs_) vmax = std::max(vmax, r.value);
+    ay->setRange(0, vmax > 0 ? vmax * 1.12 : 1);
+    ay->applyNiceNumbers();
+    chart_->addAxis(ax, Qt::AlignBottom);
+    chart_->addAxis(ay, Qt::AlignLeft);
+    series->attachAxis(ax);
+    series->attachAxis(ay);
+    style_axis(ax, t);
+    style_axis(ay, t);
+
+    // Reference lines live on their own x axis spanning the category slots.
+    if (!refs_.empty()) {
+        auto* rx = new QValueAxis;
+        int n = std::max<int>(1, int(bars_.size()));
+        rx->setRange(-0.5, n - 0.5);
+        rx->setVisible(false);
+        chart_->addAxis(rx, Qt::AlignTop);
+        QColor colours[] = {t.chart_ref1, t.chart_ref2, t.chart_bar2, t.note};
+        int i = 0;
+        for (const auto& r : refs_) {
+            auto* line = new QLineSeries;
+            line->setName(QStringLiteral("%1 %2").arg(r.name, QString::number(r.value, 'g', 4)));
+            line->append(-0.5, r.value);
+            line->append(n - 0.5, r.value);
+            QPen pen(colours[i++ % 4]);
+            pen.setWidth(2);
+            pen.setStyle(Qt::DashLine);
+            line->setPen(pen);
+            chart_->addSeries(line);
+            line->attachAxis(rx);
+            line->attachAxis(ay);
+        }
+    }
+}
+
+RooflineChart::RooflineChart(QWidget* parent) : ChartWidget(parent) { rebuild(); }
+
+void RooflineChart::set_roofs(const QString& gpu, double peak_tflops, double dram_gbs) {
+    gpu_ = gpu;
+    peak_ = peak_tflops;
+    bw_ = dram_gbs;
+    rebuild();
+}
+
+void RooflineChart::set_points(std::vector<RoofPoint> points) {
+    points_ = std::move(points);
+    rebuild();
+}
+
+QString RooflineChart::to_csv() const {
+    QString out = "label,flop_per_byte,tflops,roof_tflops\n";
+    for (const auto& p : points_) {
+        double roof = std::min(peak_, bw_ * p.intensity / 1000.0);
+        out += csv_quote(p.label) + "," + QString::number(p.intensity, 'g', 8) + "," + QString::number(p.tflops, 'g', 8) + "," +
+               QString::number(roof, 'g', 8) + "\n";
+    }
+    return out;
+}
+
+void RooflineChart::rebuild() {
+    const Theme& t = *theme_;
+    chart_->removeAllSeries();
+    for (auto* a : chart_->axes()) chart_->removeAxis(a), delete a;
+    chart_->setTitle(gpu_.isEmpty() ? tr("Roofline") : tr("Roofline — %1 (%2 TFLOP/s fp16, %3 GB/s)").arg(gpu_).arg(peak_).arg(bw_));
+    chart_->setBackgroundBrush(t.base);
+    chart_->setTitleBrush(t.text);
+    chart_->legend()->setLabelColor(t.text);
+    chart_->legend()->setAlignment(Qt::AlignBottom);
+    chart_->setAnimationOptions(QChart::NoAnimation);
+
+    auto* ax = new QLogValueAxis;
+    ax->setTitleText(tr("arithmetic intensity (FLOP/byte)"));
+    ax->setBase(10);
+    ax->setLabelFormat("%g");
+    auto* ay = new QLogValueAxis;
+    ay->setTitleText(tr("TFLOP/s"));
+    ay->setBase(10);
+    ay->setLabelFormat("%g");
+    double xmin = 0.1, xmax = 10000, ymin = 0.01, ymax = std::max(peak_ * 2, 10.0);
+    for (const auto& p : points_) {
+        if (p.intensity > 0) xmin = std::min(xmin, p.intensity / 2), xmax = std::max(xmax, p.intensity * 2);
+        if (p.tflops > 0) ymin = std::min(ymin, p.tflops / 2);
+    }
+    ax->setRange(xmin, xmax);
+    ay->setRange(ymin, ymax);
+    chart_->addAxis(ax, Qt::AlignBottom);
+    chart_->addAxis(ay, Qt::AlignLeft);
+    style_axis(ax, t);
+    style_axis(ay, t);
+
+    if (peak_ > 0 && bw_ > 0) {
+        auto* roof = new QLineSeries;
+        roof->setName(tr("roof: min(peak, bandwidth x intensity)"));
+        // TFLOP/s = GB/s * FLOP/byte / 1000; sampled densely around the ridge point.
+        for (double x = xmin; x <= xmax * 1.0001; x *= 1.25) roof->append(x, std::min(peak_, bw_ * x / 1000.0));
+        QPen pen(t.chart_ref1);
+        pen.setWidth(2);
+        roof->setPen(pen);
+        chart_->addSeries(roof);
+        roof->attachAxis(ax);
+        roof->attachAxis(ay);
+    }
+    auto* pts = new QScatterSeries;
+    pts->setName(tr("configurations"));
+    pts->setMarkerSize(10);
+    pts->setColor(t.chart_bar);
+    pts->setBorderColor(t.text);
+    for (const auto& p : points_)
+        if (p.intensity > 0 && p.tflops > 0) pts->append(p.intensity, p.tflops);
+    chart_->addSeries(pts);
+    pts->attachAxis(ax);
+    pts->attachAxis(ay);
+}
+
+}  // namespace tpui

@@ -1,0 +1,84 @@
+// Our small chart interface over Qt Charts: sorted bars with reference lines (latency or
+// TFLOP/s per configuration against cuBLAS/PyTorch) and a roofline. Callers never touch Qt
+// Charts types; every chart exports PNG and CSV and follows the theme.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <vector>
+
+#include "theme.h"
+
+class QChart;
+class QChartView;
+
+namespace tpui {
+
+struct Bar {
+    QString label;
+    double value = 0;
+};
+struct ReferenceLine {
+    QString name;
+    double value = 0;
+};
+struct RoofPoint {
+    QString label;
+    double intensity = 0;  // FLOP per byte
+    double tflops = 0;
+};
+
+class ChartWidget : public QWidget {
+    Q_OBJECT
+public:
+    explicit ChartWidget(QWidget* parent = nullptr);
+    bool save_png(const QString& path, QSize size = {1200, 700});
+    bool save_csv(const QString& path) const;
+    virtual QString to_csv() const = 0;
+    virtual void apply_theme(const Theme& t);
+
+protected:
+    virtual void rebuild() = 0;
+    QChart* chart_;
+    QChartView* view_;
+    const Theme* theme_;
+};
+
+class BarChart : public ChartWidget {
+    Q_OBJECT
+public:
+    BarChart(QString title, QString axis_title, bool lower_is_better, QWidget* parent = nullptr);
+    // Bars are shown sorted (best first); references are drawn as horizontal lines.
+    void set_data(std::vector<Bar> bars, std::vector<ReferenceLine> refs);
+    const std::vector<Bar>& bars() const { return bars_; }
+    QString to_csv() const override;
+
+protected:
+    void rebuild() override;
+
+private:
+    QString title_, axis_;
+    bool lower_better_;
+    std::vector<Bar> bars_;
+    std::vector<ReferenceLine> refs_;
+};
+
+class RooflineChart : public ChartWidget {
+    Q_OBJECT
+public:
+    explicit RooflineChart(QWidget* parent = nullptr);
+    void set_roofs(const QString& gpu, double peak_tflops, double dram_gbs);
+    void set_points(std::vector<RoofPoint> points);
+    const std::vector<RoofPoint>& points() const { return points_; }
+    QString to_csv() const override;
+
+protected:
+    void rebuild() override;
+
+private:
+    QString gpu_;
+    double peak_ = 0, bw_ = 0;
+    std::vector<RoofPoint> points_;
+};
+
+}  // namespace tpui
