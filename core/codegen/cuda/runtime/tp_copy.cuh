@@ -39,9 +39,13 @@ __device__ __forceinline__ void cp_async_16(void* smem, const void* gmem, int sr
     if (src_bytes == 16) {
         v = *reinterpret_cast<const uint4*>(gmem);
     } else if (src_bytes > 0) {
-        unsigned short* dst = reinterpret_cast<unsigned short*>(&v);
+        // partial chunk: 16-bit loads assembled with constant indices (stays in registers)
         const unsigned short* src = reinterpret_cast<const unsigned short*>(gmem);
-        for (int e = 0; e < src_bytes / 2; ++e) dst[e] = src[e];
+        unsigned w[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+        for (int e = 0; e < 8; ++e)
+            if (2 * e < src_bytes) w[e / 2] |= static_cast<unsigned>(src[e]) << (16 * (e % 2));
+        v = make_uint4(w[0], w[1], w[2], w[3]);
     }
     *reinterpret_cast<uint4*>(smem) = v;
 #endif
@@ -66,8 +70,9 @@ __device__ __forceinline__ void cp_async_wait() {
 // boundary tiles need no other special casing. Preconditions: COLS*sizeof(T) % 16 == 0,
 // ld % (16/sizeof(T)) == 0, g 16-byte aligned (else use copy_g2s_elementwise). All
 // THREADS threads of the block call it with their tid. Asynchronous on sm_80+: commit,
-// wait and __syncthreads() before reading smem.
-template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true>
+// wait and __syncthreads() before reading smem. IN_BOUNDS = true promises a whole tile
+// (the code generator knows it for static shapes that divide), which drops all predicates.
+template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true, bool IN_BOUNDS = false>
 __device__ __forceinline__ void copy_g2s_async(T* smem, const T* g, int ld, int rows_valid,
                                                int cols_valid, int tid) {
     using Tile = SmemTile<COLS, sizeof(T), SWIZZLE>;
@@ -76,18 +81,45 @@ __device__ __forceinline__ void copy_g2s_async(T* smem, const T* g, int ld, int 
     constexpr int kTotal = ROWS * kChunks;
     constexpr int kIters = (kTotal + THREADS - 1) / THREADS;
     static_assert(COLS % kVec == 0, "tile rows must be whole 16-byte chunks");
-    const bool full = rows_valid >= ROWS && cols_valid >= COLS;
-#pragma unroll
-    for (int it = 0; it < kIters; ++it) {
-        int idx = tid + it * THREADS;
-        if (kTotal % THREADS != 0 && idx >= kTotal) break;
-        int r = idx / kChunks;
-        int c = (idx % kChunks) * kVec;
+    // Regular case: every thread keeps its chunk column and steps down kRowStep rows per
+    // iteration; with kRowStep % 8 == 0 the swizzle repeats, so smem offsets are
+    // compile-time increments and the global pointer advances by kRowStep * ld.
+    constexpr bool kRegular = THREADS % kChunks == 0 && (kIters == 1 || (THREADS / kChunks) % 8 == 0);
+    const bool full = IN_BOUNDS || (rows_valid >= ROWS && cols_valid >= COLS);
+    if constexpr (kRegular) {
+        constexpr int kRowStep = THREADS / kChunks;
+        const int r0 = tid / kChunks;
+        const int c = (tid % kChunks) * kVec;
+        T* s = smem + Tile::offset(r0, c);
+        const T* gp = g + r0 * ld + c;
+        const long long gstep = static_cast<long long>(kRowStep) * ld;
         if (full) {
-            cp_async_16(smem + Tile::offset(r, c), g + r * ld + c, 16);
+#pragma unroll
+            for (int it = 0; it < kIters; ++it) {
+                if (ROWS % kRowStep != 0 && r0 + it * kRowStep >= ROWS) break;
+                cp_async_16(s + it * kRowStep * COLS, gp + it * gstep, 16);
+            }
         } else {
-            int n = r < rows_valid ? cols_valid - c : 0;
+            int n = cols_valid - c;
             n = n < 0 ? 0 : (n > kVec ? kVec : n);
+#pragma unroll
+            for (int it = 0; it < kIters; ++it) {
+                const int r = r0 + it * kRowStep;
+                if (ROWS % kRowStep != 0 && r >= ROWS) break;
+                const bool ok = r < rows_valid && n > 0;
+                cp_async_16(s + it * kRowStep * COLS, ok ? gp + it * gstep : g,
+                            ok ? n * static_cast<int>(sizeof(T)) : 0);
+            }
+        }
+    } else {
+#pragma unroll
+        for (int it = 0; it < kIters; ++it) {
+            int idx = tid + it * THREADS;
+            if (kTotal % THREADS != 0 && idx >= kTotal) break;
+            int r = idx / kChunks;
+            int c = (idx % kChunks) * kVec;
+            int n = r < rows_valid ? cols_valid - c : 0;
+            n = full ? kVec : (n < 0 ? 0 : (n > kVec ? kVec : n));
             cp_async_16(smem + Tile::offset(r, c), n > 0 ? g + r * ld + c : g,
                         n * static_cast<int>(sizeof(T)));
         }
@@ -107,12 +139,15 @@ __device__ __forceinline__ void copy_g2s_elementwise(T* smem, const T* g, int ld
     }
 }
 
-// Picks the 16-byte path when stride and base allow it (a uniform branch).
-template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true>
+// Picks the 16-byte path when stride and base allow it (a uniform branch). IN_BOUNDS =
+// true: the caller guarantees a whole tile, a 16-byte aligned g and ld % (16/sizeof(T)) == 0.
+template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true, bool IN_BOUNDS = false>
 __device__ __forceinline__ void copy_g2s(T* smem, const T* g, int ld, int rows_valid, int cols_valid,
                                          int tid) {
     constexpr int kVec = 16 / static_cast<int>(sizeof(T));
-    if (ld % kVec == 0 && (reinterpret_cast<unsigned long long>(g) & 15ull) == 0) {
+    if constexpr (IN_BOUNDS) {
+        copy_g2s_async<ROWS, COLS, THREADS, T, SWIZZLE, true>(smem, g, ld, rows_valid, cols_valid, tid);
+    } else if (ld % kVec == 0 && (reinterpret_cast<unsigned long long>(g) & 15ull) == 0) {
         copy_g2s_async<ROWS, COLS, THREADS, T, SWIZZLE>(smem, g, ld, rows_valid, cols_valid, tid);
     } else {
         copy_g2s_elementwise<ROWS, COLS, THREADS, T, SWIZZLE>(smem, g, ld, rows_valid, cols_valid, tid);
@@ -121,7 +156,7 @@ __device__ __forceinline__ void copy_g2s(T* smem, const T* g, int ld, int rows_v
 
 // --- register-staged copy (sm_75 pipelines): load() the next tile into registers before
 // the mma work on the current one, store() it into the other buffer afterwards. Same
-// preconditions and zero-fill rules as copy_g2s_async.
+// zero-fill rules as copy_g2s_async; any stride (16-byte loads only when aligned).
 template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true>
 struct RegStagedCopy {
     using Tile = SmemTile<COLS, sizeof(T), SWIZZLE>;
@@ -131,7 +166,10 @@ struct RegStagedCopy {
     static constexpr int kIters = (kTotal + THREADS - 1) / THREADS;
     uint4 regs[kIters];
 
+    static_assert(sizeof(T) == 2, "register staging packs 16-bit elements");
+    // Any stride and alignment: 16-byte loads where allowed, else 16-bit loads.
     __device__ __forceinline__ void load(const T* g, int ld, int rows_valid, int cols_valid, int tid) {
+        const bool vec = ld % kVec == 0 && (reinterpret_cast<unsigned long long>(g) & 15ull) == 0;
 #pragma unroll
         for (int it = 0; it < kIters; ++it) {
             int idx = tid + it * THREADS;
@@ -140,11 +178,14 @@ struct RegStagedCopy {
             int r = idx / kChunks;
             int c = (idx % kChunks) * kVec;
             int n = r < rows_valid ? cols_valid - c : 0;
-            if (n >= kVec) {
+            if (vec && n >= kVec) {
                 regs[it] = *reinterpret_cast<const uint4*>(g + r * ld + c);
             } else if (n > 0) {
-                T* dst = reinterpret_cast<T*>(&regs[it]);
-                for (int e = 0; e < n; ++e) dst[e] = g[r * ld + c + e];
+                unsigned w[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+                for (int e = 0; e < kVec; ++e)
+                    if (e < n) w[e / 2] |= bits16(g[r * ld + c + e]) << (16 * (e % 2));
+                regs[it] = make_uint4(w[0], w[1], w[2], w[3]);
             }
         }
     }
@@ -187,10 +228,13 @@ __device__ __forceinline__ void copy_s2g(const T* smem, T* g, int ld, int rows_v
 // --- fragment (AccLayout L) <-> global / shared ------------------------------------------
 // g points at the block tile origin; element (row, col) of the block lives at g[row*ld+col].
 // Adjacent column pairs go out as one 2-element store when in bounds and aligned.
-template <class L, class FragT, class OutT>
+// IN_BOUNDS = true: the whole block tile is inside the output and ld, g are pair-aligned.
+template <class L, bool IN_BOUNDS = false, class FragT, class OutT>
 __device__ __forceinline__ void frag_store_global(const FragT* frag, OutT* g, int ld, int rows_valid,
                                                   int cols_valid, int tid) {
-    const bool pair_ok = ld % 2 == 0 && (reinterpret_cast<unsigned long long>(g) % (2 * sizeof(OutT))) == 0;
+    const bool pair_ok =
+        IN_BOUNDS || (ld % 2 == 0 && (reinterpret_cast<unsigned long long>(g) % (2 * sizeof(OutT))) == 0);
+    if (IN_BOUNDS) rows_valid = cols_valid = 1 << 30;
 #pragma unroll
     for (int i = 0; i < L::kSize; i += 2) {
         int r = L::row(tid, i);

@@ -24,68 +24,6 @@ struct MmaTile {
     static_assert(sizeof(T) == 2, "Tensor-Core operands are 16-bit here");
     static_assert(BK % 16 == 0, "block_K must be a multiple of 16");
 
-    // A fragments (mma A layout, see tp_mma.cuh) of k16 step kk for this warp's MT row tiles.
-    static __device__ __forceinline__ void load_a(unsigned (&a)[MT][4], const T* As, int kk, int wm,
-                                                  int lane) {
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt) {
-            int row, col;
-            if constexpr (!TRANS_A) {  // lanes 0-15: rows 0-15 at k 0; lanes 16-31: rows 0-15 at k 8
-                row = wm * Acc::WM + mt * 16 + (lane & 15);
-                col = kk * 16 + (lane >> 4) * 8;
-            } else {  // stored [k][m]: matrix i = lane/8 covers k (i/2)*8.., m (i%2)*8..
-                row = kk * 16 + ((lane >> 4) << 3) + (lane & 7);
-                col = wm * Acc::WM + mt * 16 + (((lane >> 3) & 1) << 3);
-            }
-            unsigned addr = smem_addr(As + TileA::offset(row, col));
-            if constexpr (!TRANS_A) {
-                ldmatrix_x4(a[mt][0], a[mt][1], a[mt][2], a[mt][3], addr);
-            } else {
-                ldmatrix_x4_trans(a[mt][0], a[mt][1], a[mt][2], a[mt][3], addr);
-            }
-        }
-    }
-
-    // B fragments of k16 step kk for this warp's NT column tiles (two tiles per ldmatrix.x4).
-    static __device__ __forceinline__ void load_b(unsigned (&b)[NT][2], const T* Bs, int kk, int wn,
-                                                  int lane) {
-        const int i = lane >> 3, r = lane & 7;
-#pragma unroll
-        for (int np = 0; np < NT / 2; ++np) {
-            int row, col;
-            if constexpr (!TRANS_B) {  // stored [k][n]: matrix i covers k (i%2)*8.., n (i/2)*8..
-                row = kk * 16 + (i & 1) * 8 + r;
-                col = wn * Acc::WN + np * 16 + (i >> 1) * 8;
-            } else {  // stored [n][k]
-                row = wn * Acc::WN + np * 16 + (i >> 1) * 8 + r;
-                col = kk * 16 + (i & 1) * 8;
-            }
-            unsigned addr = smem_addr(Bs + TileB::offset(row, col));
-            if constexpr (!TRANS_B) {
-                ldmatrix_x4_trans(b[2 * np][0], b[2 * np][1], b[2 * np + 1][0], b[2 * np + 1][1], addr);
-            } else {
-                ldmatrix_x4(b[2 * np][0], b[2 * np][1], b[2 * np + 1][0], b[2 * np + 1][1], addr);
-            }
-        }
-        if constexpr (NT % 2 == 1) {  // odd tail: one 8-column tile with ldmatrix.x2
-            const int i2 = i & 1;
-            int row, col;
-            if constexpr (!TRANS_B) {
-                row = kk * 16 + i2 * 8 + r;
-                col = wn * Acc::WN + (NT - 1) * 8;
-            } else {
-                row = wn * Acc::WN + (NT - 1) * 8 + r;
-                col = kk * 16 + i2 * 8;
-            }
-            unsigned addr = smem_addr(Bs + TileB::offset(row, col));
-            if constexpr (!TRANS_B) {
-                ldmatrix_x2_trans(b[NT - 1][0], b[NT - 1][1], addr);
-            } else {
-                ldmatrix_x2(b[NT - 1][0], b[NT - 1][1], addr);
-            }
-        }
-    }
-
     static __device__ __forceinline__ void mma_all(float* acc, const unsigned (&a)[MT][4],
                                                    const unsigned (&b)[NT][2]) {
 #pragma unroll
@@ -101,29 +39,96 @@ struct MmaTile {
     }
 };
 
-// C[BM x BN] (acc, AccLayout) += A_smem * B_smem over one BK slice. All WARPS_M*WARPS_N
-// warps of the block call it; it does not synchronize (the caller's __syncthreads() after
-// the tile copies and before overwriting a stage is what orders shared-memory access).
+// Per-thread ldmatrix offsets, computed once outside the K loop. Moving 16 rows down a
+// swizzled tile adds 16*COLS elements (the XOR pattern repeats every 8 rows), so only the
+// index that walks along a tile row needs a table: A: kk (or mt when TRANS_A), B: the
+// column-tile pair np (or kk when TRANS_B).
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_A, bool TRANS_B, class T,
+          bool SWIZZLE = true>
+struct GemmSS {
+    using M = MmaTile<BM, BN, BK, WARPS_M, WARPS_N, TRANS_A, TRANS_B, T, SWIZZLE>;
+    static constexpr int MT = M::MT, NT = M::NT, KT = M::KT;
+    static constexpr int kATab = TRANS_A ? MT : KT;
+    static constexpr int kBTab = TRANS_B ? KT : (NT + 1) / 2;
+    static constexpr int kColsA = TRANS_A ? BM : BK;
+    static constexpr int kColsB = TRANS_B ? BK : BN;
+    int a_off[kATab];  // element offsets
+    int b_off[kBTab];
+
+    __device__ __forceinline__ GemmSS() {
+        const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+        const int wm = M::Acc::warp_m(warp), wn = M::Acc::warp_n(warp);
+        const int i = lane >> 3, r = lane & 7;
+#pragma unroll
+        for (int x = 0; x < kATab; ++x) {
+            if constexpr (!TRANS_A) {  // x = kk; rows advance by mt*16
+                a_off[x] = M::TileA::offset(wm * M::Acc::WM + (lane & 15), x * 16 + (lane >> 4) * 8);
+            } else {  // x = mt; rows advance by kk*16
+                a_off[x] = M::TileA::offset(((lane >> 4) << 3) + r, wm * M::Acc::WM + x * 16 + ((i & 1) << 3));
+            }
+        }
+#pragma unroll
+        for (int x = 0; x < kBTab; ++x) {
+            if constexpr (!TRANS_B) {  // x = np; rows advance by kk*16 (odd tail uses matrices 0/1)
+                b_off[x] = M::TileB::offset((i & 1) * 8 + r, wn * M::Acc::WN + x * 16 + (2 * x + 1 < NT ? (i >> 1) * 8 : 0));
+            } else {  // x = kk; rows advance by np*16
+                b_off[x] = M::TileB::offset(wn * M::Acc::WN + (i >> 1) * 8 + r, x * 16 + (i & 1) * 8);
+            }
+        }
+    }
+
+    __device__ __forceinline__ void load_a(unsigned (&a)[MT][4], unsigned base, int kk) const {
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+            const int off = TRANS_A ? a_off[mt] + kk * 16 * kColsA : a_off[kk] + mt * 16 * kColsA;
+            const unsigned addr = base + 2u * off;
+            if constexpr (!TRANS_A) ldmatrix_x4(a[mt][0], a[mt][1], a[mt][2], a[mt][3], addr);
+            else ldmatrix_x4_trans(a[mt][0], a[mt][1], a[mt][2], a[mt][3], addr);
+        }
+    }
+    __device__ __forceinline__ void load_b(unsigned (&b)[NT][2], unsigned base, int kk) const {
+#pragma unroll
+        for (int np = 0; np < NT / 2; ++np) {
+            const int off = TRANS_B ? b_off[kk] + np * 16 * kColsB : b_off[np] + kk * 16 * kColsB;
+            const unsigned addr = base + 2u * off;
+            if constexpr (!TRANS_B) ldmatrix_x4_trans(b[2 * np][0], b[2 * np][1], b[2 * np + 1][0], b[2 * np + 1][1], addr);
+            else ldmatrix_x4(b[2 * np][0], b[2 * np][1], b[2 * np + 1][0], b[2 * np + 1][1], addr);
+        }
+        if constexpr (NT % 2 == 1) {  // odd tail: one 8-column tile, ldmatrix.x2 (lanes 0-15)
+            const int off = TRANS_B ? b_off[kk] + (NT / 2) * 16 * kColsB : b_off[NT / 2] + kk * 16 * kColsB;
+            const unsigned addr = base + 2u * off;
+            if constexpr (!TRANS_B) ldmatrix_x2_trans(b[NT - 1][0], b[NT - 1][1], addr);
+            else ldmatrix_x2(b[NT - 1][0], b[NT - 1][1], addr);
+        }
+    }
+
+    // C += A_smem * B_smem over one BK slice. Does not synchronize: the caller's
+    // __syncthreads() after the tile copies and before a stage is overwritten orders it.
+    __device__ __forceinline__ void operator()(const T* As, const T* Bs, float* acc) const {
+        const unsigned a_base = smem_addr(As), b_base = smem_addr(Bs);
+        // Fragments are double-buffered so the ldmatrix of step kk+1 overlaps the mma of kk.
+        unsigned a[2][MT][4];
+        unsigned b[2][NT][2];
+        load_a(a[0], a_base, 0);
+        load_b(b[0], b_base, 0);
+#pragma unroll
+        for (int kk = 0; kk < KT; ++kk) {
+            if (kk + 1 < KT) {
+                load_a(a[(kk + 1) & 1], a_base, kk + 1);
+                load_b(b[(kk + 1) & 1], b_base, kk + 1);
+            }
+            M::mma_all(acc, a[kk & 1], b[kk & 1]);
+        }
+    }
+};
+
+// One-call form of GemmSS (offsets recomputed per call; hoist a GemmSS object out of the
+// K loop in hot code). All WARPS_M*WARPS_N warps of the block call it.
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_A, bool TRANS_B, class T,
           bool SWIZZLE = true>
 __device__ __forceinline__ void gemm_ss(const T* As, const T* Bs, float* acc) {
-    using M = MmaTile<BM, BN, BK, WARPS_M, WARPS_N, TRANS_A, TRANS_B, T, SWIZZLE>;
-    const int lane = threadIdx.x & 31;
-    const int warp = threadIdx.x >> 5;
-    const int wm = M::Acc::warp_m(warp), wn = M::Acc::warp_n(warp);
-    // Fragments are double-buffered so the ldmatrix of step kk+1 overlaps the mma of kk.
-    unsigned a[2][M::MT][4];
-    unsigned b[2][M::NT][2];
-    M::load_a(a[0], As, 0, wm, lane);
-    M::load_b(b[0], Bs, 0, wn, lane);
-#pragma unroll
-    for (int kk = 0; kk < M::KT; ++kk) {
-        if (kk + 1 < M::KT) {
-            M::load_a(a[(kk + 1) & 1], As, kk + 1, wm, lane);
-            M::load_b(b[(kk + 1) & 1], Bs, kk + 1, wn, lane);
-        }
-        M::mma_all(acc, a[kk & 1], b[kk & 1]);
-    }
+    GemmSS<BM, BN, BK, WARPS_M, WARPS_N, TRANS_A, TRANS_B, T, SWIZZLE> g;
+    g(As, Bs, acc);
 }
 
 // A operand from registers: a_frag holds, per thread, the BM x BK A block in
@@ -134,16 +139,16 @@ template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_B, class 
           bool SWIZZLE = true>
 __device__ __forceinline__ void gemm_rs(const FragT* a_frag, const T* Bs, float* acc) {
     static_assert(WARPS_N == 1, "gemm_rs needs every warp to own whole rows of A (WARPS_N == 1)");
-    using M = MmaTile<BM, BN, BK, WARPS_M, WARPS_N, false, TRANS_B, T, SWIZZLE>;
+    using G = GemmSS<BM, BN, BK, WARPS_M, WARPS_N, false, TRANS_B, T, SWIZZLE>;
+    using M = typename G::M;
     constexpr int NTA = BK / 8;  // column tiles of the A fragment
-    const int lane = threadIdx.x & 31;
-    const int warp = threadIdx.x >> 5;
-    const int wn = M::Acc::warp_n(warp);
+    const G g;                   // only its B offsets are used
+    const unsigned b_base = smem_addr(Bs);
     unsigned b[2][M::NT][2];
-    M::load_b(b[0], Bs, 0, wn, lane);
+    g.load_b(b[0], b_base, 0);
 #pragma unroll
     for (int kk = 0; kk < M::KT; ++kk) {
-        if (kk + 1 < M::KT) M::load_b(b[(kk + 1) & 1], Bs, kk + 1, wn, lane);
+        if (kk + 1 < M::KT) g.load_b(b[(kk + 1) & 1], b_base, kk + 1);
         unsigned a[M::MT][4];
 #pragma unroll
         for (int mt = 0; mt < M::MT; ++mt) {
