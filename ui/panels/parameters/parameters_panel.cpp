@@ -1,0 +1,106 @@
+// ParametersPanel: fields are rebuilt when the model resets (another factory or new params)
+// and write back through setData, which validates per kind.
+#include "panels/parameters/parameters_panel.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <limits>
+
+#include "models/parameters_model.h"
+
+namespace tpui {
+
+ParametersPanel::ParametersPanel(ParametersModel* model, QWidget* parent) : QWidget(parent), model_(model) {
+    auto* top = new QFormLayout;
+    kernel_ = new QComboBox;
+    target_ = new QComboBox;
+    for (const auto& t : tp::supported_targets()) target_->addItem(QString::fromStdString(t));
+    device_ = new QComboBox;
+    device_->addItem(tr("GPU (worker)"), "gpu");
+    device_->addItem(tr("CPU (interpreter)"), "cpu");
+    top->addRow(tr("Kernel"), kernel_);
+    top->addRow(tr("Target"), target_);
+    top->addRow(tr("Run on"), device_);
+    fields_ = new QFormLayout;
+    auto* l = new QVBoxLayout(this);
+    l->addLayout(top);
+    auto* sep = new QLabel(tr("<b>Parameters</b>"));
+    l->addWidget(sep);
+    l->addLayout(fields_);
+    l->addStretch(1);
+    connect(kernel_, &QComboBox::currentTextChanged, this, [this](const QString& k) {
+        if (!updating_) Q_EMIT kernel_changed(k);
+    });
+    connect(target_, &QComboBox::currentTextChanged, this, [this] {
+        if (!updating_) Q_EMIT settings_changed();
+    });
+    connect(device_, &QComboBox::currentIndexChanged, this, [this] {
+        if (!updating_) Q_EMIT settings_changed();
+    });
+    connect(model_, &QAbstractItemModel::modelReset, this, &ParametersPanel::rebuild_fields);
+    connect(model_, &ParametersModel::values_edited, this, &ParametersPanel::settings_changed);
+}
+
+void ParametersPanel::set_factories(const std::vector<tp::FactoryInfo>& fs, const QString& current) {
+    updating_ = true;
+    QStringList names;
+    for (const auto& f : fs) names << QString::fromStdString(f.name);
+    QStringList old;
+    for (int i = 0; i < kernel_->count(); ++i) old << kernel_->itemText(i);
+    if (names != old) {
+        kernel_->clear();
+        kernel_->addItems(names);
+    }
+    if (!current.isEmpty()) kernel_->setCurrentText(current);
+    kernel_->setEnabled(names.size() > 1);
+    updating_ = false;
+}
+
+QString ParametersPanel::kernel() const { return kernel_->currentText(); }
+QString ParametersPanel::target() const { return target_->currentText(); }
+void ParametersPanel::set_target(const QString& t) { target_->setCurrentText(t); }
+bool ParametersPanel::cpu() const { return device_->currentData().toString() == "cpu"; }
+void ParametersPanel::set_cpu(bool cpu) { device_->setCurrentIndex(cpu ? 1 : 0); }
+
+void ParametersPanel::rebuild_fields() {
+    while (fields_->rowCount() > 0) fields_->removeRow(0);
+    for (int row = 0; row < model_->rowCount(); ++row) {
+        QModelIndex idx = model_->index(row, ParametersModel::Value);
+        QString kind = idx.data(ParametersModel::KindRole).toString();
+        QString name = model_->index(row, ParametersModel::Name).data().toString();
+        QString value = idx.data(Qt::EditRole).toString();
+        QWidget* w = nullptr;
+        QStringList choices = idx.data(ParametersModel::ChoicesRole).toStringList();
+        bool int_ok = false;
+        qlonglong iv = value.toLongLong(&int_ok);
+        if (kind == "int" && (int_ok || value.isEmpty())) {
+            auto* s = new QSpinBox;
+            s->setRange(std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+            s->setValue(int(iv));
+            s->setKeyboardTracking(false);
+            connect(s, &QSpinBox::valueChanged, this, [this, idx](int v) { model_->setData(idx, QString::number(v)); });
+            w = s;
+        } else if (!choices.isEmpty()) {
+            auto* c = new QComboBox;
+            c->addItems(choices);
+            c->setCurrentText(value);
+            connect(c, &QComboBox::currentTextChanged, this, [this, idx](const QString& v) { model_->setData(idx, v); });
+            w = c;
+        } else {
+            auto* e = new QLineEdit(value);
+            e->setEnabled(kind != "tensor");
+            connect(e, &QLineEdit::editingFinished, this, [this, idx, e] {
+                if (!model_->setData(idx, e->text())) e->setText(idx.data(Qt::EditRole).toString());
+            });
+            w = e;
+        }
+        w->setToolTip(idx.data(Qt::ToolTipRole).toString());
+        fields_->addRow(name, w);
+    }
+}
+
+}  // namespace tpui

@@ -1,0 +1,45 @@
+// The Parameters dock: kernel picker (when the file has several factories), target, CPU/GPU,
+// and one field per factory parameter (spin box for ints, combo for dtypes and booleans, text
+// otherwise) bound to ParametersModel.
+#pragma once
+
+#include <QWidget>
+#include <vector>
+
+#include "tileplay/compiler.h"
+
+class QComboBox;
+class QFormLayout;
+
+namespace tpui {
+
+class ParametersModel;
+
+class ParametersPanel : public QWidget {
+    Q_OBJECT
+public:
+    ParametersPanel(ParametersModel* model, QWidget* parent = nullptr);
+
+    void set_factories(const std::vector<tp::FactoryInfo>& fs, const QString& current);
+    QString kernel() const;
+    QString target() const;
+    void set_target(const QString& t);
+    bool cpu() const;
+    void set_cpu(bool cpu);
+
+Q_SIGNALS:
+    void kernel_changed(const QString& name);
+    void settings_changed();  // target, device or a parameter value
+
+private:
+    void rebuild_fields();
+
+    ParametersModel* model_;
+    QComboBox* kernel_;
+    QComboBox* target_;
+    QComboBox* device_;
+    QFormLayout* fields_;
+    bool updating_ = false;
+};
+
+}  // namespace tpui
