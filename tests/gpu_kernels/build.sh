@@ -30,6 +30,16 @@ build_one fa2_test & pids+=($!)
 build_one gemm_bench -lcublas & pids+=($!)
 status=0
 for p in "${pids[@]}"; do wait "$p" || status=1; done
+# NVRTC check: the headers as the code generator compiles them (in memory, every target).
+mkdir -p "$out/runtime"
+cp "$root"/core/codegen/cuda/runtime/tp_*.cuh "$out/runtime/"
+cuda_home=$(cd "$(dirname "$nvcc")/.." && pwd)
+if "$nvcc" -std=c++17 -O1 "$here/nvrtc_check.cpp" -o "$out/nvrtc_check" -lnvrtc -Xlinker -rpath="$cuda_home/lib64" \
+        -Xcompiler -static-libstdc++ -Xcompiler -static-libgcc >"$out/build-nvrtc_check.txt" 2>&1; then
+    "$out/nvrtc_check" "$out/runtime" "$cuda_home/include" || status=1
+else
+    echo "FAILED nvrtc_check (see $out/build-nvrtc_check.txt)"; status=1
+fi
 if grep -h "spill stores" "$out"/ptxas-*.txt | grep -qv " 0 bytes spill stores"; then
     echo "note: some kernels spill registers (see $out/ptxas-*.txt)"
 fi

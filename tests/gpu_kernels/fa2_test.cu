@@ -19,9 +19,8 @@ struct FaConfig {
 };
 
 template <int BM, int BN, int D, int WARPS, class T, bool CAUSAL>
-__global__ void __launch_bounds__(WARPS * 32)
-    fa2_kernel(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O, int S,
-               float scale_log2) {
+__device__ __forceinline__ void fa2_body(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
+                                         T* __restrict__ O, int S, float scale_log2) {
     using C = FaConfig<BM, BN, D, WARPS>;
     using LS = typename C::LS;
     using LO = typename C::LO;
@@ -102,9 +101,30 @@ __global__ void __launch_bounds__(WARPS * 32)
 }
 
 template <int BM, int BN, int D, int WARPS, class T, bool CAUSAL>
+__global__ void __launch_bounds__(WARPS * 32)
+    fa2_kernel(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O, int S,
+               float scale_log2) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    if constexpr (tp::MmaElem<T>::is_bf16) {  // bf16 mma needs sm_80; never launched there
+        __trap();
+    } else
+#endif
+    {
+        fa2_body<BM, BN, D, WARPS, T, CAUSAL>(Q, K, V, O, S, scale_log2);
+    }
+}
+
+template <int BM, int BN, int D, int WARPS, class T, bool CAUSAL>
 struct Fa {
     using C = FaConfig<BM, BN, D, WARPS>;
     static constexpr auto kernel = fa2_kernel<BM, BN, D, WARPS, T, CAUSAL>;
+    // false when this device lacks the shared memory (e.g. D=128 tiles on sm_75's 64 KB)
+    static bool fits_device() {
+        int dev = 0, optin = 0;
+        CK(cudaGetDevice(&dev));
+        CK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        return C::kSmemBytes <= optin;
+    }
     static void launch(const T* q, const T* k, const T* v, T* o, int BH, int S) {
         CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
         const float scale_log2 = 1.0f / std::sqrt(float(D)) * 1.4426950408889634f;
@@ -148,6 +168,10 @@ static bool all_ok = true;
 template <int BM, int BN, int D, int WARPS, class T, bool CAUSAL>
 void check(int BH, int S, int row_samples) {
     using F = Fa<BM, BN, D, WARPS, T, CAUSAL>;
+    if (!F::fits_device()) {
+        std::printf("[SKIP] fa2 BM=%d D=%d: %d bytes of shared memory\n", BM, D, F::C::kSmemBytes);
+        return;
+    }
     size_t n = size_t(BH) * S * D;
     auto hq = random_vec<T>(n, 31), hk = random_vec<T>(n, 32), hv = random_vec<T>(n, 33);
     DeviceBuf<T> q(hq), k(hk), v(hv), o(n);
@@ -176,6 +200,7 @@ void check(int BH, int S, int row_samples) {
 template <int BM, int BN, int D, int WARPS, class T, bool CAUSAL>
 void perf(int B, int H, int S, Timer& timer) {
     using F = Fa<BM, BN, D, WARPS, T, CAUSAL>;
+    if (!F::fits_device()) return;
     size_t n = size_t(B) * H * S * D;
     auto h = random_vec<T>(n, 41);
     DeviceBuf<T> q(h), k(h), v(h), o(n);

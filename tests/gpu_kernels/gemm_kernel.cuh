@@ -42,9 +42,8 @@ __device__ __forceinline__ float gelu_erf(float x) { return 0.5f * x * (1.0f + e
 
 template <int BM, int BN, int BK, int STAGES, int THREADS, tp::WarpPolicy POLICY, bool TA, bool TB, class T,
           Epilogue EPI, int PANEL, bool REG_STAGED, bool DIV>
-__global__ void __launch_bounds__(THREADS)
-    gemm_kernel(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, const T* __restrict__ bias,
-                int M, int N, int K) {
+__device__ __forceinline__ void gemm_body(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C,
+                                          const T* __restrict__ bias, int M, int N, int K) {
     using Cfg = GemmConfig<BM, BN, BK, STAGES, THREADS, POLICY, TA, TB, T, EPI, PANEL, REG_STAGED, DIV>;
     using L = typename Cfg::L;
     extern __shared__ uint4 smem_raw[];
@@ -125,6 +124,23 @@ __global__ void __launch_bounds__(THREADS)
     }
     // T.copy(C_local, C[by * BM, bx * BN])
     tp::frag_store_global<L, DIV>(acc, C + (long long)m0 * N + n0, N, M - m0, N - n0, tid);
+}
+
+template <int BM, int BN, int BK, int STAGES, int THREADS, tp::WarpPolicy POLICY, bool TA, bool TB, class T,
+          Epilogue EPI, int PANEL, bool REG_STAGED, bool DIV>
+__global__ void __launch_bounds__(THREADS)
+    gemm_kernel(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, const T* __restrict__ bias,
+                int M, int N, int K) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    // bf16 mma needs sm_80 (tp::mma_k16 rejects it at compile time); the host never
+    // launches these on older devices, the stub only keeps the fat binary building.
+    if constexpr (tp::MmaElem<T>::is_bf16) {
+        __trap();
+    } else
+#endif
+    {
+        gemm_body<BM, BN, BK, STAGES, THREADS, POLICY, TA, TB, T, EPI, PANEL, REG_STAGED, DIV>(A, B, C, bias, M, N, K);
+    }
 }
 
 // Host launcher: grid, dynamic shared memory opt-in, launch. Returns false when the
