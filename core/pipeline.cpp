@@ -9,7 +9,9 @@
 #include "transform/bind_threads.h"
 #include "transform/check_resources.h"
 #include "transform/insert_syncs.h"
+#include "transform/layout_inference.h"
 #include "transform/lower_tile_ops.h"
+#include "transform/pipeline_loops.h"
 #include "transform/simplify.h"
 #include "transform/verify.h"
 
@@ -33,9 +35,17 @@ const std::vector<Pass>& passes() {
         // User-facing limits on the kernel as written, before lowering changes its shape.
         {"check-resources", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
              return transform::check_resources(*f, o.target, d) ? f : nullptr; }},
-        // Tile ops become T.Parallel nests, which the next two passes understand.
+        // Fragments to registers first: everything that touches them (T.Parallel loops, T.gemm,
+        // T.reduce_*, fragment copies) needs their layout; gemm tiles get their swizzle here.
+        {"layout-inference", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
+             return transform::layout_inference(f, o.target, d); }},
+        // The remaining tile ops: tile copies into shared memory as cp.async template calls,
+        // the rest as T.Parallel nests. Reads the swizzle chosen above.
         {"lower-tile-ops", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine& d) { return transform::lower_tile_ops(f, d); }},
-        // Barriers go between whole T.Parallel steps, so this runs before they are split up.
+        // Multi-buffers the cp.async copies of T.Pipelined loops; emits its own waits and barriers.
+        {"pipeline-loops", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine&) { return transform::pipeline_loops(f, o.target); }},
+        // Barriers between whole T.Parallel steps and template calls, so before bind-threads
+        // splits the steps up, and after the pipeline placed its own.
         {"insert-syncs", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::insert_syncs(f); }},
         // Parallel nests onto threads: after this, codegen sees only serial loops.
         {"bind-threads", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::bind_threads(f); }},

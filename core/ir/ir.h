@@ -110,6 +110,9 @@ struct BufferNode {
     std::vector<Expr> shape;  // row-major, contiguous
     Scope scope;
     Span span;                // where it was declared / allocated
+    // Physical layout chosen by lowering for shared tiles: "" row-major, "swizzle" for the
+    // XOR-swizzled 16-byte chunks of tp::SmemTile (last two dims; leading dims are stages).
+    std::string layout;
     BufferNode(std::string n, DataType t, std::vector<Expr> sh, Scope sc, Span s = {})
         : name(std::move(n)), dtype(t), shape(std::move(sh)), scope(sc), span(s) {}
 };

@@ -48,16 +48,22 @@ const NvrtcApi& api() {
     static std::once_flag once;
     std::call_once(once, [] {
         std::vector<std::string> candidates = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
+        // TILEPLAY_NVRTC_PATH pins one library (a user's configuration; nothing else is tried).
+        const char* pinned = std::getenv("TILEPLAY_NVRTC_PATH");
+        if (pinned && *pinned) candidates = {pinned};
         for (const char* env : {"CUDA_HOME", "CUDA_PATH"}) {
+            if (pinned && *pinned) break;
             if (const char* home = std::getenv(env)) {
                 candidates.push_back(std::string(home) + "/lib64/libnvrtc.so.13");
                 candidates.push_back(std::string(home) + "/lib64/libnvrtc.so.12");
                 candidates.push_back(std::string(home) + "/lib64/libnvrtc.so");
             }
         }
-        candidates.push_back("/usr/local/cuda/lib64/libnvrtc.so.13");
-        candidates.push_back("/usr/local/cuda/lib64/libnvrtc.so.12");
-        candidates.push_back("/usr/local/cuda/lib64/libnvrtc.so");
+        if (!pinned || !*pinned) {
+            candidates.push_back("/usr/local/cuda/lib64/libnvrtc.so.13");
+            candidates.push_back("/usr/local/cuda/lib64/libnvrtc.so.12");
+            candidates.push_back("/usr/local/cuda/lib64/libnvrtc.so");
+        }
         std::string tried;
         for (const auto& c : candidates) {
             a.handle = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -192,31 +198,17 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& name, co
     if (opts.fast_math) common.push_back("--use_fast_math");
     for (const auto& e : opts.extra) common.push_back(e);
 
-    // PTX for the virtual architecture (compute_XX) is what the PTX view and ptxas checks
-    // read; the cubin needs the real architecture (sm_XX) and ptxas' resource report.
+    // One compilation for the real architecture gives both the PTX (what the PTX view and the
+    // ptxas checks read) and the cubin with ptxas' resource report: the C++ front end runs once.
     std::string arch = opts.arch;
-    std::string virt = arch.rfind("sm_", 0) == 0 ? "compute_" + arch.substr(3) : arch;
-    std::vector<std::string> ptx_opts = common;
-    ptx_opts.push_back("--gpu-architecture=" + virt);
+    bool real = arch.rfind("sm_", 0) == 0 && a.get_cubin;
+    std::vector<std::string> o = common;
+    o.push_back("--gpu-architecture=" + (real || arch.rfind("sm_", 0) != 0 ? arch : "compute_" + arch.substr(3)));
+    if (real) o.push_back("--ptxas-options=-v");
     auto t0 = std::chrono::steady_clock::now();
-    bool ok = compile_once(a, source, name, ptx_opts, false, out);
+    bool ok = compile_once(a, source, name, o, real, out);
     out.ptx_ms = ms_since(t0);
     if (!ok) return out;
-    if (arch.rfind("sm_", 0) == 0 && a.get_cubin) {
-        NvrtcOutput cub;
-        std::vector<std::string> cubin_opts = common;
-        cubin_opts.push_back("--gpu-architecture=" + arch);
-        cubin_opts.push_back("--ptxas-options=-v");
-        t0 = std::chrono::steady_clock::now();
-        bool cok = compile_once(a, source, name, cubin_opts, true, cub);
-        out.cubin_ms = ms_since(t0);
-        out.log += (out.log.empty() || cub.log.empty() ? "" : "\n") + cub.log;
-        if (!cok) {
-            out.error = cub.error;
-            return out;
-        }
-        out.cubin = std::move(cub.cubin);
-    }
     out.ok = true;
     return out;
 }

@@ -11,19 +11,37 @@ using namespace ir;
 
 namespace {
 
-bool block_shared(const Buffer& b) { return b->scope == Scope::Shared || b->scope == Scope::Fragment; }
+using BufSet = std::set<const BufferNode*>;
 
-struct SharedTouch : IRVisitor {
-    bool found = false;
-    void visit_buffer(const Buffer& b) override {
-        if (b && block_shared(b)) found = true;
+struct Effects : IRVisitor {
+    BufSet reads, writes;
+    bool barrier = false;
+    void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
+        if (n.buffer->scope == Scope::Shared) reads.insert(n.buffer.get());
+        IRVisitor::visit_BufferLoad(n, e);
+    }
+    void visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override {
+        if (n.buffer->scope == Scope::Shared) writes.insert(n.buffer.get());
+        IRVisitor::visit_BufferStore(n, s);
+    }
+    void visit_Call(const CallNode& n, const Expr& e) override {
+        if (n.op == "__syncthreads") barrier = true;
+        if (n.op == "tp.call_async") return;  // published by the pipeline's wait + barrier
+        if (n.op == "tp.addr_w" || n.op == "atomic_add") {
+            if (auto* l = n.args.empty() ? nullptr : n.args[0]->as<BufferLoadNode>()) {
+                if (l->buffer->scope == Scope::Shared) writes.insert(l->buffer.get());
+                for (const auto& i : l->indices) visit(i);
+                for (size_t k = 1; k < n.args.size(); ++k) visit(n.args[k]);
+                return;
+            }
+        }
+        IRVisitor::visit_Call(n, e);
+    }
+    void visit_PrintOp(const PrintOpNode& n, const Stmt& s) override {
+        barrier = true;  // codegen brackets T.print of a tile with barriers
+        IRVisitor::visit_PrintOp(n, s);
     }
 };
-bool touches_shared(const Stmt& s) {
-    SharedTouch t;
-    t.visit(s);
-    return t.found;
-}
 
 struct ThreadDependent : IRVisitor {
     const std::set<const VarNode*>* thread_vars;
@@ -32,23 +50,41 @@ struct ThreadDependent : IRVisitor {
         if (n.var_kind == VarKind::ThreadIdx || thread_vars->count(&n)) found = true;
     }
     void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
-        // Per-thread storage makes a condition thread-dependent too.
-        if (n.buffer->scope == Scope::Local || n.buffer->scope == Scope::Var) found = true;
+        if (n.buffer->scope == Scope::Local || n.buffer->scope == Scope::Var) found = true;  // per-thread storage
         IRVisitor::visit_BufferLoad(n, e);
     }
 };
 
-Stmt sync_stmt(Span span) {
-    return std::make_shared<EvaluateNode>(make_call("__syncthreads", {}, DataType::void_(), span), span);
+struct HasNestedSteps : IRVisitor {
+    bool found = false;
+    void visit_For(const ForNode& n, const Stmt& s) override {
+        found |= n.for_kind == ForKind::Parallel;
+        IRVisitor::visit_For(n, s);
+    }
+    void visit_Call(const CallNode& n, const Expr& e) override {
+        found |= n.op == "tp.call" || n.op == "tp.call_async";
+        IRVisitor::visit_Call(n, e);
+    }
+};
+
+Stmt sync_stmt(Span span) { return std::make_shared<EvaluateNode>(make_call("__syncthreads", {}, DataType::void_(), span), span); }
+
+struct State {
+    BufSet reads, writes;
+    void merge(const State& o) {
+        reads.insert(o.reads.begin(), o.reads.end());
+        writes.insert(o.writes.begin(), o.writes.end());
+    }
+    void clear() { reads.clear(); writes.clear(); }
+};
+
+bool intersects(const BufSet& a, const BufSet& b) {
+    for (auto* x : a)
+        if (b.count(x)) return true;
+    return false;
 }
 
-bool is_sync(const Stmt& s) {
-    auto* e = s ? s->as<EvaluateNode>() : nullptr;
-    auto* c = e ? e->value->as<CallNode>() : nullptr;
-    return c && c->op == "__syncthreads";
-}
-
-class SyncInserter : public IRMutator {
+class SyncPlanner {
 public:
     std::set<const VarNode*> thread_vars;
 
@@ -58,52 +94,85 @@ public:
         t.visit(e);
         return t.found;
     }
-    Stmt unit(const Stmt& s) {
-        if (!touches_shared(s)) return s;
-        return make_seq({s, sync_stmt(s->span)});
+
+    // One indivisible step: a barrier before it when it conflicts with pending accesses.
+    Stmt unit(const Stmt& s, State& st) {
+        Effects e;
+        e.visit(s);
+        bool conflict = intersects(e.reads, st.writes) || intersects(e.writes, st.writes) || intersects(e.writes, st.reads);
+        Stmt out = s;
+        if (conflict) {
+            out = make_seq({sync_stmt(s->span), s}, s->span);
+            st.clear();
+        }
+        if (e.barrier) {
+            st.clear();
+        } else {
+            st.reads.insert(e.reads.begin(), e.reads.end());
+            st.writes.insert(e.writes.begin(), e.writes.end());
+        }
+        return out;
     }
 
-protected:
-    Stmt visit_SeqStmt(const SeqStmtNode& n, const Stmt& s) override {
-        std::vector<Stmt> out;
-        for (const auto& c : n.seq) {
-            Stmt m = mutate(c);
-            for (const auto& piece : make_seq({m})->as<SeqStmtNode>() ? make_seq({m})->as<SeqStmtNode>()->seq : std::vector<Stmt>{m}) {
-                if (is_sync(piece) && !out.empty() && is_sync(out.back())) continue;  // one barrier is enough
-                out.push_back(piece);
-            }
+    Stmt loop_body(const Stmt& body, State& st) {
+        State dry = st;
+        process(body, dry);  // state at the back edge flows into the next iteration
+        State entry = st;
+        entry.merge(dry);
+        Stmt out = process(body, entry);
+        st.merge(entry);
+        return out;
+    }
+
+    Stmt process(const Stmt& s, State& st) {
+        if (!s) return s;
+        if (auto* q = s->as<SeqStmtNode>()) {
+            std::vector<Stmt> out;
+            for (const auto& c : q->seq) out.push_back(process(c, st));
+            return make_seq(std::move(out), q->span);
         }
-        return make_seq(std::move(out), n.span);
+        if (auto* f = s->as<ForNode>()) {
+            HasNestedSteps nested;
+            nested.visit(f->body);
+            bool atomic = f->for_kind == ForKind::Parallel || (f->for_kind == ForKind::Unrolled && !nested.found) ||
+                          thread_dependent(f->min) || thread_dependent(f->extent);
+            if (atomic) return unit(s, st);
+            auto n = std::make_shared<ForNode>(*f);
+            n->body = loop_body(f->body, st);
+            return n;
+        }
+        if (auto* w = s->as<WhileNode>()) {
+            if (thread_dependent(w->cond)) return unit(s, st);
+            return std::make_shared<WhileNode>(w->cond, loop_body(w->body, st), w->span);
+        }
+        if (auto* i = s->as<IfThenElseNode>()) {
+            if (thread_dependent(i->cond)) return unit(s, st);
+            Effects ce;
+            ce.visit(i->cond);
+            State a = st, b = st;
+            Stmt t = process(i->then_case, a);
+            Stmt e = i->else_case ? process(i->else_case, b) : nullptr;
+            st = a;
+            st.merge(b);
+            return std::make_shared<IfThenElseNode>(i->cond, t, e, i->span);
+        }
+        if (auto* l = s->as<LetStmtNode>()) {
+            if (thread_dependent(l->value)) thread_vars.insert(l->var.get());
+            return std::make_shared<LetStmtNode>(l->var, l->value, process(l->body, st), l->span);
+        }
+        if (auto* a = s->as<AllocateNode>()) return std::make_shared<AllocateNode>(a->buffer, a->init, process(a->body, st), a->span);
+        if (auto* k = s->as<KernelLaunchNode>()) {
+            for (const auto& v : k->thread_vars) thread_vars.insert(v.get());
+            return std::make_shared<KernelLaunchNode>(k->grid, k->block_vars, k->threads, k->thread_vars, process(k->body, st), k->span);
+        }
+        return unit(s, st);
     }
-    Stmt visit_For(const ForNode& n, const Stmt& s) override {
-        if (n.for_kind == ForKind::Parallel) return unit(s);
-        return IRMutator::visit_For(n, s);
-    }
-    Stmt visit_BufferStore(const BufferStoreNode&, const Stmt& s) override { return unit(s); }
-    Stmt visit_Evaluate(const EvaluateNode&, const Stmt& s) override { return unit(s); }
-    Stmt visit_IfThenElse(const IfThenElseNode& n, const Stmt& s) override {
-        if (thread_dependent(n.cond)) return unit(s);
-        return IRMutator::visit_IfThenElse(n, s);
-    }
-    Stmt visit_While(const WhileNode& n, const Stmt& s) override {
-        if (thread_dependent(n.cond)) return unit(s);
-        return IRMutator::visit_While(n, s);
-    }
-    Stmt visit_LetStmt(const LetStmtNode& n, const Stmt& s) override {
-        if (thread_dependent(n.value)) thread_vars.insert(n.var.get());
-        return IRMutator::visit_LetStmt(n, s);
-    }
-    Stmt visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override {
-        for (const auto& v : n.thread_vars) thread_vars.insert(v.get());
-        return IRMutator::visit_KernelLaunch(n, s);
-    }
-    Stmt visit_PrintOp(const PrintOpNode&, const Stmt& s) override { return s; }  // codegen syncs around it
 };
 
-struct HasBlockShared : IRVisitor {
+struct HasShared : IRVisitor {
     bool found = false;
     void visit_Allocate(const AllocateNode& n, const Stmt& s) override {
-        if (block_shared(n.buffer)) found = true;
+        found |= n.buffer->scope == Scope::Shared;
         IRVisitor::visit_Allocate(n, s);
     }
 };
@@ -111,11 +180,14 @@ struct HasBlockShared : IRVisitor {
 }  // namespace
 
 PrimFuncPtr insert_syncs(const PrimFuncPtr& func) {
-    HasBlockShared h;
+    HasShared h;
     h.visit(func->body);
-    if (!h.found) return func;  // global-only kernels need no barriers
-    SyncInserter s;
-    return mutate_func(func, s);
+    if (!h.found) return func;  // registers and global memory only: no barriers
+    SyncPlanner p;
+    State st;
+    auto f = std::make_shared<PrimFunc>(*func);
+    f->body = p.process(func->body, st);
+    return f;
 }
 
 }  // namespace tp::transform

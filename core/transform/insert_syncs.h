@@ -1,8 +1,10 @@
-// insert_syncs: shared and fragment tiles are per-block arrays in this lowering, so every
-// block-wide step that touches one (a T.Parallel nest, a lowered copy/fill, a plain store)
-// is followed by __syncthreads(); that covers read-after-write and, inside loops, the
-// write-after-read of the next iteration. Runs before bind_threads, while the steps are
-// still whole T.Parallel nests. Never places a barrier under a thread-dependent branch.
+// insert_syncs: places __syncthreads() where one thread may touch shared memory another thread
+// wrote (read-after-write) or may overwrite what another thread still reads (write-after-read),
+// tracking per shared buffer the reads and writes since the last barrier. A whole T.Parallel
+// nest, a template call or a thread-dependent branch is one step; serial loops are followed
+// around their back edge. The cp.async producers of a software pipeline (tp.call_async) are
+// published by the pipeline's own wait + barrier. Never places a barrier under a
+// thread-dependent branch. Fragments are registers by now and need no barriers.
 #pragma once
 
 #include "ir/ir.h"

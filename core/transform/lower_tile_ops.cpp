@@ -5,6 +5,7 @@
 #include "transform/lower_tile_ops.h"
 
 #include "ir/functor.h"
+#include "transform/tile_lowering.h"
 
 namespace tp::transform {
 
@@ -12,60 +13,45 @@ using namespace ir;
 
 namespace {
 
-std::vector<size_t> non_unit_dims(const BufferRegion& r) {
-    std::vector<size_t> d;
-    for (size_t i = 0; i < r.region.size(); ++i)
-        if (as_const_int(r.region[i].extent) != 1) d.push_back(i);
-    return d;
-}
-
-bool same_extent(const Expr& a, const Expr& b) {
-    if (a == b) return true;
-    auto x = as_const_int(a), y = as_const_int(b);
-    return x && y && *x == *y;
-}
-
-// Indices of r for the loop vars (one per non-unit dim) and the in-bounds condition for a
-// global buffer (null when statically in bounds).
-std::pair<std::vector<Expr>, Expr> access(const BufferRegion& r, const std::vector<Var>& vars) {
-    std::vector<Expr> idx;
-    Expr cond;
-    size_t k = 0;
-    for (size_t i = 0; i < r.region.size(); ++i) {
-        const Range& rg = r.region[i];
-        Expr e = as_const_int(rg.extent) == 1 ? rg.min : make_binary(BinaryOp::Add, rg.min, vars[k++]);
-        idx.push_back(e);
-        if (r.buffer->scope != Scope::Global) continue;
-        auto mn = as_const_int(rg.min), ext = as_const_int(rg.extent), dim = as_const_int(r.buffer->shape[i]);
-        if (mn && ext && dim && *mn >= 0 && *mn + *ext <= *dim) continue;
-        Expr c = make_binary(BinaryOp::LT, e, r.buffer->shape[i]);
-        cond = cond ? make_binary(BinaryOp::And, cond, c) : c;
-    }
-    return {idx, cond};
-}
-
-Stmt parallel_nest(const std::vector<Var>& vars, const std::vector<Expr>& extents, Stmt body, Span span) {
-    for (size_t i = vars.size(); i-- > 0;)
-        body = std::make_shared<ForNode>(vars[i], int_imm(0), extents[i], ForKind::Parallel, body, span);
-    return body;
-}
-
-std::vector<Var> loop_vars(const std::vector<Expr>& extents, Span span) {
-    static const char* names[] = {"i", "j", "k", "l", "m", "n"};
-    std::vector<Var> v;
-    for (size_t i = 0; i < extents.size(); ++i)
-        v.push_back(std::make_shared<VarNode>(std::string("tp_") + (i < 6 ? names[i] : "d" + std::to_string(i)),
-                                              DataType::int32(), VarKind::Loop, span));
-    return v;
-}
-
 class TileOpLowerer : public IRMutator {
 public:
     DiagnosticEngine& diags;
+    Expr tid;
+    int64_t threads = 0;
+    bool one_dim_block = false;
     explicit TileOpLowerer(DiagnosticEngine& d) : diags(d) {}
 
+    // Global -> whole 2-D shared tile: tp::copy_g2s (16-byte cp.async chunks, zero-filled
+    // past the buffer's edge, the tile's swizzle), then commit and wait for it. The software
+    // pipeline (pipeline_loops) turns these into in-flight producers.
+    Stmt async_tile_copy(const CopyOpNode& n) {
+        const BufferRegion &src = n.src, &dst = n.dst;
+        if (!one_dim_block || src.buffer->scope != Scope::Global || dst.buffer->scope != Scope::Shared) return nullptr;
+        if (src.buffer->dtype != dst.buffer->dtype || dst.buffer->shape.size() != 2 || !whole_buffer(dst)) return nullptr;
+        auto t = tile_2d(src);
+        auto rows = as_const_int(dst.buffer->shape[0]), cols = as_const_int(dst.buffer->shape[1]);
+        if (!t || !rows || !cols || t->rows != *rows || t->cols != *cols || (*cols * src.buffer->dtype.bytes()) % 16 != 0) return nullptr;
+        std::string fn = "tp::copy_g2s<" + std::to_string(*rows) + ", " + std::to_string(*cols) + ", " + std::to_string(threads) +
+                         ", " + src.buffer->dtype.cuda_name() + ", " + cuda_bool(dst.buffer->layout == "swizzle") + ">";
+        return make_seq({device_call(fn, {buffer_addr(dst.buffer, {int_imm(0), int_imm(0)}, true, n.span), buffer_addr(src.buffer, t->origin, false, n.span),
+                                          t->ld, t->rows_valid, t->cols_valid, tid}, n.span),
+                         device_call("tp::cp_async_commit", {}, n.span), device_call("tp::cp_async_wait<0>", {}, n.span)}, n.span);
+    }
+
 protected:
+    Stmt visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override {
+        threads = n.num_threads();
+        std::vector<int64_t> th = n.threads.empty() ? std::vector<int64_t>{1} : n.threads;
+        one_dim_block = threads == th[0];
+        std::vector<Var> tv = n.thread_vars;
+        if (tv.empty()) tv.push_back(std::make_shared<VarNode>("tx", DataType::int32(), VarKind::ThreadIdx, n.span));
+        tid = tv[0];
+        Stmt body = mutate(n.body);
+        if (body == n.body) return s;
+        return std::make_shared<KernelLaunchNode>(n.grid, n.block_vars, th, tv, body, n.span);
+    }
     Stmt visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
+        if (Stmt t = async_tile_copy(n)) return t;
         auto sd = non_unit_dims(n.src), dd = non_unit_dims(n.dst);
         bool ok = sd.size() == dd.size();
         for (size_t i = 0; ok && i < sd.size(); ++i) ok = same_extent(n.src.region[sd[i]].extent, n.dst.region[dd[i]].extent);
@@ -75,9 +61,9 @@ protected:
         }
         std::vector<Expr> extents;
         for (size_t d : dd) extents.push_back(n.dst.region[d].extent);
-        auto vars = loop_vars(extents, n.span);
-        auto [sidx, scond] = access(n.src, vars);
-        auto [didx, dcond] = access(n.dst, vars);
+        auto vars = nest_vars(extents.size(), n.span);
+        auto [sidx, scond] = region_access(n.src, vars);
+        auto [didx, dcond] = region_access(n.dst, vars);
         Expr value = make_cast(n.dst.buffer->dtype, std::make_shared<BufferLoadNode>(n.src.buffer, sidx, n.span), n.span);
         if (scond) value = make_select(scond, value, make_cast(n.dst.buffer->dtype, int_imm(0)), n.span);
         Stmt body = std::make_shared<BufferStoreNode>(n.dst.buffer, didx, value, n.span);
@@ -87,15 +73,15 @@ protected:
     Stmt visit_FillOp(const FillOpNode& n, const Stmt&) override {
         std::vector<Expr> extents;
         for (size_t d : non_unit_dims(n.dst)) extents.push_back(n.dst.region[d].extent);
-        auto vars = loop_vars(extents, n.span);
-        auto [didx, dcond] = access(n.dst, vars);
+        auto vars = nest_vars(extents.size(), n.span);
+        auto [didx, dcond] = region_access(n.dst, vars);
         Stmt body = std::make_shared<BufferStoreNode>(n.dst.buffer, didx, make_cast(n.dst.buffer->dtype, n.value, n.span), n.span);
         if (dcond) body = std::make_shared<IfThenElseNode>(dcond, body, nullptr, n.span);
         return parallel_nest(vars, extents, body, n.span);
     }
     Stmt visit_AtomicAddOp(const AtomicAddOpNode& n, const Stmt& s) override {
         if (auto* v = std::get_if<Expr>(&n.src)) {
-            auto [idx, cond] = access(n.dst, {});
+            auto [idx, cond] = region_access(n.dst, {});
             Expr target = std::make_shared<BufferLoadNode>(n.dst.buffer, idx, n.span);
             Stmt body = std::make_shared<EvaluateNode>(
                 make_call("atomic_add", {target, make_cast(n.dst.buffer->dtype, *v)}, DataType::void_(), n.span), n.span);
@@ -111,9 +97,9 @@ protected:
         }
         std::vector<Expr> extents;
         for (size_t d : dd) extents.push_back(n.dst.region[d].extent);
-        auto vars = loop_vars(extents, n.span);
-        auto [sidx, scond] = access(src, vars);
-        auto [didx, dcond] = access(n.dst, vars);
+        auto vars = nest_vars(extents.size(), n.span);
+        auto [sidx, scond] = region_access(src, vars);
+        auto [didx, dcond] = region_access(n.dst, vars);
         Expr value = make_cast(n.dst.buffer->dtype, std::make_shared<BufferLoadNode>(src.buffer, sidx, n.span));
         Expr target = std::make_shared<BufferLoadNode>(n.dst.buffer, didx, n.span);
         Stmt body = std::make_shared<EvaluateNode>(make_call("atomic_add", {target, value}, DataType::void_(), n.span), n.span);
@@ -128,17 +114,6 @@ protected:
     Stmt visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) override {
         diags.report(DiagKind::NotYetLowered, n.span, {std::string("T.reduce_") + reduce_kind_name(n.reduce_kind), "CUDA"});
         return s;
-    }
-    Stmt visit_For(const ForNode& n, const Stmt& s) override {
-        Stmt out = IRMutator::visit_For(n, s);
-        if (n.for_kind != ForKind::Pipelined) return out;
-        auto f = std::make_shared<ForNode>(*out->as<ForNode>());
-        f->for_kind = ForKind::Serial;
-        f->num_stages = 0;
-        f->order.clear();
-        f->stage.clear();
-        f->group.clear();
-        return f;
     }
 };
 

@@ -1,7 +1,8 @@
-// lower_tile_ops: turns the tile ops this code generator lowers so far into plain loops:
-// T.copy / T.fill / T.clear / tile T.atomic_add become T.Parallel nests (bind_threads spreads
-// them over the block), scalar T.atomic_add an atomic call, T.Pipelined a serial loop (no
-// multi-buffering yet). T.gemm and T.reduce_* report NotYetLowered at their line.
+// lower_tile_ops: the tile ops left after layout_inference (which lowered everything touching
+// fragments, T.gemm and T.reduce_*): a global -> shared tile T.copy becomes tp::copy_g2s
+// (16-byte cp.async chunks, zero-filled edges) + commit + wait; other T.copy / T.fill / T.clear
+// / tile T.atomic_add become T.Parallel nests (bind_threads spreads them over the block);
+// scalar T.atomic_add an atomic call. T.Pipelined loops are left to pipeline_loops.
 #pragma once
 
 #include "ir/ir.h"

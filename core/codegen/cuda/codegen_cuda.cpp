@@ -28,7 +28,7 @@ public:
         IRVisitor::visit_BufferStore(n, s);
     }
     void visit_Call(const CallNode& n, const Expr& e) override {
-        if (n.op == "atomic_add" && !n.args.empty())
+        if ((n.op == "atomic_add" || n.op == "tp.addr_w") && !n.args.empty())
             if (auto* l = n.args[0]->as<BufferLoadNode>()) out.insert(l->buffer.get());
         IRVisitor::visit_Call(n, e);
     }
@@ -144,9 +144,24 @@ void CudaEmitter::stmt(const Stmt& s) {
         case NodeKind::KernelLaunch: {
             auto& k = static_cast<const KernelLaunchNode&>(*s);
             static const char* axes[] = {"x", "y", "z"};
+            // T.use_swizzle: blocks are dealt out panel by panel (tp::rasterize) for L2 reuse.
+            struct FindSwizzle : IRVisitor {
+                const SwizzleOpNode* op = nullptr;
+                void visit_SwizzleOp(const SwizzleOpNode& n, const Stmt&) override {
+                    if (n.enable && !op) op = &n;
+                }
+            } fs;
+            fs.visit(k.body);
+            bool raster = fs.op && k.block_vars.size() >= 2;
+            if (raster) {
+                headers.insert("tp_layout.cuh");
+                emit("const tp::BlockXY tp_block = tp::rasterize(blockIdx.x, blockIdx.y, gridDim.x, gridDim.y, " +
+                     std::to_string(fs.op->panel_size) + ", " + (fs.op->row_order ? "false" : "true") + ");");
+            }
             for (size_t i = 0; i < k.block_vars.size() && i < 3; ++i) {
                 non_negative_vars.insert(k.block_vars[i].get());
-                emit("const int " + var_name(k.block_vars[i]) + " = blockIdx." + axes[i] + ";");
+                std::string src = raster && i < 2 ? std::string("tp_block.") + axes[i] : std::string("blockIdx.") + axes[i];
+                emit("const int " + var_name(k.block_vars[i]) + " = " + src + ";");
             }
             for (size_t i = 0; i < k.thread_vars.size() && i < 3; ++i) {
                 non_negative_vars.insert(k.thread_vars[i].get());
@@ -249,6 +264,10 @@ CudaModule generate_cuda(const ir::PrimFunc& func, const Target& target, const s
     m.headers_used.push_back(header);
     if (em.uses_half) m.headers_used.push_back("tp_common.cuh");
     out.push_back({"#include \"" + header + "\"", 0});
+    for (const auto& h : em.headers) {
+        out.push_back({"#include \"" + h + "\"", 0});
+        m.headers_used.push_back(h);
+    }
     out.push_back({"", 0});
     std::string sig = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + ") " + m.kernel_name + "(";
     for (size_t i = 0; i < params.size(); ++i) sig += (i ? ", " : "") + params[i];

@@ -33,6 +33,7 @@ struct CudaEmitter {
     std::set<const ir::BufferNode*> stored_buffers;      // global buffers written somewhere
     std::set<const ir::VarNode*> non_negative_vars;      // block/thread indices, loops from >= 0
     bool uses_half = false;
+    std::set<std::string> headers;  // Tensor-Core template headers the calls need
     bool failed = false;
     int64_t static_smem_bytes = 0;
     int64_t dynamic_smem_bytes = 0;
@@ -52,6 +53,8 @@ struct CudaEmitter {
     std::string load(const ir::Buffer& b, const std::vector<ir::Expr>& indices);
     std::string cuda_type(ir::DataType t);
     std::string literal(const ir::Expr& e);
+    std::string device_call(const ir::CallNode& c);
+    ir::Expr swizzled_offset(const ir::Buffer& b, const std::vector<ir::Expr>& indices);
     // True when e is built only from non-negative pieces (indices in non_negative_vars,
     // non-negative constants, +, *, //, %), so C's / and % equal Python's floor semantics.
     bool provably_non_negative(const ir::Expr& e) const;

@@ -158,6 +158,7 @@ std::string CudaEmitter::expr(const Expr& e) {
         }
         case NodeKind::Call: {
             auto& c = static_cast<const CallNode&>(*e);
+            if (c.op.rfind("tp.", 0) == 0) return device_call(c);
             const IntrinsicInfo* info = find_intrinsic(c.op);
             if (!info) {
                 not_lowered("T." + c.op, e->span);
@@ -182,7 +183,49 @@ std::string CudaEmitter::expr(const Expr& e) {
     throw InternalError(std::string("statement node in expression: ") + node_kind_name(e->kind), __FILE__, __LINE__, "codegen");
 }
 
+// Calls into the runtime templates made by the lowering passes (transform/tile_lowering.h).
+std::string CudaEmitter::device_call(const CallNode& c) {
+    if (c.op == "tp.null") return "nullptr";
+    if (c.op == "tp.addr_r" || c.op == "tp.addr_w") {
+        auto* l = c.args.empty() ? nullptr : c.args[0]->as<BufferLoadNode>();
+        if (!l) throw InternalError("tp.addr of a non-buffer operand", __FILE__, __LINE__, "codegen");
+        return "&" + load(l->buffer, l->indices);
+    }
+    auto* name = c.args.empty() ? nullptr : c.args[0]->as<StringImmNode>();
+    if ((c.op != "tp.call" && c.op != "tp.call_async") || !name)
+        throw InternalError("unknown device call " + c.op, __FILE__, __LINE__, "codegen");
+    const std::string& fn = name->value;
+    static const std::pair<const char*, const char*> owners[] = {
+        {"tp::gemm_", "tp_gemm.cuh"}, {"tp::reduce_", "tp_reduce.cuh"}, {"tp::copy_", "tp_copy.cuh"},
+        {"tp::cp_async", "tp_copy.cuh"}, {"tp::frag_", "tp_copy.cuh"}, {"tp::rasterize", "tp_layout.cuh"}};
+    for (const auto& [prefix, header] : owners)
+        if (fn.rfind(prefix, 0) == 0) headers.insert(header);
+    if (fn.find("half_t") != std::string::npos || fn.find("bfloat16_t") != std::string::npos) uses_half = true;
+    std::string s = fn + "(";
+    for (size_t i = 1; i < c.args.size(); ++i) s += (i > 1 ? ", " : "") + expr(c.args[i]);
+    return s + ")";
+}
+
+// tp::SmemTile's swizzle on the last two dims (runtime/tp_layout.cuh); leading dims are stages.
+Expr CudaEmitter::swizzled_offset(const Buffer& b, const std::vector<Expr>& idx) {
+    size_t n = idx.size();
+    int64_t rows = *as_const_int(b->shape[n - 2]), cols = *as_const_int(b->shape[n - 1]);
+    int64_t vec = 16 / b->dtype.bytes(), chunks = cols / vec;
+    int64_t per_line = chunks >= 8 ? 1 : 8 / chunks, mask = chunks >= 8 ? 7 : chunks - 1;
+    const Expr &r = idx[n - 2], &c = idx[n - 1];
+    Expr chunk = make_binary(BinaryOp::FloorDiv, c, int_imm(vec));
+    Expr key = make_binary(BinaryOp::BitAnd, make_binary(BinaryOp::FloorDiv, r, int_imm(per_line)), int_imm(mask));
+    Expr sw = make_binary(BinaryOp::BitXor, chunk, key);
+    Expr off = make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, r, int_imm(cols)),
+                           make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, sw, int_imm(vec)), make_binary(BinaryOp::FloorMod, c, int_imm(vec))));
+    Expr stage;
+    for (size_t i = 0; i + 2 < n; ++i) stage = stage ? make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, stage, b->shape[i]), idx[i]) : idx[i];
+    if (stage) off = make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, stage, int_imm(rows * cols)), off);
+    return off;
+}
+
 std::string CudaEmitter::offset(const Buffer& b, const std::vector<Expr>& indices) {
+    if (b->layout == "swizzle" && indices.size() >= 2) return expr(swizzled_offset(b, indices));
     // 64-bit offsets only where the buffer may exceed 2^31 elements: a symbolic dim or a
     // constant size that large.
     bool wide = false;

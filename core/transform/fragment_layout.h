@@ -1,0 +1,64 @@
+// Register layouts of fragments (T.alloc_fragment) after layout inference: which thread holds
+// which element, as IR expressions, mirroring tp::AccLayout in runtime/tp_layout.cuh so
+// lowered T.Parallel loops and the Tensor-Core templates agree on every element's owner.
+//   Acc:     the mma.sync m16n8 accumulator of a BM x BN tile on WARPS_M x WARPS_N warps
+//   Row:     one value per row of such a tile (reduce over dim=1), replicated in the threads
+//            that own the row; Col: the same per column (reduce over dim=0)
+//   Striped: any other fragment: element e (row-major) lives in thread e % T at slot e / T
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ir/ir.h"
+
+namespace tp::transform {
+
+struct FragLayout {
+    enum Kind { None, Acc, Row, Col, Striped } kind = None;
+    int bm = 0, bn = 0, warps_m = 1, warps_n = 1;  // Acc / Row / Col: the accumulator tile
+    int64_t elems = 0;                             // Striped: elements of the fragment
+    int64_t threads = 0;
+
+    int wm() const { return bm / warps_m; }
+    int wn() const { return bn / warps_n; }
+    int mt() const { return wm() / 16; }
+    int nt() const { return wn() / 8; }
+    int64_t local_size() const {
+        switch (kind) {
+            case Acc: return int64_t(mt()) * nt() * 4;
+            case Row: return int64_t(mt()) * 2;
+            case Col: return int64_t(nt()) * 2;
+            case Striped: return (elems + threads - 1) / threads;
+            default: return 0;
+        }
+    }
+    // `tp::AccLayout<BM, BN, WARPS_M, WARPS_N>` for the templates.
+    std::string acc_type() const {
+        return "tp::AccLayout<" + std::to_string(bm) + ", " + std::to_string(bn) + ", " + std::to_string(warps_m) +
+               ", " + std::to_string(warps_n) + ">";
+    }
+    bool same_rows(const FragLayout& o) const { return bm == o.bm && warps_m == o.warps_m; }
+    bool same_cols(const FragLayout& o) const { return bn == o.bn && warps_n == o.warps_n; }
+    bool operator==(const FragLayout& o) const {
+        return kind == o.kind && bm == o.bm && bn == o.bn && warps_m == o.warps_m && warps_n == o.warps_n &&
+               elems == o.elems && threads == o.threads;
+    }
+    std::string describe() const;
+
+    // Element coordinates owned by thread `tid` at local index `i` (Acc), row/column slot `s`
+    // (Row/Col), as IR; `i` and `s` are loop variables of unrolled per-thread loops.
+    ir::Expr acc_row(const ir::Expr& tid, const ir::Expr& i) const;
+    ir::Expr acc_col(const ir::Expr& tid, const ir::Expr& i) const;
+    ir::Expr slot_row(const ir::Expr& tid, const ir::Expr& s) const;
+    ir::Expr slot_col(const ir::Expr& tid, const ir::Expr& s) const;
+    // Local index of the row / column slot that accumulator index i belongs to.
+    ir::Expr row_slot_of(const ir::Expr& i) const;
+    ir::Expr col_slot_of(const ir::Expr& i) const;
+};
+
+// GemmWarpPolicy -> warp grid, the rule of tp::warp_partition (TileLang's): each warp owns a
+// multiple of 16 rows and 8 columns. Returns false when no partition exists.
+bool warp_partition(int M, int N, int num_warps, ir::GemmWarpPolicy policy, int& warps_m, int& warps_n);
+
+}  // namespace tp::transform

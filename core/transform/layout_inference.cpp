@@ -1,0 +1,245 @@
+// Fragment layout inference (see layout_inference.h): seeds from T.gemm accumulators and
+// T.reduce_* sources, propagates through fragment copies and shared T.Parallel loops until
+// nothing changes, then stripes whatever is left.
+#include "transform/layout_inference.h"
+
+#include <set>
+
+#include "ir/functor.h"
+#include "transform/tile_lowering.h"
+
+namespace tp::transform {
+
+using namespace ir;
+
+namespace {
+
+std::vector<int64_t> const_shape(const Buffer& b) {
+    std::vector<int64_t> s;
+    for (const auto& d : b->shape) {
+        auto c = as_const_int(d);
+        if (!c) return {};
+        s.push_back(*c);
+    }
+    return s;
+}
+
+struct Access {
+    const BufferNode* buffer;
+    std::vector<Expr> indices;
+};
+struct Nest {
+    std::vector<const VarNode*> vars;
+    std::vector<int64_t> extents;  // empty when not constant
+    std::vector<Access> frags;
+    Span span;
+};
+
+class Collector : public IRVisitor {
+public:
+    int64_t threads = 0;
+    std::map<const BufferNode*, Buffer> frags;
+    std::vector<const GemmOpNode*> gemms;
+    std::vector<const ReduceOpNode*> reduces;
+    std::vector<const CopyOpNode*> copies;
+    std::vector<Nest> nests;
+    Nest* cur = nullptr;
+
+    void visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override {
+        threads = n.num_threads();
+        IRVisitor::visit_KernelLaunch(n, s);
+    }
+    void visit_Allocate(const AllocateNode& n, const Stmt& s) override {
+        if (n.buffer->scope == Scope::Fragment) frags[n.buffer.get()] = n.buffer;
+        IRVisitor::visit_Allocate(n, s);
+    }
+    void visit_GemmOp(const GemmOpNode& n, const Stmt& s) override { gemms.push_back(&n); IRVisitor::visit_GemmOp(n, s); }
+    void visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) override { reduces.push_back(&n); IRVisitor::visit_ReduceOp(n, s); }
+    void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override { copies.push_back(&n); IRVisitor::visit_CopyOp(n, s); }
+    void visit_For(const ForNode& n, const Stmt& s) override {
+        if (n.for_kind != ForKind::Parallel || cur) return IRVisitor::visit_For(n, s);
+        Nest nest;
+        nest.span = n.span;
+        const ForNode* f = &n;
+        bool const_ext = true;
+        while (true) {
+            nest.vars.push_back(f->loop_var.get());
+            auto e = as_const_int(f->extent);
+            const_ext &= e.has_value() && as_const_int(f->min) == 0;
+            nest.extents.push_back(e ? *e : -1);
+            auto* inner = f->body->as<ForNode>();
+            if (!inner || inner->for_kind != ForKind::Parallel) break;
+            f = inner;
+        }
+        if (!const_ext) nest.extents.clear();
+        nests.push_back(std::move(nest));
+        cur = &nests.back();
+        IRVisitor::visit_For(n, s);
+        cur = nullptr;
+    }
+    void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
+        if (cur && n.buffer->scope == Scope::Fragment) cur->frags.push_back({n.buffer.get(), n.indices});
+        IRVisitor::visit_BufferLoad(n, e);
+    }
+    void visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override {
+        if (cur && n.buffer->scope == Scope::Fragment) cur->frags.push_back({n.buffer.get(), n.indices});
+        IRVisitor::visit_BufferStore(n, s);
+    }
+};
+
+bool is_var(const Expr& e, const VarNode* v) { return e.get() == v; }
+
+class Inference {
+public:
+    Collector& c;
+    DiagnosticEngine& diags;
+    std::map<const BufferNode*, FragLayout> layouts;
+    std::set<const BufferNode*> reported;
+    bool changed = false;
+
+    Inference(Collector& col, DiagnosticEngine& d) : c(col), diags(d) {}
+
+    void assign(const BufferNode* b, const FragLayout& l, Span span) {
+        auto& cur = layouts[b];
+        if (cur.kind == FragLayout::None) {
+            cur = l;
+            changed = true;
+        } else if (!(cur == l) && reported.insert(b).second) {
+            diags.report(DiagKind::NotYetLowered, span,
+                         {"fragment `" + b->name + "` used with two layouts (" + cur.describe() + "; " + l.describe() + ")", "CUDA"});
+        }
+    }
+    FragLayout get(const BufferNode* b) const {
+        auto it = layouts.find(b);
+        return it == layouts.end() ? FragLayout{} : it->second;
+    }
+    FragLayout derived(const FragLayout& acc, FragLayout::Kind k) const {
+        FragLayout l = acc;
+        l.kind = k;
+        return l;
+    }
+
+    bool acc_for(int64_t m, int64_t n, GemmWarpPolicy policy, FragLayout& out) {
+        int wm = 0, wn = 0;
+        int warps = static_cast<int>(c.threads / 32);
+        if (c.threads % 32 != 0 || !warp_partition(static_cast<int>(m), static_cast<int>(n), warps, policy, wm, wn)) return false;
+        out.kind = FragLayout::Acc;
+        out.bm = static_cast<int>(m);
+        out.bn = static_cast<int>(n);
+        out.warps_m = wm;
+        out.warps_n = wn;
+        out.threads = c.threads;
+        return true;
+    }
+
+    void seed_gemms() {
+        for (auto* g : c.gemms) {
+            if (g->C.buffer->scope != Scope::Fragment) continue;
+            auto cs = const_shape(g->C.buffer);
+            if (cs.size() != 2) continue;
+            FragLayout acc;
+            if (!acc_for(cs[0], cs[1], g->policy, acc)) {
+                diags.report(DiagKind::NotYetLowered, g->span,
+                             {"T.gemm with a " + std::to_string(cs[0]) + "x" + std::to_string(cs[1]) + " accumulator on " +
+                                  std::to_string(c.threads) + " threads (each warp needs 16-row, 8-column tiles)", "CUDA"});
+                continue;
+            }
+            assign(g->C.buffer.get(), acc, g->span);
+            if (g->A.buffer->scope == Scope::Fragment) {
+                auto as = const_shape(g->A.buffer);
+                if (as.size() != 2) continue;
+                FragLayout a = acc;
+                a.bn = static_cast<int>(as[1]);
+                a.warps_n = 1;  // tp::gemm_rs: every warp owns whole rows of A
+                assign(g->A.buffer.get(), a, g->span);
+            }
+        }
+    }
+
+    void propagate() {
+        for (auto* r : c.reduces) {
+            if (r->src->scope != Scope::Fragment) continue;
+            auto ss = const_shape(r->src);
+            if (ss.size() != 2) continue;
+            FragLayout src = get(r->src.get());
+            if (src.kind == FragLayout::None) {
+                if (!acc_for(ss[0], ss[1], GemmWarpPolicy::Square, src)) continue;
+                assign(r->src.get(), src, r->span);
+            }
+            if (src.kind == FragLayout::Acc && r->dst->scope == Scope::Fragment)
+                assign(r->dst.get(), derived(src, r->dim == 1 ? FragLayout::Row : FragLayout::Col), r->span);
+        }
+        for (auto* cp : c.copies) {
+            const BufferNode *s = cp->src.buffer.get(), *d = cp->dst.buffer.get();
+            if (cp->src.buffer->scope != Scope::Fragment || cp->dst.buffer->scope != Scope::Fragment) continue;
+            if (const_shape(cp->src.buffer) != const_shape(cp->dst.buffer)) continue;
+            if (get(s).kind != FragLayout::None) assign(d, get(s), cp->span);
+            else if (get(d).kind != FragLayout::None) assign(s, get(d), cp->span);
+        }
+        for (const auto& n : c.nests) {
+            if (n.extents.empty()) continue;
+            const FragLayout* driver = nullptr;
+            FragLayout drv;
+            for (const auto& a : n.frags) {
+                FragLayout l = get(a.buffer);
+                if (n.vars.size() == 2 && l.kind == FragLayout::Acc && a.indices.size() == 2 && is_var(a.indices[0], n.vars[0]) &&
+                    is_var(a.indices[1], n.vars[1]) && l.bm == n.extents[0] && l.bn == n.extents[1]) {
+                    drv = l;
+                    driver = &drv;
+                    break;
+                }
+                if (n.vars.size() == 1 && (l.kind == FragLayout::Row || l.kind == FragLayout::Col) && a.indices.size() == 1 &&
+                    is_var(a.indices[0], n.vars[0]) && n.extents[0] == (l.kind == FragLayout::Row ? l.bm : l.bn)) {
+                    drv = l;
+                    driver = &drv;
+                    break;
+                }
+            }
+            if (!driver) continue;
+            for (const auto& a : n.frags) {
+                auto fit = c.frags.find(a.buffer);
+                if (fit == c.frags.end()) continue;
+                auto shape = const_shape(fit->second);
+                if (drv.kind == FragLayout::Acc) {
+                    if (a.indices.size() == 2 && is_var(a.indices[0], n.vars[0]) && is_var(a.indices[1], n.vars[1]) &&
+                        shape == std::vector<int64_t>{drv.bm, drv.bn}) {
+                        FragLayout l = drv;
+                        if (get(a.buffer).kind == FragLayout::None) assign(a.buffer, l, n.span);
+                    } else if (a.indices.size() == 1 && is_var(a.indices[0], n.vars[0]) && shape == std::vector<int64_t>{drv.bm}) {
+                        if (get(a.buffer).kind == FragLayout::None) assign(a.buffer, derived(drv, FragLayout::Row), n.span);
+                    } else if (a.indices.size() == 1 && is_var(a.indices[0], n.vars[1]) && shape == std::vector<int64_t>{drv.bn}) {
+                        if (get(a.buffer).kind == FragLayout::None) assign(a.buffer, derived(drv, FragLayout::Col), n.span);
+                    }
+                } else if (a.indices.size() == 1 && is_var(a.indices[0], n.vars[0]) && shape == std::vector<int64_t>{n.extents[0]}) {
+                    if (get(a.buffer).kind == FragLayout::None) assign(a.buffer, drv, n.span);
+                }
+            }
+        }
+    }
+};
+
+}  // namespace
+
+std::map<const BufferNode*, FragLayout> infer_fragment_layouts(const PrimFunc& func, DiagnosticEngine& diags) {
+    Collector c;
+    c.visit(func.body);
+    Inference inf(c, diags);
+    inf.seed_gemms();
+    do {
+        inf.changed = false;
+        inf.propagate();
+    } while (inf.changed);
+    for (const auto& [b, buf] : c.frags) {
+        if (inf.get(b).kind != FragLayout::None) continue;
+        FragLayout s;
+        s.kind = FragLayout::Striped;
+        s.threads = c.threads > 0 ? c.threads : 1;
+        s.elems = 1;
+        for (int64_t d : const_shape(buf)) s.elems *= d;
+        if (const_shape(buf).empty() && !buf->shape.empty()) continue;  // symbolic: reported by the rewrite
+        inf.layouts[b] = s;
+    }
+    return inf.layouts;
+}
+
+}  // namespace tp::transform

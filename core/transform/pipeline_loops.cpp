@@ -1,0 +1,182 @@
+// pipeline_loops (see pipeline_loops.h).
+#include "transform/pipeline_loops.h"
+
+#include <map>
+#include <set>
+
+#include "ir/functor.h"
+#include "transform/tile_lowering.h"
+
+namespace tp::transform {
+
+using namespace ir;
+
+namespace {
+
+void flatten(const Stmt& s, std::vector<Stmt>& out) {
+    if (!s) return;
+    if (auto* q = s->as<SeqStmtNode>()) {
+        for (const auto& c : q->seq) flatten(c, out);
+        return;
+    }
+    out.push_back(s);
+}
+
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+// Replaces a variable by an expression and, for the staged buffers, prefixes every access with
+// the stage index.
+class Restage : public IRMutator {
+public:
+    const VarNode* var = nullptr;
+    Expr value;
+    std::map<const BufferNode*, Buffer> staged;
+    Expr stage;
+
+    Expr visit_Var(const VarNode& n, const Expr& e) override { return &n == var ? value : e; }
+    Expr visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
+        auto it = staged.find(n.buffer.get());
+        if (it == staged.end()) return IRMutator::visit_BufferLoad(n, e);
+        std::vector<Expr> idx = {stage};
+        for (const auto& i : n.indices) idx.push_back(mutate(i));
+        return std::make_shared<BufferLoadNode>(it->second, idx, n.span);
+    }
+    Stmt visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override {
+        auto it = staged.find(n.buffer.get());
+        if (it == staged.end()) return IRMutator::visit_BufferStore(n, s);
+        std::vector<Expr> idx = {stage};
+        for (const auto& i : n.indices) idx.push_back(mutate(i));
+        return std::make_shared<BufferStoreNode>(it->second, idx, mutate(n.value), n.span);
+    }
+};
+
+// Buffers accessed anywhere in a statement.
+struct Uses : IRVisitor {
+    std::map<const BufferNode*, int> count;
+    void visit_buffer(const Buffer& b) override {
+        if (b) ++count[b.get()];
+        IRVisitor::visit_buffer(b);
+    }
+};
+
+class Pipeliner : public IRMutator {
+public:
+    const PrimFunc* func = nullptr;
+    std::map<const BufferNode*, Buffer> staged_all;  // original shared tile -> staged tile
+
+    Buffer mutate_buffer(const Buffer& b) override {
+        auto it = staged_all.find(b.get());
+        return it == staged_all.end() ? b : it->second;
+    }
+
+    Stmt visit_For(const ForNode& n, const Stmt& s) override {
+        Stmt out = IRMutator::visit_For(n, s);
+        if (n.for_kind != ForKind::Pipelined) return out;
+        auto* f = out->as<ForNode>();
+        auto serial = std::make_shared<ForNode>(*f);
+        serial->for_kind = ForKind::Serial;
+        serial->num_stages = 0;
+        serial->order.clear();
+        serial->stage.clear();
+        serial->group.clear();
+        int S = n.num_stages;
+        if (S < 2) return serial;
+
+        // Producers: copy_g2s + commit + wait<0> at the top level of the body.
+        std::vector<Stmt> body;
+        flatten(f->body, body);
+        std::vector<Stmt> producers, rest;
+        std::map<const BufferNode*, Buffer> tiles;
+        for (size_t i = 0; i < body.size(); ++i) {
+            std::string c = device_callee(body[i]);
+            if (starts_with(c, "tp::copy_g2s<") && i + 2 < body.size() && device_callee(body[i + 1]) == "tp::cp_async_commit" &&
+                device_callee(body[i + 2]) == "tp::cp_async_wait<0>") {
+                auto* call = body[i]->as<EvaluateNode>()->value->as<CallNode>();
+                auto* dst = call->args[1]->as<CallNode>()->args[0]->as<BufferLoadNode>();
+                tiles[dst->buffer.get()] = dst->buffer;
+                producers.push_back(body[i]);
+                i += 2;
+                continue;
+            }
+            rest.push_back(body[i]);
+        }
+        if (producers.empty()) return serial;
+        // A staged tile must live only in this loop (its stage after the loop is not defined).
+        Uses inside, everywhere;
+        inside.visit(f->body);
+        everywhere.visit(func->body);
+        for (const auto& [b, buf] : tiles)
+            if (everywhere.count[b] != inside.count[b] + 1) return serial;  // +1: its Allocate
+
+        Restage rs;
+        for (const auto& [b, buf] : tiles) {
+            std::vector<Expr> shape = {int_imm(S)};
+            for (const auto& d : buf->shape) shape.push_back(d);
+            auto nb = std::make_shared<BufferNode>(buf->name, buf->dtype, shape, buf->scope, buf->span);
+            nb->layout = buf->layout;
+            rs.staged[b] = nb;
+            staged_all[b] = nb;
+        }
+        Span span = n.span;
+        Expr mn = f->min, ext = f->extent;
+        auto producer_stmts = [&](const Expr& iter, const Expr& stage) {
+            rs.var = f->loop_var.get();
+            rs.value = make_binary(BinaryOp::Add, mn, iter);
+            rs.stage = stage;
+            std::vector<Stmt> out;
+            for (const auto& p : producers) {
+                Stmt moved = rs.mutate(p);
+                auto* call = moved->as<EvaluateNode>()->value->as<CallNode>();
+                std::vector<Expr> args(call->args.begin() + 1, call->args.end());
+                out.push_back(device_call(call->args[0]->as<StringImmNode>()->value, args, p->span, true));
+            }
+            return make_seq(out, span);
+        };
+        auto commit = device_call("tp::cp_async_commit", {}, span);
+        // Prologue: tiles 0 .. S-2 (every commit happens, so group counting stays uniform).
+        Var ps = std::make_shared<VarNode>("tp_stage", DataType::int32(), VarKind::Loop, span);
+        Stmt pro_body = make_seq({std::make_shared<IfThenElseNode>(make_binary(BinaryOp::LT, ps, ext), producer_stmts(ps, ps), nullptr, span), commit}, span);
+        Stmt prologue = std::make_shared<ForNode>(ps, int_imm(0), int_imm(S - 1), ForKind::Unrolled, pro_body, span);
+
+        // Steady state.
+        Var k = f->loop_var;
+        Expr it = make_binary(BinaryOp::Sub, k, mn);
+        Expr ahead = make_binary(BinaryOp::Add, it, int_imm(S - 1));
+        std::vector<Stmt> loop;
+        loop.push_back(device_call("tp::cp_async_wait<" + std::to_string(S - 2) + ">", {}, span));
+        loop.push_back(std::make_shared<EvaluateNode>(make_call("__syncthreads", {}, DataType::void_(), span), span));
+        loop.push_back(std::make_shared<IfThenElseNode>(make_binary(BinaryOp::LT, ahead, ext),
+                                                        producer_stmts(ahead, make_binary(BinaryOp::FloorMod, ahead, int_imm(S))), nullptr, span));
+        loop.push_back(commit);
+        rs.var = nullptr;
+        rs.stage = make_binary(BinaryOp::FloorMod, it, int_imm(S));
+        for (const auto& r : rest) loop.push_back(rs.mutate(r));
+        auto main = std::make_shared<ForNode>(k, mn, ext, ForKind::Serial, make_seq(loop, span), span);
+        return make_seq({prologue, main, device_call("tp::cp_async_wait<0>", {}, span)}, span);
+    }
+};
+
+}  // namespace
+
+// Points the staged tiles' allocations (visited before the loops that staged them) at the
+// staged buffers.
+class Rebind : public IRMutator {
+public:
+    const std::map<const BufferNode*, Buffer>* map = nullptr;
+    Buffer mutate_buffer(const Buffer& b) override {
+        auto it = map->find(b.get());
+        return it == map->end() ? b : it->second;
+    }
+};
+
+PrimFuncPtr pipeline_loops(const PrimFuncPtr& func, const Target&) {
+    Pipeliner p;
+    p.func = func.get();
+    PrimFuncPtr out = mutate_func(func, p);
+    if (p.staged_all.empty()) return out;
+    Rebind r;
+    r.map = &p.staged_all;
+    return mutate_func(out, r);
+}
+
+}  // namespace tp::transform

@@ -1,0 +1,145 @@
+// Helpers for the lowering passes (see tile_lowering.h).
+#include "transform/tile_lowering.h"
+
+#include <algorithm>
+
+namespace tp::transform {
+
+using namespace ir;
+
+Stmt device_call(const std::string& callee, std::vector<Expr> args, Span span, bool async) {
+    args.insert(args.begin(), std::make_shared<StringImmNode>(callee, span));
+    return std::make_shared<EvaluateNode>(make_call(async ? "tp.call_async" : "tp.call", std::move(args), DataType::void_(), span), span);
+}
+
+Expr buffer_addr(const Buffer& b, std::vector<Expr> indices, bool written, Span span) {
+    Expr load = std::make_shared<BufferLoadNode>(b, std::move(indices), span);
+    return make_call(written ? "tp.addr_w" : "tp.addr_r", {load}, DataType(DataType::Handle, 64), span);
+}
+
+std::string device_callee(const Stmt& s, bool* async) {
+    auto* e = s ? s->as<EvaluateNode>() : nullptr;
+    auto* c = e ? e->value->as<CallNode>() : nullptr;
+    if (!c || (c->op != "tp.call" && c->op != "tp.call_async") || c->args.empty()) return {};
+    auto* name = c->args[0]->as<StringImmNode>();
+    if (!name) return {};
+    if (async) *async = c->op == "tp.call_async";
+    return name->value;
+}
+
+std::vector<size_t> non_unit_dims(const BufferRegion& r) {
+    std::vector<size_t> d;
+    for (size_t i = 0; i < r.region.size(); ++i)
+        if (as_const_int(r.region[i].extent) != 1) d.push_back(i);
+    return d;
+}
+
+bool same_extent(const Expr& a, const Expr& b) {
+    if (a == b) return true;
+    auto x = as_const_int(a), y = as_const_int(b);
+    return x && y && *x == *y;
+}
+
+std::pair<std::vector<Expr>, Expr> region_access(const BufferRegion& r, const std::vector<Var>& vars) {
+    std::vector<Expr> idx;
+    Expr cond;
+    size_t k = 0;
+    for (size_t i = 0; i < r.region.size(); ++i) {
+        const Range& rg = r.region[i];
+        Expr e = as_const_int(rg.extent) == 1 ? rg.min : make_binary(BinaryOp::Add, rg.min, vars[k++]);
+        idx.push_back(e);
+        if (r.buffer->scope != Scope::Global) continue;
+        auto mn = as_const_int(rg.min), ext = as_const_int(rg.extent), dim = as_const_int(r.buffer->shape[i]);
+        if (mn && ext && dim && *mn >= 0 && *mn + *ext <= *dim) continue;
+        Expr c = make_binary(BinaryOp::LT, e, r.buffer->shape[i]);
+        cond = cond ? make_binary(BinaryOp::And, cond, c) : c;
+    }
+    return {idx, cond};
+}
+
+std::vector<Var> nest_vars(size_t n, Span span) {
+    static const char* names[] = {"i", "j", "k", "l", "m", "n"};
+    std::vector<Var> v;
+    for (size_t i = 0; i < n; ++i)
+        v.push_back(std::make_shared<VarNode>(std::string("tp_") + (i < 6 ? names[i] : "d" + std::to_string(i)),
+                                              DataType::int32(), VarKind::Loop, span));
+    return v;
+}
+
+Stmt parallel_nest(const std::vector<Var>& vars, const std::vector<Expr>& extents, Stmt body, Span span) {
+    for (size_t i = vars.size(); i-- > 0;)
+        body = std::make_shared<ForNode>(vars[i], int_imm(0), extents[i], ForKind::Parallel, body, span);
+    return body;
+}
+
+Stmt copy_nest(const BufferRegion& src, const BufferRegion& dst, Span span) {
+    auto sd = non_unit_dims(src), dd = non_unit_dims(dst);
+    if (sd.size() != dd.size()) return nullptr;
+    for (size_t i = 0; i < sd.size(); ++i)
+        if (!same_extent(src.region[sd[i]].extent, dst.region[dd[i]].extent)) return nullptr;
+    std::vector<Expr> extents;
+    for (size_t d : dd) extents.push_back(dst.region[d].extent);
+    auto vars = nest_vars(extents.size(), span);
+    auto [sidx, scond] = region_access(src, vars);
+    auto [didx, dcond] = region_access(dst, vars);
+    Expr value = make_cast(dst.buffer->dtype, std::make_shared<BufferLoadNode>(src.buffer, sidx, span), span);
+    if (scond) value = make_select(scond, value, make_cast(dst.buffer->dtype, int_imm(0)), span);
+    Stmt body = std::make_shared<BufferStoreNode>(dst.buffer, didx, value, span);
+    if (dcond) body = std::make_shared<IfThenElseNode>(dcond, body, nullptr, span);
+    return parallel_nest(vars, extents, body, span);
+}
+
+std::optional<Tile2D> tile_2d(const BufferRegion& r) {
+    auto nd = non_unit_dims(r);
+    size_t rank = r.region.size();
+    if (rank == 0 || nd.size() > 2) return std::nullopt;
+    // Columns must be the buffer's last (contiguous) dim; a single non-unit dim elsewhere is
+    // a column vector, which the templates do not take.
+    if (!nd.empty() && nd.back() != rank - 1) return std::nullopt;
+    Tile2D t;
+    for (const auto& rg : r.region) t.origin.push_back(rg.min);
+    size_t col_dim = rank - 1;
+    auto cols = as_const_int(r.region[col_dim].extent);
+    if (!cols) return std::nullopt;
+    t.cols = *cols;
+    if (nd.size() == 2) {
+        size_t row_dim = nd[0];
+        auto rows = as_const_int(r.region[row_dim].extent);
+        if (!rows) return std::nullopt;
+        t.rows = *rows;
+        Expr ld = int_imm(1);
+        for (size_t d = row_dim + 1; d < rank; ++d) ld = make_binary(BinaryOp::Mul, ld, r.buffer->shape[d]);
+        t.ld = ld;
+        t.origin_row = r.region[row_dim].min;
+        t.rows_valid = make_binary(BinaryOp::Sub, r.buffer->shape[row_dim], r.region[row_dim].min);
+    } else {
+        t.rows = 1;
+        t.ld = r.buffer->shape[col_dim];
+        t.origin_row = int_imm(0);
+        t.rows_valid = int_imm(1);
+    }
+    t.origin_col = r.region[col_dim].min;
+    t.cols_valid = make_binary(BinaryOp::Sub, r.buffer->shape[col_dim], r.region[col_dim].min);
+    return t;
+}
+
+bool whole_buffer(const BufferRegion& r) {
+    if (r.region.size() != r.buffer->shape.size()) return false;
+    for (size_t i = 0; i < r.region.size(); ++i) {
+        if (as_const_int(r.region[i].min) != 0) return false;
+        auto e = as_const_int(r.region[i].extent), d = as_const_int(r.buffer->shape[i]);
+        if (!e || !d || *e != *d) return false;
+    }
+    return true;
+}
+
+bool swizzle_applies(DataType t, int64_t cols) {
+    int vec = 16 / std::max(1, t.bytes());
+    if (t.bytes() != 2 || cols % vec != 0) return false;
+    int64_t chunks = cols / vec;
+    return chunks % 8 == 0 || chunks == 4 || chunks == 2;
+}
+
+std::string cuda_bool(bool b) { return b ? "true" : "false"; }
+
+}  // namespace tp::transform

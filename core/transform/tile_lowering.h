@@ -1,0 +1,54 @@
+// Helpers shared by the lowering passes (layout_inference, lower_tile_ops, pipeline_loops):
+// T.Parallel nests for element-wise tile ops, calls into the Tensor-Core templates of
+// codegen/cuda/runtime/tp_*.cuh as IR, and the 2-D view of a buffer region those templates take.
+//
+// A template call is Evaluate(Call("tp.call", {StringImm(callee), args...})); "tp.call_async"
+// marks the cp.async producers of a software pipeline, whose writes the pipeline publishes
+// itself (insert_syncs leaves them alone). Pointer arguments are Call("tp.addr_r" | "tp.addr_w",
+// {BufferLoad}) = &buffer[indices], read or written by the callee (insert_syncs uses that).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace tp::transform {
+
+ir::Stmt device_call(const std::string& callee, std::vector<ir::Expr> args, Span span, bool async = false);
+ir::Expr buffer_addr(const ir::Buffer& b, std::vector<ir::Expr> indices, bool written, Span span = {});
+// The callee of a device_call statement, or "" when s is not one; *async set for tp.call_async.
+std::string device_callee(const ir::Stmt& s, bool* async = nullptr);
+
+// Dims of a region whose extent is not the constant 1 (TileLang pairs regions by these).
+std::vector<size_t> non_unit_dims(const ir::BufferRegion& r);
+bool same_extent(const ir::Expr& a, const ir::Expr& b);
+// Indices of r for the loop vars (one per non-unit dim) and the in-bounds condition for a
+// global buffer (null when statically in bounds).
+std::pair<std::vector<ir::Expr>, ir::Expr> region_access(const ir::BufferRegion& r, const std::vector<ir::Var>& vars);
+std::vector<ir::Var> nest_vars(size_t n, Span span);
+ir::Stmt parallel_nest(const std::vector<ir::Var>& vars, const std::vector<ir::Expr>& extents, ir::Stmt body, Span span);
+// Element-wise copy dst <- src as a T.Parallel nest (null when the shapes do not pair up).
+ir::Stmt copy_nest(const ir::BufferRegion& src, const ir::BufferRegion& dst, Span span);
+
+// A region seen as a rows x cols tile whose columns are contiguous in memory (the last dim of
+// the buffer): origin element, row stride, and how many rows/cols lie inside the buffer.
+struct Tile2D {
+    ir::Expr origin_row, origin_col;
+    std::vector<ir::Expr> origin;  // full index of element (0, 0)
+    int64_t rows = 0, cols = 0;    // constant extents
+    ir::Expr ld;                   // elements between rows
+    ir::Expr rows_valid, cols_valid;
+};
+std::optional<Tile2D> tile_2d(const ir::BufferRegion& r);
+// True when the region is all of a buffer with a constant 2-D (or 1 x N) shape.
+bool whole_buffer(const ir::BufferRegion& r);
+
+// Whether a shared tile of this dtype and row length can use tp::SmemTile's XOR swizzle
+// (16-byte chunks, rows of 2, 4 or a multiple of 8 chunks).
+bool swizzle_applies(ir::DataType t, int64_t cols);
+std::string cuda_bool(bool b);
+
+}  // namespace tp::transform
