@@ -46,6 +46,11 @@ def forever(N=256):
     return main
 )";
 
+// The compiler's diagnostics of a failed load (the body is null when the worker died).
+std::string diags(const tp::WorkerReply& r) {
+    return r.body.is_object() ? r.body.value("diagnostics", std::string()) : r.stderr_tail;
+}
+
 tp::LoadSpec sample(const std::string& name, std::vector<std::pair<std::string, std::string>> defines = {}) {
     tp::LoadSpec s;
     s.path = source_dir() + "/samples/" + name;
@@ -68,7 +73,7 @@ TEST(GpuWorker, HelloSeesTheDevice) {
 TEST(GpuWorker, VectorAddMatchesTheInterpreter) {
     tp::WorkerClient c;
     auto l = c.load(sample("vector_add.py", {{"N", "1000003"}}));
-    ASSERT_TRUE(l.ok) << l.error << "\n" << l.body.value("diagnostics", "");
+    ASSERT_TRUE(l.ok) << l.error << "\n" << diags(l);
     tp::RunSpec rs;
     rs.seed = 3;
     rs.check_blocks = 16;
@@ -84,7 +89,7 @@ TEST(GpuWorker, OutOfBoundsWriteKillsOnlyTheWorker) {
     s.path = "oob.py";
     s.source = kOutOfBounds;
     auto l = c.load(s);
-    ASSERT_TRUE(l.ok) << l.error << "\n" << l.body.value("diagnostics", "");
+    ASSERT_TRUE(l.ok) << l.error << "\n" << diags(l);
     tp::RunSpec rs;
     rs.check = false;
     auto r = c.run(rs);
@@ -107,7 +112,7 @@ TEST(GpuWorker, EndlessKernelTripsTheWatchdog) {
     s.path = "forever.py";
     s.source = kForever;
     auto l = c.load(s);
-    ASSERT_TRUE(l.ok) << l.error << "\n" << l.body.value("diagnostics", "");
+    ASSERT_TRUE(l.ok) << l.error << "\n" << diags(l);
     tp::RunSpec rs;
     rs.check = false;
     auto r = c.run(rs);
@@ -121,7 +126,7 @@ TEST(GpuWorker, EndlessKernelTripsTheWatchdog) {
 TEST(GpuWorker, GemmAgainstCublas) {
     tp::WorkerClient c;
     auto l = c.load(sample("gemm.py", {{"M", "1024"}, {"N", "1024"}, {"K", "1024"}}));
-    ASSERT_TRUE(l.ok) << l.error << "\n" << l.body.value("diagnostics", "");
+    ASSERT_TRUE(l.ok) << l.error << "\n" << diags(l);
     tp::BenchSpec b;
     b.iters = 20;
     b.flops = 2.0 * 1024 * 1024 * 1024;
