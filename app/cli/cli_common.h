@@ -24,6 +24,7 @@ void add_worker_command(CLI::App& app, int& exit_code);
 void add_doctor_command(CLI::App& app, int& exit_code);
 void add_bench_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);
+void add_sweep_command(CLI::App& app, int& exit_code);
 
 // Reads a whole file; false (and a message on stderr) when it cannot.
 bool read_file(const std::string& path, std::string& out);

@@ -13,6 +13,7 @@ const tilec::AddCommand kCommands[] = {
     tilec::add_doctor_command,
     tilec::add_bench_command,
     tilec::add_run_command,
+    tilec::add_sweep_command,
 };
 
 }  // namespace

@@ -1,0 +1,289 @@
+// `tilec sweep FILE -D block_M=64,128 -D num_stages=2,3 ...`: every combination of the listed
+// values is compiled, checked and (on a GPU) timed; the table is sorted by time with the best
+// passing config marked. Without a GPU each config is checked on the CPU interpreter at the
+// sample's cpu-args (correctness only). A config that fails to compile, faults or hangs is a
+// row with its reason; the sweep carries on.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "cli_common.h"
+#include "tileplay/interp.h"
+#include "tileplay/worker_client.h"
+
+namespace tilec {
+
+namespace {
+
+using Json = nlohmann::json;
+
+struct SweepArgs {
+    std::string file, kernel, arch = "auto", device = "auto", csv;
+    std::vector<std::string> defines, baselines;
+    bool json = false;
+    int iters = 30, warmup = 5;
+    double timeout = 10;
+};
+
+using Config = std::vector<std::pair<std::string, std::string>>;
+
+std::vector<std::string> split_commas(const std::string& s) {
+    std::vector<std::string> out;
+    size_t b = 0;
+    while (b <= s.size()) {
+        size_t e = s.find(',', b);
+        if (e == std::string::npos) e = s.size();
+        if (e > b) out.push_back(s.substr(b, e - b));
+        b = e + 1;
+    }
+    return out;
+}
+
+// Cartesian product of the axes, first axis slowest (the order a user reads the table in).
+std::vector<Config> expand(const std::vector<std::pair<std::string, std::vector<std::string>>>& axes) {
+    std::vector<Config> out = {{}};
+    for (const auto& [name, values] : axes) {
+        std::vector<Config> next;
+        for (const auto& c : out)
+            for (const auto& v : values) {
+                Config n = c;
+                n.emplace_back(name, v);
+                next.push_back(std::move(n));
+            }
+        out = std::move(next);
+    }
+    return out;
+}
+
+std::string config_text(const Config& c) {
+    std::string s;
+    for (const auto& [k, v] : c) s += (s.empty() ? "" : " ") + k + "=" + v;
+    return s;
+}
+
+std::map<std::string, double> numeric_params(const Json& bound) {
+    std::map<std::string, double> vars;
+    for (auto it = bound.begin(); it != bound.end(); ++it) {
+        try {
+            vars[it.key()] = std::stod(it.value().get<std::string>());
+        } catch (const std::exception&) {
+        }
+    }
+    return vars;
+}
+
+// CPU: compile at cpu-args, run on the interpreter, compare with the named reference.
+Json check_on_cpu(const SweepArgs& a, const std::string& source, const tp::SampleHeader& h, const Config& c) {
+    Json rec = {{"config", config_text(c)}, {"device", "cpu"}};
+    tp::CompileRequest req = make_request(a.file, source, a.kernel, c, a.arch == "auto" ? "sm_90" : a.arch, true);
+    req.stop_after = tp::Stage::Cuda;  // the lowering must succeed too, not just the trace
+    tp::CompileResult r = tp::compile(req);
+    if (!r.ok || !r.func) {
+        rec["error"] = r.diagnostics.empty() ? "compile failed" : r.diagnostics[0].message;
+        rec["kind"] = r.diagnostics.empty() ? "compile_failed" : tp::diag_info(r.diagnostics[0].kind).name;
+        return rec;
+    }
+    std::map<std::string, tp::HostTensor> args;
+    std::string err;
+    if (!tp::allocate_args(*r.func, 0, {}, args, &err)) {
+        rec["error"] = err;
+        rec["kind"] = "bad_args";
+        return rec;
+    }
+    tp::InterpOptions io;
+    io.source_path = a.file;
+    io.print_sink = [](const std::string&) {};
+    tp::InterpReport rep = tp::run_on_cpu(*r.func, args, io);
+    if (!rep.ok) {
+        rec["error"] = rep.error.empty() && !rep.diagnostics.empty() ? rep.diagnostics[0].message : rep.error;
+        rec["kind"] = "run_failed";
+        return rec;
+    }
+    rec["cpu_ms"] = rep.ms;
+    tp::ReferenceResult ref = tp::cpu_reference(h.baselines, *r.func, args);
+    if (ref.available) {
+        tp::CompareResult cmp = tp::compare_tensors(args[ref.output], ref.expected);
+        rec["check"] = {{"ok", cmp.pass}, {"rel_fro", cmp.rel_fro}, {"max_abs", cmp.max_abs}, {"tol", cmp.tol}};
+    } else {
+        rec["check"] = {{"ok", false}, {"error", ref.error}};
+    }
+    return rec;
+}
+
+// GPU: load (compile) in the worker and benchmark with a check against the interpreter.
+Json bench_on_gpu(tp::WorkerClient& client, const SweepArgs& a, const std::string& source, const tp::SampleHeader& h,
+                  const Config& c, bool with_baselines) {
+    Json rec = {{"config", config_text(c)}, {"device", "gpu"}};
+    tp::LoadSpec ls;
+    ls.path = a.file;
+    ls.source = source;
+    ls.kernel = a.kernel.empty() ? h.kernel : a.kernel;
+    ls.defines = c;
+    ls.fallback_defines = h.args;
+    ls.target = a.arch;
+    tp::WorkerReply lr = client.load(ls);
+    if (!lr.ok) {
+        rec["error"] = lr.error;
+        rec["kind"] = lr.kind;
+        return rec;
+    }
+    auto vars = numeric_params(lr.body["kernel"]["bound_params"]);
+    tp::BenchSpec bs;
+    bs.iters = a.iters;
+    bs.warmup = a.warmup;
+    if (!h.flops.empty()) bs.flops = tp::eval_formula(h.flops, vars).value_or(0);
+    if (!h.bytes.empty()) bs.bytes = tp::eval_formula(h.bytes, vars).value_or(0);
+    if (with_baselines) bs.baselines = a.baselines.empty() ? h.baselines : a.baselines;
+    tp::WorkerReply br = client.bench(bs);
+    if (!br.ok) {
+        rec["error"] = br.error;
+        rec["kind"] = br.kind;
+        return rec;
+    }
+    for (const char* key : {"ours", "baselines", "check"})
+        if (br.body.contains(key)) rec[key] = br.body[key];
+    return rec;
+}
+
+bool passed(const Json& r) { return !r.contains("error") && r.contains("check") && r["check"].value("ok", false); }
+
+double sort_key(const Json& r) {
+    if (!passed(r)) return 1e300;
+    if (r.contains("ours")) return r["ours"].value("median_ms", 1e299);
+    return r.value("cpu_ms", 1e299);
+}
+
+void write_csv(const std::string& path, const Json& rows) {
+    std::ofstream out(path);
+    out << "config,device,status,median_ms,tflops,gbps,rel_fro,cpu_ms,best\n";
+    for (const auto& r : rows) {
+        const Json ours = r.value("ours", Json::object());
+        out << '"' << r.value("config", "") << "\"," << r.value("device", "") << ','
+            << (r.contains("error") ? r.value("kind", "error") : passed(r) ? "ok" : "wrong") << ','
+            << ours.value("median_ms", 0.0) << ',' << ours.value("tflops", 0.0) << ',' << ours.value("gbps", 0.0) << ','
+            << (r.contains("check") ? r["check"].value("rel_fro", 0.0) : 0.0) << ',' << r.value("cpu_ms", 0.0) << ','
+            << (r.value("best", false) ? 1 : 0) << '\n';
+    }
+}
+
+void print_table(const Json& rows, bool gpu) {
+    std::printf("  %-40s %12s %14s %12s  %s\n", "config", gpu ? "median" : "cpu time", gpu ? "rate" : "", "rel_fro",
+                "status");
+    for (const auto& r : rows) {
+        const char* mark = r.value("best", false) ? "*" : " ";
+        std::string status = r.contains("error") ? r.value("kind", "error") + ": " + r.value("error", "")
+                             : passed(r)         ? "ok"
+                                                 : "WRONG (" + r["check"].value("error", std::string("exceeds tolerance")) + ")";
+        char t[32] = "-", rate[32] = "", err[32] = "-";
+        if (r.contains("ours")) {
+            std::snprintf(t, sizeof t, "%.4f ms", r["ours"].value("median_ms", 0.0));
+            double tf = r["ours"].value("tflops", 0.0), gb = r["ours"].value("gbps", 0.0);
+            if (tf > 0 && gb < 1000 * tf) std::snprintf(rate, sizeof rate, "%.1f TFLOP/s", tf);
+            else if (gb > 0) std::snprintf(rate, sizeof rate, "%.0f GB/s", gb);
+        } else if (r.contains("cpu_ms")) {
+            std::snprintf(t, sizeof t, "%.1f ms", r.value("cpu_ms", 0.0));
+        }
+        if (r.contains("check") && r["check"].contains("rel_fro"))
+            std::snprintf(err, sizeof err, "%.1e", r["check"].value("rel_fro", 0.0));
+        std::printf("%s %-40s %12s %14s %12s  %s\n", mark, r.value("config", "").c_str(), t, rate, err, status.c_str());
+    }
+}
+
+int run_sweep(const SweepArgs& a) {
+    std::string source;
+    if (!read_file(a.file, source)) return kUserError;
+    tp::SampleHeader h = tp::parse_sample_header(source);
+    std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+    for (const auto& d : a.defines) {
+        size_t eq = d.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            std::fprintf(stderr, "tilec sweep: error: cannot parse `-D %s`; expected NAME=V1,V2,...\n", d.c_str());
+            return kUsage;
+        }
+        auto values = split_commas(d.substr(eq + 1));
+        if (values.empty()) {
+            std::fprintf(stderr, "tilec sweep: error: `-D %s` lists no values\n", d.c_str());
+            return kUsage;
+        }
+        axes.emplace_back(d.substr(0, eq), values);
+    }
+    if (axes.empty()) axes = h.tune;  // the header's `# tileplay: tune` space
+    if (axes.empty()) {
+        std::fprintf(stderr, "tilec sweep: error: nothing to sweep; give `-D NAME=V1,V2,...`\n");
+        return kUsage;
+    }
+    std::vector<Config> configs = expand(axes);
+
+    std::unique_ptr<tp::WorkerClient> client;
+    bool gpu = false;
+    std::string device_line = "cpu interpreter (correctness only, at the sample's cpu-args)";
+    if (a.device != "cpu") {
+        tp::WorkerOptions wo;
+        wo.watchdog_s = a.timeout;
+        client = std::make_unique<tp::WorkerClient>(wo);
+        tp::WorkerReply hello = client->hello();
+        gpu = hello.ok && !hello.body["device"].is_null();
+        if (gpu) {
+            device_line = hello.body["device"].value("name", "gpu") + " (" + hello.body["device"].value("target", "") + ")";
+        } else if (a.device == "gpu") {
+            std::fprintf(stderr, "tilec sweep: error: no CUDA device: %s\n",
+                         (hello.ok ? hello.body.value("why", "") : hello.error).c_str());
+            return kUserError;
+        }
+    }
+    if (!a.json) std::printf("sweep of %zu configs on %s\n", configs.size(), device_line.c_str());
+    Json rows = Json::array();
+    for (size_t i = 0; i < configs.size(); ++i) {
+        if (!a.json) std::fprintf(stderr, "\r  [%zu/%zu] %s\033[K", i + 1, configs.size(), config_text(configs[i]).c_str());
+        rows.push_back(gpu ? bench_on_gpu(*client, a, source, h, configs[i], i == 0)
+                           : check_on_cpu(a, source, h, configs[i]));
+    }
+    if (!a.json) std::fprintf(stderr, "\r\033[K");
+    std::vector<Json> sorted(rows.begin(), rows.end());
+    std::stable_sort(sorted.begin(), sorted.end(), [](const Json& x, const Json& y) { return sort_key(x) < sort_key(y); });
+    rows = Json(sorted);
+    bool any_pass = !rows.empty() && passed(rows[0]);
+    if (any_pass) rows[0]["best"] = true;
+    if (!a.csv.empty()) write_csv(a.csv, rows);
+    if (a.json) {
+        std::printf("%s\n", Json{{"device", device_line}, {"gpu", gpu}, {"configs", rows}}.dump(2).c_str());
+    } else {
+        print_table(rows, gpu);
+        if (gpu && !rows.empty() && rows[0].contains("baselines"))
+            for (const auto& b : rows[0]["baselines"])
+                if (b.value("ok", false))
+                    std::printf("baseline %s: %.4f ms\n", b.value("name", "").c_str(), b["stats"].value("median_ms", 0.0));
+        for (const auto& r : rows) {
+            if (!r.contains("baselines")) continue;
+            for (const auto& b : r["baselines"])
+                if (b.value("ok", false))
+                    std::printf("baseline %s: %.4f ms (config %s measured it)\n", b.value("name", "").c_str(),
+                                b["stats"].value("median_ms", 0.0), r.value("config", "").c_str());
+        }
+        if (any_pass) std::printf("best: %s\n", rows[0].value("config", "").c_str());
+        else std::printf("no config passed its check\n");
+    }
+    return any_pass ? kOk : kUserError;
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app, int& exit_code) {
+    auto a = std::make_shared<SweepArgs>();
+    auto* cmd = app.add_subcommand("sweep", "Compile, check and time every combination of schedule parameters");
+    cmd->add_option("file", a->file, "DSL file")->required();
+    cmd->add_option("-k,--kernel", a->kernel, "kernel factory");
+    cmd->add_option("-D", a->defines, "NAME=V1,V2,... values to sweep (a single value fixes the parameter)");
+    cmd->add_option("--arch", a->arch, "target (auto: the GPU's, sm_90 on the CPU)")->capture_default_str();
+    cmd->add_option("--device", a->device, "cpu, gpu or auto")->check(CLI::IsMember({"cpu", "gpu", "auto"}))->capture_default_str();
+    cmd->add_option("--baseline", a->baselines, "baselines to time once (default: the sample header's)");
+    cmd->add_option("--iters", a->iters, "timed launches per config")->capture_default_str();
+    cmd->add_option("--warmup", a->warmup, "warm-up launches per config")->capture_default_str();
+    cmd->add_option("--timeout", a->timeout, "watchdog seconds per kernel")->capture_default_str();
+    cmd->add_option("--csv", a->csv, "also write the table as CSV to this file");
+    cmd->add_flag("--json", a->json, "print JSON instead of the table");
+    cmd->callback([a, &exit_code] { exit_code = run_sweep(*a); });
+}
+
+}  // namespace tilec
