@@ -1,6 +1,6 @@
 // NVRTC through dlopen (see nvrtc.h). The few prototypes we need are declared here so core
 // builds without the CUDA toolkit. The embedded runtime headers are handed to NVRTC as
-// in-memory headers, so no include path is needed for them.
+// in-memory headers, so no include path is needed: generated code includes nothing else.
 #include "runtime/nvrtc.h"
 
 #include <dlfcn.h>
@@ -23,7 +23,6 @@ struct NvrtcApi {
     void* handle = nullptr;
     std::string error;
     std::string path;
-    std::string include_dir;  // toolkit headers (cuda_fp16.h), empty when none found
     nvrtcResult (*version)(int*, int*) = nullptr;
     const char* (*get_error_string)(nvrtcResult) = nullptr;
     nvrtcResult (*create_program)(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*) = nullptr;
@@ -89,18 +88,6 @@ const NvrtcApi& api() {
         // cubin output appeared in CUDA 11.1; older libraries still give PTX.
         load_sym(a.handle, "nvrtcGetCUBINSize", a.get_cubin_size);
         load_sym(a.handle, "nvrtcGetCUBIN", a.get_cubin);
-        std::vector<std::string> dirs;
-        for (const char* env : {"CUDA_HOME", "CUDA_PATH"})
-            if (const char* home = std::getenv(env)) dirs.push_back(std::string(home) + "/include");
-        if (auto slash = a.path.rfind("/lib64/"); slash != std::string::npos) dirs.push_back(a.path.substr(0, slash) + "/include");
-        dirs.push_back("/usr/local/cuda/include");
-        for (const auto& d : dirs) {
-            if (FILE* f = std::fopen((d + "/cuda_fp16.h").c_str(), "r")) {
-                std::fclose(f);
-                a.include_dir = d;
-                break;
-            }
-        }
         if (!ok) {
             a.error = a.path + " lacks the NVRTC entry points";
             dlclose(a.handle);
@@ -131,6 +118,12 @@ bool compile_once(const NvrtcApi& a, const std::string& source, const std::strin
     for (const auto& [n, t] : headers) {
         names.emplace_back(n);
         texts.emplace_back(t);
+    }
+    // The Tensor-Core templates include <cuda_fp16.h> / <cuda_bf16.h> for __half and friends;
+    // tp_half.cuh provides that subset, so NVRTC never parses the toolkit's headers.
+    for (const char* n : {"cuda_fp16.h", "cuda_bf16.h"}) {
+        names.emplace_back(n);
+        texts.emplace_back("#pragma once\n#include \"tp_half.cuh\"\n");
     }
     std::vector<const char*> hp, np, op;
     for (size_t i = 0; i < texts.size(); ++i) {
@@ -191,9 +184,6 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& name, co
         return out;
     }
     std::vector<std::string> common = {"-std=c++17", "-default-device"};
-    // NVRTC 13 does not find cuda_fp16.h / cuda_bf16.h on its own (checked: "no directories in
-    // search list"), so point it at the toolkit's include folder where one exists.
-    if (!a.include_dir.empty()) common.push_back("--include-path=" + a.include_dir);
     if (opts.lineinfo) common.push_back("-lineinfo");
     if (opts.fast_math) common.push_back("--use_fast_math");
     for (const auto& e : opts.extra) common.push_back(e);
