@@ -1,10 +1,68 @@
 // tileplay: the Qt 6 playground's entry point.
+//   tileplay [FILE]                      open FILE (or the last file / the welcome page)
+//   tileplay --screenshot OUT.png [FILE] render the window after the first compile and exit
 #include <QApplication>
-#include <QMainWindow>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
+#include <QTimer>
+#include <cstdio>
+
+#include "main_window.h"
+#include "panels/welcome/welcome_panel.h"
+#include "settings.h"
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
-    QMainWindow w;
+    QApplication::setApplicationName("tileplay");
+    QApplication::setOrganizationName("TilePlay");
+    QApplication::setApplicationVersion(TILEPLAY_VERSION);
+
+    QCommandLineParser cli;
+    cli.setApplicationDescription("TilePlay: a playground for TileLang kernels");
+    cli.addHelpOption();
+    cli.addVersionOption();
+    QCommandLineOption shot("screenshot", "Render the main window to FILE after the first compile and exit.", "FILE");
+    QCommandLineOption theme("theme", "Colour theme: dark or light.", "NAME");
+    QCommandLineOption target("target", "GPU target (sm_75 ... sm_90a).", "SM");
+    cli.addOption(shot);
+    cli.addOption(theme);
+    cli.addOption(target);
+    cli.addPositionalArgument("file", "A TileLang .py file to open.");
+    cli.process(app);
+
+    bool screenshot = cli.isSet(shot);
+    if (screenshot) QStandardPaths::setTestModeEnabled(true);  // leave the user's settings alone
+    if (cli.isSet(theme)) tpui::Settings::set_theme(cli.value(theme));
+    if (cli.isSet(target)) tpui::Settings::set_target(cli.value(target));
+
+    tpui::MainWindow w;
+    QString file = cli.positionalArguments().value(0);
+    if (screenshot && file.isEmpty()) {
+        QStringList samples = tpui::tutorial_samples(tpui::samples_dir());
+        file = samples.value(samples.size() > 1 ? 1 : 0);
+    }
+    if (!file.isEmpty()) {
+        if (!w.open_file(file)) return 2;
+    } else if (QString last = tpui::Settings::last_file(); !last.isEmpty() && QFileInfo::exists(last)) {
+        w.open_file(last);
+    }
     w.show();
+    if (screenshot) {
+        QString out = cli.value(shot);
+        w.resize(1720, 1040);
+        w.take_screenshot_after_compile(out, [out](bool ok) {
+            std::fprintf(ok ? stdout : stderr, ok ? "wrote %s\n" : "cannot write %s\n", qPrintable(out));
+            QCoreApplication::exit(ok ? 0 : 1);
+        });
+        // A compile that never finishes must not hang scripts and tests.
+        QTimer::singleShot(120000, &app, [] {
+            std::fprintf(stderr, "tileplay: no compile finished within 120 s\n");
+            QCoreApplication::exit(3);
+        });
+    } else {
+        QTimer::singleShot(0, &w, [&w] { w.offer_recovery(); });
+    }
     return app.exec();
 }

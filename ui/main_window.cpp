@@ -1,0 +1,252 @@
+// MainWindow construction: central splitter, docks, menus and shortcuts, themes.
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QKeySequence>
+#include <QLabel>
+#include <QMenuBar>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTimer>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include "editor/dsl_editor.h"
+#include "editor/find_bar.h"
+#include "models/parameters_model.h"
+#include "models/problems_model.h"
+#include "models/results_model.h"
+#include "models/sweep_model.h"
+#include "panels/charts/charts_panel.h"
+#include "panels/code_views/code_views_panel.h"
+#include "panels/parameters/parameters_panel.h"
+#include "panels/problems/problems_panel.h"
+#include "panels/results/results_panel.h"
+#include "panels/shortcuts/shortcuts_dialog.h"
+#include "panels/welcome/welcome_panel.h"
+#include "session/cpu_runner.h"
+#include "settings.h"
+#include "theme.h"
+
+namespace tpui {
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    setObjectName("main_window");
+    params_model_ = new ParametersModel(this);
+    problems_model_ = new ProblemsModel(this);
+    results_model_ = new ResultsModel(this);
+    sweep_model_ = new SweepModel(this);
+    compile_ = new CompileService({}, this);
+    compile_->set_delay_ms(Settings::compile_delay_ms());
+    runs_ = new RunService(this);
+    if (!Settings::tilec_path().isEmpty()) runs_->set_command(Settings::tilec_path(), {"worker"});
+    cpu_ = new CpuRunner(this);
+
+    editor_ = new DslEditor;
+    find_ = new FindBar(editor_);
+    auto* editor_box = new QWidget;
+    auto* el = new QVBoxLayout(editor_box);
+    el->setContentsMargins(0, 0, 0, 0);
+    el->setSpacing(0);
+    el->addWidget(editor_, 1);
+    el->addWidget(find_);
+    welcome_ = new WelcomePanel;
+    left_ = new QStackedWidget;
+    left_->addWidget(welcome_);
+    left_->addWidget(editor_box);
+    views_ = new CodeViewsPanel;
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(left_);
+    split->addWidget(views_);
+    split->setStretchFactor(0, 5);
+    split->setStretchFactor(1, 6);
+    setCentralWidget(split);
+
+    build_docks();
+    build_actions();
+
+    status_state_ = new QLabel;
+    status_timings_ = new QLabel;
+    statusBar()->addWidget(status_state_, 1);
+    statusBar()->addPermanentWidget(status_timings_);
+
+    connect(editor_, &QsciScintilla::textChanged, this, [this] {
+        update_title();
+        request_compile(false);
+    });
+    connect(editor_, &QsciScintilla::modificationChanged, this, [this](bool) { update_title(); });
+    connect(editor_, &DslEditor::caret_line_changed, this, [this](int line) {
+        views_->highlight_dsl_line(line, LinkedView::Dsl);
+    });
+    connect(views_, &CodeViewsPanel::dsl_line_selected, this, [this](int dsl) {
+        editor_->set_linked_lines(dsl > 0 ? std::vector<int>{dsl} : std::vector<int>{});
+    });
+    connect(welcome_, &WelcomePanel::open_file, this, [this](const QString& p) {
+        if (maybe_save()) open_file(p);
+    });
+    connect(compile_, &CompileService::finished, this, &MainWindow::on_compiled);
+    connect(compile_, &CompileService::started, this, [this] { status_state_->setText(tr("compiling…")); });
+
+    autosave_timer_ = new QTimer(this);
+    autosave_timer_->setInterval(std::max(1, Settings::autosave_seconds()) * 1000);
+    connect(autosave_timer_, &QTimer::timeout, this, &MainWindow::autosave);
+    autosave_timer_->start();
+
+    resize(1600, 1000);
+    restoreGeometry(Settings::window_geometry());
+    restoreState(Settings::window_state());
+    params_->set_target(Settings::target());
+    params_->set_cpu(Settings::device() == "cpu");
+    set_theme(Settings::theme());
+    update_title();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::build_docks() {
+    params_ = new ParametersPanel(params_model_);
+    problems_ = new ProblemsPanel(problems_model_);
+    results_ = new ResultsPanel(results_model_, sweep_model_);
+    charts_ = new ChartsPanel(sweep_model_);
+    auto dock = [this](QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(name);
+        d->setWidget(w);
+        addDockWidget(area, d);
+        return d;
+    };
+    dock(params_, tr("Parameters"), "dock_parameters", Qt::RightDockWidgetArea);
+    QDockWidget* p = dock(problems_, tr("Problems"), "dock_problems", Qt::BottomDockWidgetArea);
+    QDockWidget* r = dock(results_, tr("Results"), "dock_results", Qt::BottomDockWidgetArea);
+    QDockWidget* c = dock(charts_, tr("Charts"), "dock_charts", Qt::BottomDockWidgetArea);
+    tabifyDockWidget(p, r);
+    tabifyDockWidget(r, c);
+    p->raise();
+    resizeDocks({p}, {230}, Qt::Vertical);
+
+    connect(problems_, &ProblemsPanel::go_to, this, [this](int line, int col) { editor_->go_to(line, col); });
+    connect(params_, &ParametersPanel::kernel_changed, this, [this] { request_compile(true); });
+    connect(params_, &ParametersPanel::settings_changed, this, [this] {
+        Settings::set_target(params_->target());
+        Settings::set_device(params_->cpu() ? "cpu" : "gpu");
+        charts_->set_target(params_->target());
+        request_compile(true);
+    });
+    connect(results_, &ResultsPanel::cancel_requested, runs_, &RunService::cancel);
+    connect(runs_, &RunService::job_started, this, [this](int total) {
+        results_->job_started(tr(RunService::kind_name(job_kind_)), total);
+    });
+    connect(runs_, &RunService::progress, results_, &ResultsPanel::progress);
+    connect(runs_, &RunService::result, this, &MainWindow::on_run_result);
+    connect(runs_, &RunService::job_finished, results_, &ResultsPanel::job_finished);
+    connect(runs_, &RunService::worker_died, this, [this](const QString& why) {
+        results_->show_message(tr("%1; a fresh worker takes over", "worker died").arg(why), true);
+        statusBar()->showMessage(why, 8000);
+    });
+    connect(cpu_, &CpuRunner::finished, this, [this](const RunResult& r) {
+        on_run_result(r);
+        results_->job_finished(r.ok, r.ok ? tr("CPU run finished") : tr("CPU run failed: %1").arg(r.error));
+    });
+}
+
+void MainWindow::build_actions() {
+    auto act = [this](QMenu* m, const QString& text, const QKeySequence& key, auto fn) {
+        auto* a = m->addAction(text);
+        if (!key.isEmpty()) a->setShortcut(key);
+        connect(a, &QAction::triggered, this, fn);
+        addAction(a);
+        return a;
+    };
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    act(file, tr("&New"), QKeySequence::New, [this] { new_file(); });
+    act(file, tr("&Open…"), QKeySequence::Open, [this] { open_dialog(); });
+    recent_menu_ = file->addMenu(tr("Open &recent"));
+    act(file, tr("&Save"), QKeySequence::Save, [this] { save(); });
+    act(file, tr("Save &as…"), QKeySequence::SaveAs, [this] { save_as(); });
+    file->addSeparator();
+    act(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    act(edit, tr("&Find"), QKeySequence::Find, [this] { find_->show_find(false); });
+    act(edit, tr("Find and &replace"), QKeySequence(Qt::CTRL | Qt::Key_H), [this] { find_->show_find(true); });
+    act(edit, tr("Find &next"), QKeySequence::FindNext, [this] { find_->find_next(true); });
+    act(edit, tr("Find &previous"), QKeySequence::FindPrevious, [this] { find_->find_next(false); });
+    act(edit, tr("Toggle &comment"), QKeySequence(Qt::CTRL | Qt::Key_Slash), [this] { editor_->toggle_comment(); });
+    act(edit, tr("Go to next &problem"), QKeySequence(Qt::Key_F8), [this] {
+        int here = editor_->caret_line();
+        const auto& ps = editor_->problems();
+        for (const auto& p : ps)
+            if (p.line > here) return editor_->go_to(p.line, p.col);
+        if (!ps.empty()) editor_->go_to(ps.front().line, ps.front().col);
+    });
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    act(run, tr("&Run"), QKeySequence(Qt::CTRL | Qt::Key_Return), [this] { start_job(RunJob::Kind::Run); });
+    act(run, tr("&Benchmark"), QKeySequence(Qt::CTRL | Qt::Key_B), [this] { start_job(RunJob::Kind::Bench); });
+    act(run, tr("&Sweep"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S), [this] { start_job(RunJob::Kind::Sweep); });
+    act(run, tr("&Tune"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_T), [this] { start_job(RunJob::Kind::Tune); });
+    act(run, tr("&Cancel"), QKeySequence(Qt::CTRL | Qt::Key_Period), [this] { runs_->cancel(); });
+    act(run, tr("Compile &now"), QKeySequence(Qt::Key_F5), [this] { request_compile(true); });
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    act(view, tr("&Dark theme"), QKeySequence(), [this] { set_theme("dark"); });
+    act(view, tr("&Light theme"), QKeySequence(), [this] { set_theme("light"); });
+    view->addSeparator();
+    for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+    act(view, tr("&Welcome page"), QKeySequence(), [this] {
+        welcome_->refresh();
+        left_->setCurrentWidget(welcome_);
+    });
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    act(help, tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_F1), [this] { ShortcutsDialog(actions(), this).exec(); });
+
+    auto* tb = addToolBar(tr("Run"));
+    tb->setObjectName("toolbar_run");
+    for (QAction* a : run->actions())
+        if (!a->text().contains("Compile")) tb->addAction(a);
+    update_recent_menu();
+}
+
+void MainWindow::update_recent_menu() {
+    recent_menu_->clear();
+    for (const auto& p : Settings::recent_files())
+        connect(recent_menu_->addAction(p), &QAction::triggered, this, [this, p] {
+            if (maybe_save()) open_file(p);
+        });
+    recent_menu_->setEnabled(!recent_menu_->isEmpty());
+}
+
+void MainWindow::update_title() {
+    QString name = path_.isEmpty() ? tr("untitled.py") : QFileInfo(path_).fileName();
+    setWindowTitle(QStringLiteral("%1%2 — TilePlay").arg(name, editor_->isModified() ? "*" : ""));
+}
+
+void MainWindow::set_theme(const QString& name) {
+    theme_name_ = name == "light" ? "light" : "dark";
+    Settings::set_theme(theme_name_);
+    const Theme& t = theme_named(theme_name_);
+    if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance())) apply_app_theme(*app, t);
+    editor_->apply_theme(t, Settings::font_size());
+    views_->apply_theme(t, Settings::font_size() - 1);
+    charts_->apply_theme(t);
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    if (!maybe_save()) {
+        e->ignore();
+        return;
+    }
+    runs_->cancel();
+    Settings::set_window_geometry(saveGeometry());
+    Settings::set_window_state(saveState());
+    Settings::set_last_file(path_);
+    QFile::remove(recovery_path());  // a clean exit leaves nothing to recover
+    e->accept();
+}
+
+}  // namespace tpui

@@ -1,0 +1,109 @@
+// The playground's main window: the DSL editor beside the generated-code views, docks for
+// parameters, problems, results and charts, menus and shortcuts, files (open/save/recent,
+// autosave and crash recovery), themes, and the wiring between the session services and the
+// panels (panels never call each other; the window routes their signals).
+#pragma once
+
+#include <QMainWindow>
+#include <QPointer>
+#include <memory>
+
+#include "session/compile_service.h"
+#include "session/run_service.h"
+#include "tileplay/sample_header.h"
+
+class QLabel;
+class QMenu;
+class QStackedWidget;
+class QTimer;
+
+namespace tpui {
+
+class ChartsPanel;
+class CodeViewsPanel;
+class CpuRunner;
+class DslEditor;
+class FindBar;
+class ParametersModel;
+class ParametersPanel;
+class ProblemsModel;
+class ProblemsPanel;
+class ResultsModel;
+class ResultsPanel;
+class SweepModel;
+class WelcomePanel;
+struct RunResult;
+struct Theme;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    bool open_file(const QString& path);
+    void set_text(const QString& text, const QString& path);  // without touching the disk
+    // Saves a PNG of the window after the first compile finishes, then calls `done`.
+    void take_screenshot_after_compile(const QString& path, std::function<void(bool)> done);
+    void set_theme(const QString& name);
+    void offer_recovery();  // asks to restore text left by a crashed session
+
+    CompileService* compile_service() const { return compile_; }
+    RunService* run_service() const { return runs_; }
+    DslEditor* editor() const { return editor_; }
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+
+private:
+    // main_window.cpp: layout, actions, theme
+    void build_actions();
+    void build_docks();
+    void update_title();
+    void update_recent_menu();
+    // main_window_session.cpp: compile and runs
+    tp::CompileRequest make_request() const;
+    void request_compile(bool now);
+    void on_compiled(CompileResultPtr r, quint64 gen);
+    void start_job(RunJob::Kind kind);
+    void on_run_result(const RunResult& r);
+    // main_window_files.cpp: files, autosave, recovery
+    void new_file();
+    void open_dialog();
+    bool save();
+    bool save_as();
+    bool maybe_save();
+    void autosave();
+    QString recovery_path() const;
+
+    DslEditor* editor_ = nullptr;
+    FindBar* find_ = nullptr;
+    QStackedWidget* left_ = nullptr;
+    WelcomePanel* welcome_ = nullptr;
+    CodeViewsPanel* views_ = nullptr;
+    ParametersModel* params_model_ = nullptr;
+    ProblemsModel* problems_model_ = nullptr;
+    ResultsModel* results_model_ = nullptr;
+    SweepModel* sweep_model_ = nullptr;
+    ParametersPanel* params_ = nullptr;
+    ProblemsPanel* problems_ = nullptr;
+    ResultsPanel* results_ = nullptr;
+    ChartsPanel* charts_ = nullptr;
+    QMenu* recent_menu_ = nullptr;
+    QLabel* status_timings_ = nullptr;
+    QLabel* status_state_ = nullptr;
+    QTimer* autosave_timer_ = nullptr;
+
+    CompileService* compile_ = nullptr;
+    RunService* runs_ = nullptr;
+    CpuRunner* cpu_ = nullptr;
+    CompileResultPtr last_;
+    tp::SampleHeader header_;
+    QString path_;
+    QString theme_name_;
+    RunJob::Kind job_kind_ = RunJob::Kind::Run;
+    QString screenshot_path_;
+    std::function<void(bool)> screenshot_done_;
+};
+
+}  // namespace tpui

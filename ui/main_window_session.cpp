@@ -1,0 +1,165 @@
+// MainWindow <-> session services: building compile requests from the editor and the
+// parameters panel, showing results in every panel, and starting runs.
+#include <QDir>
+#include <QFileInfo>
+#include <QLabel>
+#include <QStatusBar>
+#include <QTimer>
+
+#include "editor/dsl_editor.h"
+#include "main_window.h"
+#include "models/parameters_model.h"
+#include "models/problems_model.h"
+#include "models/results_model.h"
+#include "models/sweep_model.h"
+#include "panels/charts/charts_panel.h"
+#include "panels/code_views/code_views_panel.h"
+#include "panels/parameters/parameters_panel.h"
+#include "panels/results/results_panel.h"
+#include "session/cpu_runner.h"
+
+namespace tpui {
+
+namespace {
+
+std::vector<Defines> cartesian(const std::vector<std::pair<std::string, std::vector<std::string>>>& space) {
+    std::vector<Defines> out = {{}};
+    for (const auto& [name, values] : space) {
+        std::vector<Defines> next;
+        for (const auto& partial : out)
+            for (const auto& v : values) {
+                Defines d = partial;
+                d.emplace_back(name, v);
+                next.push_back(std::move(d));
+            }
+        out = std::move(next);
+    }
+    return out;
+}
+
+}  // namespace
+
+tp::CompileRequest MainWindow::make_request() const {
+    tp::CompileRequest req;
+    req.path = path_.isEmpty() ? "untitled.py" : path_.toStdString();
+    req.source = editor_->text().toStdString();
+    req.kernel = params_->kernel().toStdString();
+    if (req.kernel.empty()) req.kernel = header_.kernel;
+    req.defines = params_model_->values_as_defines();
+    req.fallback_defines = header_.args;
+    req.target = params_->target().toStdString();
+    req.print_after_all = true;  // the IR view can show the IR after any pass
+    return req;
+}
+
+void MainWindow::request_compile(bool now) {
+    header_ = tp::parse_sample_header(editor_->text().toStdString());
+    tp::CompileRequest req = make_request();
+    if (now) compile_->compile_now(req);
+    else compile_->schedule(req);
+}
+
+void MainWindow::on_compiled(CompileResultPtr r, quint64) {
+    last_ = r;
+    const tp::CompileResult& c = *r;
+    std::vector<Problem> probs = problems_from(c.diagnostics);
+    if (c.internal_error) {
+        Problem p;
+        p.message = tr("internal compiler error: %1 (%2:%3); please report it").arg(QString::fromUtf8(c.internal_error->what()),
+                                                                                   QString::fromStdString(c.internal_error->file))
+                        .arg(c.internal_error->line);
+        p.kind = "InternalError";
+        probs.push_back(p);
+    }
+    problems_model_->set_problems(probs);
+    editor_->set_problems(probs);
+    views_->set_result(r);
+    editor_->set_link_lines(views_->links().mapped_dsl_lines());
+
+    QString current = QString::fromStdString(c.kernel.factory.empty() ? header_.kernel : c.kernel.factory);
+    params_->set_factories(c.factories, current);
+    for (const auto& f : c.factories)
+        if (QString::fromStdString(f.name) == params_->kernel()) params_model_->set_factory(f, header_.args);
+
+    QStringList parts;
+    for (const auto& t : c.timings) parts << QStringLiteral("%1 %2").arg(QString::fromStdString(t.name)).arg(t.ms, 0, 'f', 1);
+    status_timings_->setText(tr("%1 ms — %2").arg(c.total_ms(), 0, 'f', 1).arg(parts.join(" · ")));
+    int errors = problems_model_->error_count(), warnings = problems_model_->warning_count();
+    QString res;
+    if (c.resources.registers >= 0) res = tr(", %1 registers").arg(c.resources.registers);
+    if (c.resources.static_shared_bytes >= 0 || c.resources.dynamic_shared_bytes > 0)
+        res += tr(", %1 KB shared").arg((std::max<int64_t>(0, c.resources.static_shared_bytes) + c.resources.dynamic_shared_bytes) / 1024.0, 0, 'f', 1);
+    status_state_->setText(c.ok ? tr("compiled %1 for %2%3").arg(QString::fromStdString(c.kernel.name), params_->target(), res)
+                                : tr("%n error(s)", nullptr, errors) + (warnings ? tr(", %n warning(s)", nullptr, warnings) : QString()));
+
+    if (!screenshot_path_.isEmpty()) {
+        QString path = screenshot_path_;
+        screenshot_path_.clear();
+        // Let the views lay out and paint once before grabbing.
+        QTimer::singleShot(300, this, [this, path] {
+            bool ok = grab().save(path, "PNG");
+            if (screenshot_done_) screenshot_done_(ok);
+        });
+    }
+}
+
+void MainWindow::take_screenshot_after_compile(const QString& path, std::function<void(bool)> done) {
+    screenshot_path_ = path;
+    screenshot_done_ = std::move(done);
+    request_compile(true);
+}
+
+void MainWindow::start_job(RunJob::Kind kind) {
+    job_kind_ = kind;
+    header_ = tp::parse_sample_header(editor_->text().toStdString());
+    tp::CompileRequest req = make_request();
+    if (params_->cpu()) {
+        if (kind != RunJob::Kind::Run) {
+            results_->show_message(tr("%1 needs a GPU: CPU runs only check that the kernel runs; choose GPU in Parameters")
+                                       .arg(RunService::kind_name(kind)), true);
+            return;
+        }
+        if (cpu_->busy()) return;
+        Defines cpu_args = header_.cpu_args.empty() ? header_.args : header_.cpu_args;
+        req.fallback_defines = cpu_args;
+        results_->job_started(tr("CPU run"), 1);
+        cpu_->start(req, 0);
+        return;
+    }
+    RunJob job;
+    job.kind = kind;
+    job.path = QString::fromStdString(req.path);
+    job.source = editor_->text();
+    job.kernel = QString::fromStdString(req.kernel);
+    job.target = params_->target();
+    job.defines = req.defines;
+    job.fallback_defines = header_.args;
+    job.flops_formula = QString::fromStdString(header_.flops);
+    job.bytes_formula = QString::fromStdString(header_.bytes);
+    for (const auto& b : header_.baselines) job.baselines << QString::fromStdString(b);
+    if (kind == RunJob::Kind::Sweep || kind == RunJob::Kind::Tune) {
+        if (header_.tune.empty()) {
+            results_->show_message(tr("nothing to sweep: the file has no `# tileplay: tune NAME=v1,v2` line"), true);
+            return;
+        }
+        job.configs = cartesian(header_.tune);
+        sweep_model_->clear();
+    }
+    runs_->start(job);
+}
+
+void MainWindow::on_run_result(const RunResult& r) {
+    if (job_kind_ == RunJob::Kind::Sweep || job_kind_ == RunJob::Kind::Tune) {
+        sweep_model_->add(r);
+    } else {
+        results_model_->set_result(r);
+    }
+    if (job_kind_ == RunJob::Kind::Tune) {
+        // After each result, keep the fastest configuration in the parameters panel.
+        auto best = sweep_model_->sorted_by_latency();
+        if (!best.empty())
+            for (const auto& [k, v] : best.front().params) params_model_->set_value(k, v);
+    }
+}
+
+}  // namespace tpui
