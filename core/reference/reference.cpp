@@ -2,6 +2,7 @@
 // (causal / non-causal, BSHD / BHSD) and vector add.
 #include "reference/reference.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -112,8 +113,9 @@ HostTensor attention(const HostTensor& Q, const HostTensor& K, const HostTensor&
         for (int64_t h = 0; h < H; ++h)
             for (int64_t i = 0; i < Sq; ++i) {
                 double mx = -INFINITY;
-                // With Sq != Sk the causal diagonal is aligned to the end (as in FlashAttention).
-                int64_t limit = causal ? i + (Sk - Sq) : Sk - 1;
+                // Causal masks keep j <= i, the diagonal aligned to the top-left as in torch's
+                // scaled_dot_product_attention(is_causal=True), the baseline samples name.
+                int64_t limit = causal ? std::min(i, Sk - 1) : Sk - 1;
                 for (int64_t j = 0; j < Sk; ++j) {
                     if (j > limit) {
                         score[static_cast<size_t>(j)] = -INFINITY;

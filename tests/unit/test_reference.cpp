@@ -109,3 +109,22 @@ TEST(Reference, BaselineNamesMapToReferences) {
     EXPECT_FALSE(add.available);  // [4, 3] + [3, 2] cannot be added
     EXPECT_NE(add.error.find("differ"), std::string::npos);
 }
+
+// torch's SDPA(is_causal=True) aligns the diagonal to the top-left also when seq_q != seq_kv:
+// query i sees keys 0..i. The samples name that baseline, so the reference must agree.
+TEST(Reference, CausalMaskIsTopLeftWhenSequencesDiffer) {
+    const int64_t Sq = 2, Sk = 5, D = 3;
+    HostTensor q(DataType::float64(), {1, 1, Sq, D}), k(DataType::float64(), {1, 1, Sk, D}), v(DataType::float64(), {1, 1, Sk, D});
+    q.fill_random(1);
+    k.fill_random(2);
+    v.fill_random(3);
+    HostTensor o = reference::attention(q, k, v, true, 0, reference::Layout::BHSD, DataType::float64());
+    for (int64_t d = 0; d < D; ++d) EXPECT_NEAR(o.at({0, 0, 0, d}), v.at({0, 0, 0, d}), 1e-12);
+    // Query 1 sees keys 0 and 1 only: its output is a convex mix of V rows 0 and 1.
+    double s0 = 0, s1 = 0;
+    for (int64_t d = 0; d < D; ++d) s0 += q.at({0, 0, 1, d}) * k.at({0, 0, 0, d}), s1 += q.at({0, 0, 1, d}) * k.at({0, 0, 1, d});
+    double scale = 1.0 / std::sqrt(static_cast<double>(D));
+    double w0 = std::exp(s0 * scale), w1 = std::exp(s1 * scale);
+    for (int64_t d = 0; d < D; ++d)
+        EXPECT_NEAR(o.at({0, 0, 1, d}), (w0 * v.at({0, 0, 0, d}) + w1 * v.at({0, 0, 1, d})) / (w0 + w1), 1e-12);
+}
