@@ -92,7 +92,7 @@ public:
             }
         }
         fail("an access to fragment `" + b->name + "` that does not follow its layout (" + (l ? l->describe() : "unknown") +
-                 "); index a fragment with the loop variables of a T.Parallel loop over its whole shape",
+                 ")",
              span);
         return int_imm(0);
     }
@@ -256,13 +256,12 @@ Stmt FragLowerer::visit_CopyOp(const CopyOpNode& n, const Stmt& s) {
 Stmt FragLowerer::visit_GemmOp(const GemmOpNode& n, const Stmt& s) {
     const FragLayout* cl = n.C.buffer->scope == Scope::Fragment ? layout_of(n.C.buffer) : nullptr;
     if (!cl || cl->kind != FragLayout::Acc) {
-        fail("T.gemm into a " + std::string(scope_name(n.C.buffer->scope)) + " buffer; accumulate into a T.alloc_fragment", n.span);
+        fail("T.gemm into a " + std::string(scope_name(n.C.buffer->scope)) + " buffer", n.span);
         return s;
     }
     DataType t = n.A.buffer->dtype;
     if (!mma_dtype(t) || n.B.buffer->dtype != t || n.C.buffer->dtype != DataType::float32()) {
-        fail("T.gemm on " + t.name() + " x " + n.B.buffer->dtype.name() + " -> " + n.C.buffer->dtype.name() +
-                 "; Tensor Cores here take float16 or bfloat16 operands with a float32 accumulator", n.span);
+        fail("T.gemm on " + t.name() + " x " + n.B.buffer->dtype.name() + " -> " + n.C.buffer->dtype.name(), n.span);
         return s;
     }
     if (!one_dim_block) {
@@ -277,7 +276,7 @@ Stmt FragLowerer::visit_GemmOp(const GemmOpNode& n, const Stmt& s) {
     int64_t bk = *as_const_int(n.A.buffer->shape[n.transpose_A ? 0 : 1]);
     int64_t bk_b = *as_const_int(n.B.buffer->shape[n.transpose_B ? 1 : 0]);
     if (bk != bk_b || bk % 16 != 0) {
-        fail("T.gemm with K = " + std::to_string(bk) + " (A) and " + std::to_string(bk_b) + " (B); K must match and be a multiple of 16", n.span);
+        fail("T.gemm with K = " + std::to_string(bk) + " (A) and " + std::to_string(bk_b) + " (B), not equal multiples of 16", n.span);
         return s;
     }
     std::string T = t.cuda_name();
@@ -300,7 +299,7 @@ Stmt FragLowerer::visit_GemmOp(const GemmOpNode& n, const Stmt& s) {
         bool ok = al && al->kind == FragLayout::Acc && !n.transpose_A && cl->warps_n == 1 && al->warps_n == 1 &&
                   al->bm == cl->bm && al->warps_m == cl->warps_m && al->bn == bk;
         if (!ok) {
-            fail("T.gemm with A in registers unless both accumulators split rows only over warps; use policy=T.GemmWarpPolicy.FullRow", n.span);
+            fail("T.gemm with A in registers and a warp grid that splits columns (use policy=T.GemmWarpPolicy.FullRow)", n.span);
             return s;
         }
         std::string fn = "tp::gemm_rs<" + dims + cuda_bool(n.transpose_B) + ", " + T + ", " + local_of(n.A.buffer)->dtype.cuda_name() +
@@ -317,8 +316,7 @@ Stmt FragLowerer::visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) {
     if (!sl || sl->kind != FragLayout::Acc || !dl || dl->kind != want || n.dst->dtype != DataType::float32() ||
         n.src->shape.size() != 2 || !one_dim_block) {
         fail(std::string("T.reduce_") + reduce_kind_name(n.reduce_kind) + " from a " + (sl ? sl->describe() : "non-fragment") +
-                 " buffer into a " + n.dst->dtype.name() + " " + (dl ? dl->describe() : "non-fragment") +
-                 " buffer; reduce a 2-D fragment into a float32 fragment",
+                 " buffer into a " + n.dst->dtype.name() + " " + (dl ? dl->describe() : "non-fragment") + " buffer",
              n.span);
         return s;
     }
