@@ -119,19 +119,20 @@ static std::vector<Entry> correctness_entries() {
         make<128, 128, 32, 2, 128, WarpPolicy::Square, true, true, __half, Epilogue::None, true>("Square"),
         make<128, 128, 32, 3, 128, WarpPolicy::Square, false, false, __half, Epilogue::BiasGelu>("Square"),
         make<128, 128, 64, 2, 128, WarpPolicy::Square, true, true, __half, Epilogue::BiasGelu, false, true>("Square"),
+        make<128, 128, 64, 3, 128, WarpPolicy::Square, false, true, __nv_bfloat16>("Square"),
+        make<64, 128, 48, 3, 128, WarpPolicy::FullCol, true, false, __half>("FullCol"),
     };
 }
 
 // Perf sweep: "static" kernels are what generated code for static shapes that divide the
 // tile looks like (no bounds predicates); one runtime-bounds kernel shows that cost.
-#define PERF_ENTRIES(T, E)                                                                   \
-    make<128, 128, 64, 3, 128, WarpPolicy::Square, false, false, T, E>("Square"),            \
-        make<128, 128, 64, 2, 128, WarpPolicy::Square, false, false, T, E, false, true>("Square"), \
-        make<128, 128, 64, 3, 128, WarpPolicy::Square, false, false, T, E, false, true>("Square"), \
-        make<128, 128, 32, 4, 128, WarpPolicy::Square, false, false, T, E, false, true>("Square"), \
-        make<128, 128, 32, 5, 128, WarpPolicy::Square, false, false, T, E, false, true>("Square"), \
-        make<128, 256, 64, 3, 256, WarpPolicy::Square, false, false, T, E, false, true>("Square"), \
-        make<256, 128, 32, 4, 256, WarpPolicy::Square, false, false, T, E, false, true>("Square")
+#define PERF_ENTRIES(T, E)                                                                        \
+    make<128, 128, 64, 3, 128, WarpPolicy::Square, false, false, T, E>("Square"),                 \
+        make<128, 128, 64, 2, 128, WarpPolicy::Square, false, false, T, E, false, true>("Square"),  \
+        make<128, 128, 64, 3, 128, WarpPolicy::Square, false, false, T, E, false, true>("Square"),  \
+        make<128, 128, 32, 4, 128, WarpPolicy::Square, false, false, T, E, false, true>("Square"),  \
+        make<128, 256, 64, 2, 256, WarpPolicy::Square, false, false, T, E, false, true>("Square"),  \
+        make<128, 128, 64, 3, 256, WarpPolicy::Square, false, false, T, E, false, true>("Square")
 
 static bool cublas_gemm(cublasHandle_t h, bool bf16, const void* A, const void* B, void* C, int M, int N, int K) {
     const float alpha = 1.0f, beta = 0.0f;
@@ -203,9 +204,9 @@ int main(int argc, char** argv) {
     };
     sweep({PERF_ENTRIES(__half, Epilogue::None)}, __half{});
     sweep({PERF_ENTRIES(__half, Epilogue::BiasGelu)}, __half{});
-    sweep({make<128, 128, 64, 2, 128, WarpPolicy::Square, false, false, __nv_bfloat16, Epilogue::None, false, true>(
+    sweep({make<128, 128, 64, 3, 128, WarpPolicy::Square, false, false, __nv_bfloat16, Epilogue::None, false, true>(
                "Square"),
-           make<128, 128, 64, 2, 128, WarpPolicy::Square, false, false, __nv_bfloat16, Epilogue::BiasGelu, false, true>(
+           make<128, 128, 64, 3, 128, WarpPolicy::Square, false, false, __nv_bfloat16, Epilogue::BiasGelu, false, true>(
                "Square")},
           __nv_bfloat16{});
     cublasDestroy(handle);

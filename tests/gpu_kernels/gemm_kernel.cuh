@@ -57,17 +57,54 @@ __device__ __forceinline__ void gemm_body(const T* __restrict__ A, const T* __re
     float acc[L::kSize];
     tp::fill(acc, 0.0f);  // T.clear(C_local)
 
-    if constexpr (!REG_STAGED) {
-        // T.Pipelined(ktiles, num_stages=STAGES): STAGES-1 tiles in flight ahead of the mma.
+    using Mma = tp::GemmSS<BM, BN, BK, L::kWarpsM, L::kWarpsN, TA, TB, T>;
+    const Mma mma;  // ldmatrix offsets computed once, outside the K loop
+    if constexpr (!REG_STAGED && Mma::KT % 2 == 0) {
+        // T.Pipelined(ktiles, num_stages=STAGES), overlapped across K tiles: STAGES tiles in
+        // flight; the barrier sits before the last k16 step so step 0 of the next tile is
+        // loaded from shared memory while the last mma of this tile runs.
+        const unsigned a0 = tp::smem_addr(As), b0 = tp::smem_addr(Bs);
+#pragma unroll
+        for (int s = 0; s < STAGES; ++s) {
+            if (s < ktiles)
+                load_stage<Cfg, BM, BN, BK, STAGES, THREADS, TA, TB, DIV>(As + s * Cfg::kStageA, Bs + s * Cfg::kStageB, A, B,
+                                                                         M, N, K, m0, n0, s, tid);
+            tp::cp_async_commit();  // commit even when empty so group counting stays uniform
+        }
+        tp::cp_async_wait<STAGES - 1>();
+        __syncthreads();
+        typename Mma::Frags f[2];
+        mma.load(f[0], a0, b0, 0);
+        int stage = 0;
+        for (int kt = 0; kt < ktiles; ++kt) {
+            const unsigned a_cur = a0 + 2u * stage * Cfg::kStageA, b_cur = b0 + 2u * stage * Cfg::kStageB;
+#pragma unroll
+            for (int kk = 0; kk < Mma::KT; ++kk) {
+                if (kk + 1 < Mma::KT) {
+                    mma.load(f[(kk + 1) & 1], a_cur, b_cur, kk + 1);
+                } else {
+                    tp::cp_async_wait<STAGES - 2>();
+                    __syncthreads();  // tile kt+1 visible; every ldmatrix of stage `stage` issued
+                    if (kt + STAGES < ktiles)
+                        load_stage<Cfg, BM, BN, BK, STAGES, THREADS, TA, TB, DIV>(
+                            As + stage * Cfg::kStageA, Bs + stage * Cfg::kStageB, A, B, M, N, K, m0, n0, kt + STAGES, tid);
+                    tp::cp_async_commit();
+                    const int next = stage + 1 == STAGES ? 0 : stage + 1;
+                    if (kt + 1 < ktiles) mma.load(f[0], a0 + 2u * next * Cfg::kStageA, b0 + 2u * next * Cfg::kStageB, 0);
+                }
+                Mma::mma(acc, f[kk & 1]);
+            }
+            stage = stage + 1 == STAGES ? 0 : stage + 1;
+        }
+    } else if constexpr (!REG_STAGED) {
+        // Same pipeline without the cross-tile overlap (odd number of k16 steps per tile).
 #pragma unroll
         for (int s = 0; s < STAGES - 1; ++s) {
             if (s < ktiles)
                 load_stage<Cfg, BM, BN, BK, STAGES, THREADS, TA, TB, DIV>(As + s * Cfg::kStageA, Bs + s * Cfg::kStageB, A, B,
-                                                                    M, N, K, m0, n0, s, tid);
-            tp::cp_async_commit();  // commit even when empty so group counting stays uniform
+                                                                         M, N, K, m0, n0, s, tid);
+            tp::cp_async_commit();
         }
-        // ldmatrix offsets computed once, outside the K loop
-        const tp::GemmSS<BM, BN, BK, L::kWarpsM, L::kWarpsN, TA, TB, T> mma;
         int read_stage = 0, write_stage = STAGES - 1;  // rotating, avoids kt % STAGES
         for (int kt = 0; kt < ktiles; ++kt) {
             tp::cp_async_wait<STAGES - 2>();
@@ -75,8 +112,8 @@ __device__ __forceinline__ void gemm_body(const T* __restrict__ A, const T* __re
             const int nk = kt + STAGES - 1;
             if (nk < ktiles)
                 load_stage<Cfg, BM, BN, BK, STAGES, THREADS, TA, TB, DIV>(As + write_stage * Cfg::kStageA,
-                                                                    Bs + write_stage * Cfg::kStageB, A, B, M, N, K,
-                                                                    m0, n0, nk, tid);
+                                                                         Bs + write_stage * Cfg::kStageB, A, B, M, N, K,
+                                                                         m0, n0, nk, tid);
             tp::cp_async_commit();
             mma(As + read_stage * Cfg::kStageA, Bs + read_stage * Cfg::kStageB, acc);
             read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
@@ -115,12 +152,15 @@ __device__ __forceinline__ void gemm_body(const T* __restrict__ A, const T* __re
 
     if constexpr (EPI == Epilogue::BiasGelu) {
         // for i, j in T.Parallel(BM, BN): C_local[i, j] = gelu(C_local[i, j] + bias[n0 + j])
+        // bias[n0 + j] depends on the column only: loaded once per column slot of the thread.
+        float bv[L::kColSlots];
 #pragma unroll
-        for (int i = 0; i < L::kSize; ++i) {
-            const int c = n0 + L::col(tid, i);
-            const float b = (DIV || c < N) ? tp::to_float(bias[c]) : 0.0f;
-            acc[i] = gelu_erf(acc[i] + b);
+        for (int s = 0; s < L::kColSlots; ++s) {
+            const int c = n0 + L::slot_col(tid, s);
+            bv[s] = (DIV || c < N) ? tp::to_float(bias[c]) : 0.0f;
         }
+#pragma unroll
+        for (int i = 0; i < L::kSize; ++i) acc[i] = gelu_erf(acc[i] + bv[L::col_slot(i)]);
     }
     // T.copy(C_local, C[by * BM, bx * BN])
     tp::frag_store_global<L, DIV>(acc, C + (long long)m0 * N + n0, N, M - m0, N - n0, tid);

@@ -102,22 +102,29 @@ struct GemmSS {
         }
     }
 
+    // Fragments of one k16 step; exposed so a main loop can load step 0 of the next K tile
+    // while the last step of the current one is still in the Tensor Cores.
+    struct Frags {
+        unsigned a[MT][4];
+        unsigned b[NT][2];
+    };
+    __device__ __forceinline__ void load(Frags& f, unsigned a_base, unsigned b_base, int kk) const {
+        load_a(f.a, a_base, kk);
+        load_b(f.b, b_base, kk);
+    }
+    static __device__ __forceinline__ void mma(float* acc, const Frags& f) { M::mma_all(acc, f.a, f.b); }
+
     // C += A_smem * B_smem over one BK slice. Does not synchronize: the caller's
     // __syncthreads() after the tile copies and before a stage is overwritten orders it.
     __device__ __forceinline__ void operator()(const T* As, const T* Bs, float* acc) const {
         const unsigned a_base = smem_addr(As), b_base = smem_addr(Bs);
         // Fragments are double-buffered so the ldmatrix of step kk+1 overlaps the mma of kk.
-        unsigned a[2][MT][4];
-        unsigned b[2][NT][2];
-        load_a(a[0], a_base, 0);
-        load_b(b[0], b_base, 0);
+        Frags f[2];
+        load(f[0], a_base, b_base, 0);
 #pragma unroll
         for (int kk = 0; kk < KT; ++kk) {
-            if (kk + 1 < KT) {
-                load_a(a[(kk + 1) & 1], a_base, kk + 1);
-                load_b(b[(kk + 1) & 1], b_base, kk + 1);
-            }
-            M::mma_all(acc, a[kk & 1], b[kk & 1]);
+            if (kk + 1 < KT) load(f[(kk + 1) & 1], a_base, b_base, kk + 1);
+            mma(acc, f[kk & 1]);
         }
     }
 };
