@@ -107,11 +107,11 @@ void Parser::set_context(Expr& e, ExprContext ctx) {
 }
 
 ExprPtr Parser::expression() {
-    DepthGuard g(*this);
     if (at_kw("lambda")) return lambda_expression();
     SourceLoc b = here();
     ExprPtr body = disjunction();
     if (!at_kw("if")) return body;
+    DepthGuard g(*this);  // `a if b else c if d else ...` recurses through orelse
     next();
     auto n = node<IfExp>(b);
     n->body = std::move(body);
@@ -163,7 +163,10 @@ ExprPtr Parser::star_expressions() {
         return s;
     };
     ExprPtr first = one();
-    if (!at_op(",")) return first;
+    if (!at_op(",")) {
+        if (first->kind == ExprKind::Starred) fail_syntax("cannot use starred expression here", first->span);
+        return first;
+    }
     auto t = node<Tuple>(b);
     t->elts.push_back(std::move(first));
     while (accept_op(",")) {
@@ -666,6 +669,7 @@ void Parser::call_arguments(Call& call, std::string_view close) {
 }
 
 ExprPtr Parser::lambda_expression() {
+    DepthGuard g(*this);
     SourceLoc b = here();
     expect_kw("lambda");
     auto n = node<Lambda>(b);

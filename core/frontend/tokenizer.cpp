@@ -2,6 +2,7 @@
 // next multiple of 8, checked against a tab size of 1 to catch ambiguous mixes, as CPython
 // does), brackets suppressing NEWLINE/indentation, `\` continuations, numbers, names and whole
 // string literals (f-strings scanned with PEP 701 nesting). Stops at the first lexical error.
+#include <cctype>
 #include <cstring>
 
 #include "frontend/parser.h"
@@ -14,8 +15,8 @@ constexpr int kMaxBracketDepth = 200;
 constexpr int kMaxIndentLevels = 100;
 constexpr int kMaxFStringNesting = 150;
 
-bool is_ascii_id_start(unsigned char c) { return std::isalpha(c) || c == '_'; }
-bool is_ascii_id_char(unsigned char c) { return std::isalnum(c) || c == '_'; }
+bool is_ascii_id_start(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z' ? true : c == '_'; }
+bool is_ascii_id_char(unsigned char c) { return is_ascii_id_start(c) || (c >= '0' && c <= '9'); }
 
 // Decodes one UTF-8 sequence at s[i]; returns its length (0 when malformed) and the code point.
 int decode_utf8(std::string_view s, size_t i, uint32_t& cp) {
@@ -271,10 +272,14 @@ bool Lexer::name_or_string() {
 bool Lexer::op() {
     size_t b = i_;
     size_t len = 0;
-    for (int n = 0; kThreeCharOps[n] && !len; ++n)
-        if (s_.substr(b, 3) == kThreeCharOps[n] && b + 3 <= end_) len = 3;
-    for (int n = 0; kTwoCharOps[n] && !len; ++n)
-        if (s_.substr(b, 2) == kTwoCharOps[n] && b + 2 <= end_) len = 2;
+    // Multi-character operators end in one of a few characters; test them only then.
+    char c1 = b + 1 < end_ ? s_[b + 1] : 0, c2 = b + 2 < end_ ? s_[b + 2] : 0;
+    if (c2 == '=' || c2 == '.')
+        for (int n = 0; kThreeCharOps[n] && !len; ++n)
+            if (s_.substr(b, 3) == kThreeCharOps[n]) len = 3;
+    if (!len && (c1 == '=' || c1 == '>' || c1 == '*' || c1 == '/' || c1 == '<'))
+        for (int n = 0; kTwoCharOps[n] && !len; ++n)
+            if (s_.substr(b, 2) == kTwoCharOps[n]) len = 2;
     if (!len && std::strchr(kOneCharOps, s_[b]) && s_[b] != 0) len = 1;
     if (!len) {
         std::string shown = s_[b] == 0 ? "\\0" : std::string(1, s_[b]);
@@ -341,6 +346,7 @@ bool Lexer::run() {
                 if (i_ >= end_) return error(DiagKind::InvalidSyntax, i_ - 1, i_, {"unexpected end of file after `\\`"});
                 continue;
             }
+            if (i_ + 1 >= end_) return error(DiagKind::InvalidSyntax, i_, i_ + 1, {"unexpected end of file after `\\`"});
             return error(DiagKind::InvalidSyntax, i_, i_ + 1,
                          {"unexpected character after line continuation character `\\`"});
         }
@@ -402,13 +408,14 @@ std::string describe_token(const Token& t) {
 }
 
 bool is_keyword(std::string_view w) {
-    static const char* const kKeywords[] = {
+    if (w.size() < 2 || w.size() > 8) return false;
+    static constexpr std::string_view kKeywords[] = {
         "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
         "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
         "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
         "with", "yield"};
-    for (const char* k : kKeywords)
-        if (w == k) return true;
+    for (std::string_view k : kKeywords)
+        if (k.size() == w.size() && k[0] == w[0] && k == w) return true;
     return false;
 }
 
@@ -422,7 +429,7 @@ int string_prefix_length(std::string_view s, size_t pos) {
     for (const char* q : kPrefixes)
         if (p == q) {
             // The prefix must start the word: `xr"a"` is a name followed by a string.
-            if (pos > 0 && (is_ascii_id_char(static_cast<unsigned char>(s[pos - 1])) ||
+            if (k > pos && pos > 0 && (is_ascii_id_char(static_cast<unsigned char>(s[pos - 1])) ||
                             static_cast<unsigned char>(s[pos - 1]) >= 0x80))
                 return -1;
             return static_cast<int>(k - pos);
@@ -479,7 +486,9 @@ size_t scan_replacement_field(std::string_view s, size_t open, size_t limit, int
                 k = e;
                 continue;
             }
+            size_t from = k;
             while (k < limit && is_ascii_id_char(static_cast<unsigned char>(s[k]))) ++k;
+            if (k == from) ++k;  // always make progress
             continue;
         }
         if (c == '(' || c == '[' || c == '{') ++nest;

@@ -1,0 +1,3 @@
+match
+match.x
+match:
