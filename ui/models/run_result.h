@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QJsonObject>
+#include <QMetaType>
 #include <QString>
 #include <utility>
 #include <vector>
@@ -40,3 +41,5 @@ RunResult run_result_from_json(const QJsonObject& o);
 QJsonObject run_result_to_json(const RunResult& r);
 
 }  // namespace tpui
+
+Q_DECLARE_METATYPE(tpui::RunResult)

@@ -1,0 +1,156 @@
+// Models: QAbstractItemModelTester on each, plus their own behaviour (defines from edited
+// parameters, results rows for CPU and GPU runs, sweep sorting and CSV).
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QtTest>
+
+#include "models/parameters_model.h"
+#include "models/problems_model.h"
+#include "models/results_model.h"
+#include "models/sweep_model.h"
+#include "settings.h"
+
+using namespace tpui;
+
+namespace {
+
+tp::FactoryInfo gemm_factory() {
+    tp::FactoryInfo f;
+    f.name = "matmul";
+    f.params = {{"M", "", "int", true}, {"block_M", "128", "int", false}, {"dtype", "\"float16\"", "dtype", false},
+                {"use_swizzle", "True", "bool", false}};
+    return f;
+}
+
+RunResult timed(const QString& config, double ms) {
+    RunResult r;
+    r.config = config;
+    r.median_ms = ms;
+    r.flops = 2e9;
+    r.bytes = 1e6;
+    r.tflops = r.flops / (ms * 1e-3) / 1e12;
+    r.baselines = {{"cuBLAS", 0.4, {}}};
+    return r;
+}
+
+}  // namespace
+
+class TestModels : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void problems() {
+        ProblemsModel m;
+        QAbstractItemModelTester t(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        tp::Diagnostic d;
+        d.kind = tp::DiagKind(0);
+        d.severity = tp::Severity::Error;
+        d.message = "unknown builtin `T.gem`; did you mean `T.gemm`";
+        d.span = {{12, 5}, {12, 10}};
+        tp::Diagnostic n = d;
+        n.severity = tp::Severity::Note;
+        d.notes.push_back(n);
+        m.set_problems(problems_from({d}));
+        QCOMPARE(m.rowCount(), 2);
+        QCOMPARE(m.error_count(), 1);
+        QCOMPARE(m.index(0, ProblemsModel::Location).data().toString(), QString("12:5"));
+        QCOMPARE(m.index(0, 0).data(ProblemsModel::LineRole).toInt(), 12);
+        QVERIFY(m.index(0, ProblemsModel::Message).data().toString().contains("T.gemm"));
+        m.set_problems({});
+        QCOMPARE(m.rowCount(), 0);
+    }
+
+    void parameters() {
+        ParametersModel m;
+        QAbstractItemModelTester t(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.set_factory(gemm_factory(), {{"M", "4096"}});
+        QCOMPARE(m.rowCount(), 4);
+        QCOMPARE(m.index(0, ParametersModel::Value).data().toString(), QString("4096"));
+        QCOMPARE(m.index(2, ParametersModel::Value).data().toString(), QString("float16"));
+        QVERIFY(m.index(3, 1).data(ParametersModel::ChoicesRole).toStringList().contains("False"));
+        // Only the required value and edits that differ from the default become defines.
+        auto d = m.values_as_defines();
+        QCOMPARE(int(d.size()), 1);
+        QSignalSpy edited(&m, &ParametersModel::values_edited);
+        QVERIFY(!m.setData(m.index(1, 1), "12x"));  // not an int
+        QVERIFY(m.setData(m.index(1, 1), "64"));
+        QVERIFY(m.set_value("dtype", "bfloat16"));
+        QCOMPARE(edited.count(), 2);
+        d = m.values_as_defines();
+        QCOMPARE(int(d.size()), 3);
+        QCOMPARE(d[1].first, std::string("block_M"));
+        QCOMPARE(d[1].second, std::string("64"));
+        // A recompile of the same factory keeps what the user typed.
+        m.set_factory(gemm_factory(), {{"M", "4096"}});
+        QCOMPARE(m.index(1, 1).data().toString(), QString("64"));
+        QVERIFY(!(m.flags(m.index(0, 0)) & Qt::ItemIsEditable));
+    }
+
+    void results_gpu_and_cpu() {
+        ResultsModel m;
+        QAbstractItemModelTester t(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.set_result(timed("matmul", 0.5));
+        QCOMPARE(m.rowCount(), 2);  // ours + cuBLAS
+        QCOMPARE(m.index(1, ResultsModel::Name).data().toString(), QString("cuBLAS"));
+        QVERIFY(m.index(0, ResultsModel::Latency).data().toString().contains("ms"));
+        RunResult cpu;
+        cpu.cpu = true;
+        cpu.config = "matmul";
+        cpu.baselines = {{"cuBLAS", 0.4, {}}};
+        m.set_result(cpu);
+        QCOMPARE(m.rowCount(), 1);  // no GPU baselines for a CPU run
+        QVERIFY(m.index(0, ResultsModel::Name).data().toString().contains("CPU"));
+        QVERIFY(!m.index(0, ResultsModel::Latency).data().toString().contains("ms"));
+        m.clear();
+        QCOMPARE(m.rowCount(), 0);
+    }
+
+    void sweep() {
+        SweepModel m;
+        QAbstractItemModelTester t(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy inserted(&m, &QAbstractItemModel::rowsInserted);
+        m.add(timed("block=64", 2.0));
+        m.add(timed("block=128", 1.0));
+        RunResult bad;
+        bad.config = "block=256";
+        bad.ok = false;
+        bad.error = "the worker crashed";
+        m.add(bad);
+        QCOMPARE(inserted.count(), 3);
+        auto sorted = m.sorted_by_latency();
+        QCOMPARE(int(sorted.size()), 2);
+        QCOMPARE(sorted.front().config, QString("block=128"));
+        QCOMPARE(int(m.baselines().size()), 1);
+        QString csv = m.to_csv();
+        QVERIFY(csv.startsWith("config,"));
+        QVERIFY(csv.contains("block=256,gpu,0"));
+        QVERIFY(csv.contains("baseline:cuBLAS"));
+        QCOMPARE(m.index(2, SweepModel::Status).data().toString(), QString("the worker crashed"));
+    }
+
+    void run_result_json_round_trip() {
+        RunResult r = timed("block=64", 1.5);
+        r.params = {{"block", "64"}};
+        RunResult back = run_result_from_json(run_result_to_json(r));
+        QCOMPARE(back.config, r.config);
+        QCOMPARE(back.median_ms, 1.5);
+        QCOMPARE(int(back.baselines.size()), 1);
+        QCOMPARE(back.params.front().second, QString("64"));
+    }
+
+    void settings_declared_once() {
+        QVERIFY(Settings::infos().size() >= 10);
+        QCOMPARE(Settings::compile_delay_ms(), 300);
+        Settings::set_theme("light");
+        QCOMPARE(Settings::theme(), QString("light"));
+        Settings::add_recent_file("/a.py");
+        Settings::add_recent_file("/b.py");
+        Settings::add_recent_file("/a.py");
+        QCOMPARE(Settings::recent_files(), QStringList({"/a.py", "/b.py"}));
+    }
+};
+
+QTEST_MAIN(TestModels)
+#include "test_models.moc"
