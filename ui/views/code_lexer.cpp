@@ -117,7 +117,8 @@ void CodeLexer::styleText(int start, int end) {
     // Restyle from the start of the first line so a line's styles never depend on where Scintilla cut.
     long line0 = ed->SendScintilla(QsciScintillaBase::SCI_LINEFROMPOSITION, start);
     start = int(ed->SendScintilla(QsciScintillaBase::SCI_POSITIONFROMLINE, line0));
-    QByteArray bytes = ed->bytes(start, end);
+    // bytes() may carry the text range's terminating NUL: style exactly end - start bytes.
+    QByteArray bytes = ed->bytes(start, end).left(end - start);
     startStyling(start);
     int pos = 0;
     while (pos < bytes.size()) {
