@@ -38,8 +38,9 @@ def matmul_bias_gelu(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=2
                 T.gemm(A_shared, B_shared, C_local)
 
             # Epilogue on the accumulator: bias, then GELU (erf form, as torch's default).
+            # Columns past N (edge tiles) are never stored; they read the last bias element.
             for i, j in T.Parallel(block_M, block_N):
-                x = C_local[i, j] + T.cast(bias[bx * block_N + j], accum_dtype)
+                x = C_local[i, j] + T.cast(bias[T.min(bx * block_N + j, N - 1)], accum_dtype)
                 C_local[i, j] = 0.5 * x * (1.0 + T.erf(x * 0.7071067811865476))
 
             T.copy(C_local, C[by * block_M, bx * block_N])

@@ -236,7 +236,8 @@ Stmt FragLowerer::visit_CopyOp(const CopyOpNode& n, const Stmt& s) {
             Expr maddr = buffer_addr(mb, t->origin, sf, n.span);
             if (mem.buffer->scope == Scope::Global) {
                 std::string fn = sf ? "tp::frag_store_global<" : "tp::frag_load_global<";
-                return device_call(fn + acc->acc_type() + ">", {faddr, maddr, t->ld, t->rows_valid, t->cols_valid, tid}, n.span);
+                fn += acc->acc_type() + (sf && tile_in_bounds(mem, *t, 2) ? ", true>" : ">");
+                return device_call(fn, {faddr, maddr, t->ld, t->rows_valid, t->cols_valid, tid}, n.span);
             }
             if (mem.buffer->scope == Scope::Shared && whole_buffer(mem) && mem.buffer->shape.size() == 2) {
                 std::string fn = sf ? "tp::frag_store_smem<" : "tp::frag_load_smem<";

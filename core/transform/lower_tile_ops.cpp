@@ -32,7 +32,8 @@ public:
         auto rows = as_const_int(dst.buffer->shape[0]), cols = as_const_int(dst.buffer->shape[1]);
         if (!t || !rows || !cols || t->rows != *rows || t->cols != *cols || (*cols * src.buffer->dtype.bytes()) % 16 != 0) return nullptr;
         std::string fn = "tp::copy_g2s<" + std::to_string(*rows) + ", " + std::to_string(*cols) + ", " + std::to_string(threads) +
-                         ", " + src.buffer->dtype.cuda_name() + ", " + cuda_bool(dst.buffer->layout == "swizzle") + ">";
+                         ", " + src.buffer->dtype.cuda_name() + ", " + cuda_bool(dst.buffer->layout == "swizzle") +
+                         (tile_in_bounds(src, *t, 16 / src.buffer->dtype.bytes()) ? ", true>" : ">");
         return make_seq({device_call(fn, {buffer_addr(dst.buffer, {int_imm(0), int_imm(0)}, true, n.span), buffer_addr(src.buffer, t->origin, false, n.span),
                                           t->ld, t->rows_valid, t->cols_valid, tid}, n.span),
                          device_call("tp::cp_async_commit", {}, n.span), device_call("tp::cp_async_wait<0>", {}, n.span)}, n.span);

@@ -133,6 +133,36 @@ bool whole_buffer(const BufferRegion& r) {
     return true;
 }
 
+bool is_multiple_of(const Expr& e, int64_t n) {
+    if (n <= 1) return true;
+    if (auto c = as_const_int(e)) return *c % n == 0;
+    if (auto* b = e->as<BinaryNode>()) {
+        if (b->op == BinaryOp::Mul) return is_multiple_of(b->a, n) || is_multiple_of(b->b, n);
+        if (b->op == BinaryOp::Add || b->op == BinaryOp::Sub) return is_multiple_of(b->a, n) && is_multiple_of(b->b, n);
+    }
+    return false;
+}
+
+bool tile_in_bounds(const BufferRegion& r, const Tile2D& t, int64_t vec) {
+    std::vector<int64_t> shape;
+    for (const auto& d : r.buffer->shape) {
+        auto c = as_const_int(d);
+        if (!c) return false;
+        shape.push_back(*c);
+    }
+    size_t rank = shape.size();
+    auto nd = non_unit_dims(r);
+    if (nd.size() == 2 && (shape[nd[0]] % t.rows != 0 || !is_multiple_of(t.origin_row, t.rows))) return false;
+    if (shape[rank - 1] % t.cols != 0 || !is_multiple_of(t.origin_col, t.cols) || t.cols % vec != 0) return false;
+    // Every row of the tile starts 16-byte aligned: all strides are whole chunks.
+    int64_t stride = 1;
+    for (size_t d = rank; d-- > 1;) {
+        stride *= shape[d];
+        if (stride % vec != 0) return false;
+    }
+    return true;
+}
+
 bool swizzle_applies(DataType t, int64_t cols) {
     int vec = 16 / std::max(1, t.bytes());
     if (t.bytes() != 2 || cols % vec != 0) return false;

@@ -46,6 +46,12 @@ std::optional<Tile2D> tile_2d(const ir::BufferRegion& r);
 // True when the region is all of a buffer with a constant 2-D (or 1 x N) shape.
 bool whole_buffer(const ir::BufferRegion& r);
 
+// True when the tile provably lies inside its buffer with 16-byte aligned rows for `vec`-element
+// chunks: constant shape, tile dims dividing the buffer dims, origins multiples of the tile
+// dims (block_index * block_size), so copies may drop every predicate (IN_BOUNDS templates).
+bool tile_in_bounds(const ir::BufferRegion& r, const Tile2D& t, int64_t vec);
+bool is_multiple_of(const ir::Expr& e, int64_t n);
+
 // Whether a shared tile of this dtype and row length can use tp::SmemTile's XOR swizzle
 // (16-byte chunks, rows of 2, 4 or a multiple of 8 chunks).
 bool swizzle_applies(ir::DataType t, int64_t cols);

@@ -12,43 +12,48 @@
 # CHECK: l[tp_s] = ((l[tp_s] * tp::exp2((m_prev[tp_s] - m[tp_s]))) + ssum[tp_s]);
 # CHECK: acc_s_cast[tp_f_6] = static_cast<half_t>(acc_s[tp_f_6]);
 # CHECK: tp::gemm_rs<64, 64, 64, 4, 1, false, half_t, half_t, true>(&acc_s_cast[0], &V_shared[((k % 2) * 4096)], &acc_o[0]);
-# CHECK: tp::frag_store_global<tp::AccLayout<64, 64, 4, 1>>(&acc_o[0], &O[
+# CHECK: tp::frag_store_global<tp::AccLayout<64, 64, 4, 1>, true>(&acc_o[0], &O[
+import tilelang
 import tilelang.language as T
 
 
-@T.prim_func
-def main(Q: T.Tensor((128, 64), "float16"), K: T.Tensor((256, 64), "float16"), V: T.Tensor((256, 64), "float16"), O: T.Tensor((128, 64), "float16")):
-    with T.Kernel(2, threads=128) as bx:
-        Q_shared = T.alloc_shared([64, 64], "float16")
-        K_shared = T.alloc_shared([64, 64], "float16")
-        V_shared = T.alloc_shared([64, 64], "float16")
-        acc_s = T.alloc_fragment([64, 64], "float32")
-        acc_s_cast = T.alloc_fragment([64, 64], "float16")
-        acc_o = T.alloc_fragment([64, 64], "float32")
-        m = T.alloc_fragment([64], "float32")
-        m_prev = T.alloc_fragment([64], "float32")
-        l = T.alloc_fragment([64], "float32")
-        ssum = T.alloc_fragment([64], "float32")
-        T.copy(Q[bx * 64, 0], Q_shared)
-        T.fill(acc_o, 0)
-        T.fill(l, 0)
-        T.fill(m, -T.infinity("float32"))
-        for k in T.Pipelined(4, num_stages=2):
-            T.copy(K[k * 64, 0], K_shared)
-            T.clear(acc_s)
-            T.gemm(Q_shared, K_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
-            T.copy(m, m_prev)
-            T.reduce_max(acc_s, m, dim=1, clear=False)
+@tilelang.jit(out_idx=[3])
+def flash_fwd(seq_q=128, seq_kv=256):
+    @T.prim_func
+    def main(Q: T.Tensor((seq_q, 64), "float16"), K: T.Tensor((seq_kv, 64), "float16"), V: T.Tensor((seq_kv, 64), "float16"), O: T.Tensor((seq_q, 64), "float16")):
+        with T.Kernel(T.ceildiv(seq_q, 64), threads=128) as bx:
+            Q_shared = T.alloc_shared([64, 64], "float16")
+            K_shared = T.alloc_shared([64, 64], "float16")
+            V_shared = T.alloc_shared([64, 64], "float16")
+            acc_s = T.alloc_fragment([64, 64], "float32")
+            acc_s_cast = T.alloc_fragment([64, 64], "float16")
+            acc_o = T.alloc_fragment([64, 64], "float32")
+            m = T.alloc_fragment([64], "float32")
+            m_prev = T.alloc_fragment([64], "float32")
+            l = T.alloc_fragment([64], "float32")
+            ssum = T.alloc_fragment([64], "float32")
+            T.copy(Q[bx * 64, 0], Q_shared)
+            T.fill(acc_o, 0)
+            T.fill(l, 0)
+            T.fill(m, -T.infinity("float32"))
+            for k in T.Pipelined(T.ceildiv(seq_kv, 64), num_stages=2):
+                T.copy(K[k * 64, 0], K_shared)
+                T.clear(acc_s)
+                T.gemm(Q_shared, K_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
+                T.copy(m, m_prev)
+                T.reduce_max(acc_s, m, dim=1, clear=False)
+                for i, j in T.Parallel(64, 64):
+                    acc_s[i, j] = T.exp2(acc_s[i, j] - m[i])
+                T.reduce_sum(acc_s, ssum, dim=1)
+                for i in T.Parallel(64):
+                    l[i] = l[i] * T.exp2(m_prev[i] - m[i]) + ssum[i]
+                T.copy(acc_s, acc_s_cast)
+                for i, j in T.Parallel(64, 64):
+                    acc_o[i, j] *= T.exp2(m_prev[i] - m[i])
+                T.copy(V[k * 64, 0], V_shared)
+                T.gemm(acc_s_cast, V_shared, acc_o, policy=T.GemmWarpPolicy.FullRow)
             for i, j in T.Parallel(64, 64):
-                acc_s[i, j] = T.exp2(acc_s[i, j] - m[i])
-            T.reduce_sum(acc_s, ssum, dim=1)
-            for i in T.Parallel(64):
-                l[i] = l[i] * T.exp2(m_prev[i] - m[i]) + ssum[i]
-            T.copy(acc_s, acc_s_cast)
-            for i, j in T.Parallel(64, 64):
-                acc_o[i, j] *= T.exp2(m_prev[i] - m[i])
-            T.copy(V[k * 64, 0], V_shared)
-            T.gemm(acc_s_cast, V_shared, acc_o, policy=T.GemmWarpPolicy.FullRow)
-        for i, j in T.Parallel(64, 64):
-            acc_o[i, j] /= l[i]
-        T.copy(acc_o, O[bx * 64, 0])
+                acc_o[i, j] /= l[i]
+            T.copy(acc_o, O[bx * 64, 0])
+
+    return main

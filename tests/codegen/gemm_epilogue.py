@@ -5,6 +5,6 @@
 # CHECK: for (int tp_f_1 = 0; tp_f_1 < 128; ++tp_f_1) {
 # CHECK-NEXT: const int i = ((((((tx / 32) % 2) * 64) + ((tp_f_1 / 32) * 16)) + ((tx % 32) / 4)) + (8 * ((tp_f_1 % 4) / 2)));
 # CHECK-NEXT: const int j = ((((((tx / 32) / 2) * 64) + (((tp_f_1 / 4) % 8) * 8)) + (2 * (tx % 4))) + (tp_f_1 % 2));
-# CHECK: bias[((bx * 128) + j)]
+# CHECK: bias[tp::min(((bx * 128) + j), 255)]
 # CHECK: C_local[tp_f_1] =
-# CHECK: tp::frag_store_global<tp::AccLayout<128, 128, 2, 2>>
+# CHECK: tp::frag_store_global<tp::AccLayout<128, 128, 2, 2>, true>

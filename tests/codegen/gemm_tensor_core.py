@@ -5,12 +5,12 @@
 # CHECK: tp::rasterize(blockIdx.x, blockIdx.y, gridDim.x, gridDim.y, 10, false);
 # CHECK: float C_local[128];
 # CHECK: for (int tp_stage = 0; tp_stage < 1; ++tp_stage) {
-# CHECK: tp::copy_g2s<128, 32, 128, half_t, true>(&A_shared[(tp_stage * 4096)]
+# CHECK: tp::copy_g2s<128, 32, 128, half_t, true, true>(&A_shared[(tp_stage * 4096)]
 # CHECK: tp::cp_async_commit();
 # CHECK: for (int k = 0; k < 8; ++k) {
 # CHECK-NEXT: tp::cp_async_wait<0>();
 # CHECK-NEXT: __syncthreads();
-# CHECK: tp::copy_g2s<32, 128, 128, half_t, true>(&B_shared[(((k + 1) % 2) * 4096)]
+# CHECK: tp::copy_g2s<32, 128, 128, half_t, true, true>(&B_shared[(((k + 1) % 2) * 4096)]
 # CHECK: tp::gemm_ss<128, 128, 32, 2, 2, false, false, half_t, true>(&A_shared[((k % 2) * 4096)], &B_shared[((k % 2) * 4096)], &C_local[0]);
 # CHECK-NOT: __syncthreads
-# CHECK: tp::frag_store_global<tp::AccLayout<128, 128, 2, 2>>(&C_local[0], &C[
+# CHECK: tp::frag_store_global<tp::AccLayout<128, 128, 2, 2>, true>(&C_local[0], &C[
