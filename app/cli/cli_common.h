@@ -25,6 +25,10 @@ void add_doctor_command(CLI::App& app, int& exit_code);
 void add_bench_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);
 void add_sweep_command(CLI::App& app, int& exit_code);
+void add_inspect_command(CLI::App& app, int& exit_code);
+void add_tutorial_command(CLI::App& app, int& exit_code);
+void add_reference_command(CLI::App& app, int& exit_code);
+void add_tune_command(CLI::App& app, int& exit_code);
 
 // Reads a whole file; false (and a message on stderr) when it cannot.
 bool read_file(const std::string& path, std::string& out);

@@ -14,6 +14,10 @@ const tilec::AddCommand kCommands[] = {
     tilec::add_bench_command,
     tilec::add_run_command,
     tilec::add_sweep_command,
+    tilec::add_inspect_command,
+    tilec::add_tutorial_command,
+    tilec::add_reference_command,
+    tilec::add_tune_command,
 };
 
 }  // namespace

@@ -37,4 +37,17 @@ std::vector<FactoryInfo> find_factories(const ast::Module& module);
 // User errors are reported to diags (never thrown); InternalError may propagate.
 EvalResult evaluate_kernel(const ast::ModulePtr& module, const EvalRequest& req, DiagnosticEngine& diags);
 
+// The search space of an `@autotune(configs=...)` / `@tilelang.autotune(configs=...)` decorator
+// on the chosen factory. `configs` may be a list of dicts, an expression building one
+// (itertools.product, comprehensions, a `get_configs(M, N, K)` helper) or a callable that
+// TileLang calls with the kernel's arguments. Names the factory's fixed parameters (from
+// `defines` / `fallback_defines`) resolve to their bound values. Each config is a list of
+// (parameter, value as -D text) in the dict's order.
+struct AutotuneSpace {
+    bool found = false;  // the factory has an autotune decorator with `configs`
+    uint32_t line = 0;   // the decorator's line
+    std::vector<std::vector<std::pair<std::string, std::string>>> configs;
+};
+AutotuneSpace evaluate_autotune_space(const ast::ModulePtr& module, const EvalRequest& req, DiagnosticEngine& diags);
+
 }  // namespace tp::eval

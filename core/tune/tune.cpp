@@ -1,0 +1,262 @@
+// run_tune: space -> cache lookup -> static filter -> parallel compile -> GPU benchmark (or CPU
+// check) -> ranking -> cache store. See tileplay/tune.h.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "runtime/nvrtc.h"
+#include "tune/tune_internal.h"
+
+#ifndef TILEPLAY_VERSION
+#define TILEPLAY_VERSION "dev"
+#endif
+
+namespace tp {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Everything that changes the answer, hashed twice with different seeds for a 128-bit name.
+std::string cache_key(const TuneOptions& o, const tune::TuneJob& job, const TuneSpace& space, const std::string& device,
+                      const std::string& driver, bool gpu) {
+    std::ostringstream k;
+    k << "tileplay " << TILEPLAY_VERSION << '\0' << "toolkit " << runtime::nvrtc_version() << '\0' << "device "
+      << device << '\0' << "driver " << driver << '\0' << "target " << job.target << '\0' << "kernel " << job.kernel
+      << '\0' << "source " << job.source << '\0';
+    for (const auto& [n, v] : job.defines) k << "D " << n << '=' << v << '\0';
+    for (const auto& c : space.configs) k << "config " << config_text(c) << '\0';
+    if (gpu) k << "iters " << o.iters << " warmup " << o.warmup << " check_blocks " << o.check_blocks << '\0';
+    else k << "max_cpu_checks " << o.max_cpu_checks << '\0';
+    std::string s = k.str();
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(fnv1a64(s)),
+                  static_cast<unsigned long long>(fnv1a64(s, 0x84222325cbf29ce4ull)));
+    return buf;
+}
+
+// Rank: timed by median, then CPU-checked, then the rest by how far they got.
+int group(TuneStatus s) {
+    switch (s) {
+        case TuneStatus::Timed: return 0;
+        case TuneStatus::Passed: return 1;
+        case TuneStatus::Kept: return 2;
+        case TuneStatus::Compiled: return 3;
+        case TuneStatus::Wrong: return 4;
+        case TuneStatus::Failed: return 5;
+        case TuneStatus::CannotLaunch: return 6;
+        case TuneStatus::CompileFailed: return 7;
+        case TuneStatus::Rejected: return 8;
+    }
+    return 9;
+}
+
+void rank(TuneReport& r) {
+    std::stable_sort(r.results.begin(), r.results.end(), [](const TuneResult& a, const TuneResult& b) {
+        if (group(a.status) != group(b.status)) return group(a.status) < group(b.status);
+        if (a.status == TuneStatus::Timed) return a.median_ms < b.median_ms;
+        return false;
+    });
+    r.best = -1;
+    for (auto& t : r.results) t.best = false;
+    // Only a timed and validated config can be best: a CPU check says nothing about speed.
+    if (!r.results.empty() && r.results[0].status == TuneStatus::Timed) {
+        r.best = 0;
+        r.results[0].best = true;
+    }
+}
+
+// Progress events come from several threads; the callback sees them one at a time.
+class Progress {
+public:
+    explicit Progress(const TuneProgress& cb) : cb_(cb) {}
+    void start(const std::string& phase, int total) {
+        std::lock_guard<std::mutex> l(m_);
+        phase_ = phase;
+        total_ = total;
+        done_ = 0;
+        if (cb_) cb_({phase_, 0, total_, ""});
+    }
+    void step(const TuneConfig& c) {
+        std::lock_guard<std::mutex> l(m_);
+        ++done_;
+        if (cb_) cb_({phase_, done_, total_, config_text(c)});
+    }
+
+private:
+    const TuneProgress& cb_;
+    std::mutex m_;
+    std::string phase_;
+    int done_ = 0, total_ = 0;
+};
+
+std::vector<size_t> with_status(const TuneReport& r, TuneStatus s) {
+    std::vector<size_t> idx;
+    for (size_t i = 0; i < r.results.size(); ++i)
+        if (r.results[i].status == s) idx.push_back(i);
+    return idx;
+}
+
+bool read_source(const std::string& path, std::string& out) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    out = ss.str();
+    return true;
+}
+
+}  // namespace
+
+TuneReport run_tune(const TuneOptions& opts, const TuneProgress& progress_cb, const std::atomic<bool>* cancel) {
+    auto t0 = Clock::now();
+    TuneReport rep;
+    rep.dry_run = opts.dry_run;
+    tune::TuneJob job;
+    job.path = opts.path;
+    job.source = opts.source;
+    if (job.source.empty() && !read_source(opts.path, job.source)) {
+        rep.error = "cannot read `" + opts.path + "`";
+        return rep;
+    }
+    job.header = parse_sample_header(job.source);
+    job.kernel = opts.kernel.empty() ? job.header.kernel : opts.kernel;
+    job.defines = opts.defines;
+    int jobs = opts.jobs > 0 ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
+    rep.jobs = jobs;
+
+    // The device decides the target (auto) and whether configs are timed.
+    std::vector<std::unique_ptr<WorkerClient>> clients;
+    std::string driver;
+    rep.device = "cpu interpreter";
+    std::string gpu_target;
+    if (opts.device != "cpu") {
+        WorkerOptions wo;
+        wo.watchdog_s = opts.timeout_s;
+        wo.replay_load = true;
+        clients.push_back(std::make_unique<WorkerClient>(wo));
+        WorkerReply hello = clients[0]->hello();
+        rep.gpu = hello.ok && hello.body.contains("device") && !hello.body["device"].is_null();
+        if (rep.gpu) {
+            gpu_target = hello.body["device"].value("target", "");
+            rep.device = hello.body["device"].value("name", "gpu") + " (" + gpu_target + ")";
+            driver = hello.body.value("driver", "");
+        } else {
+            std::string why = hello.ok ? hello.body.value("why", "") : hello.error;
+            if (opts.device == "gpu") {
+                rep.error = "no CUDA device: " + why;
+                return rep;
+            }
+            rep.notes.push_back("no CUDA device (" + why + "): configs are filtered, compiled and checked on the CPU "
+                                "interpreter; timing and ranking need a GPU");
+            clients.clear();
+        }
+    }
+    job.target = opts.target != "auto" && !opts.target.empty() ? opts.target : rep.gpu ? gpu_target : "sm_90";
+    if (rep.gpu && job.target != gpu_target) {
+        rep.notes.push_back("`--arch " + job.target + "` is not the GPU's " + gpu_target +
+                            ": configs are compiled for " + job.target + " but not timed");
+        rep.gpu = false;
+        rep.device = "cpu interpreter";
+        clients.clear();
+    }
+    rep.target = job.target;
+
+    TuneConfig fixed = job.defines;
+    fixed.insert(fixed.end(), job.header.args.begin(), job.header.args.end());
+    TuneSpace space = find_tune_space(job.path, job.source, job.kernel, opts.axes, fixed, job.target);
+    rep.diagnostics = space.diagnostics;
+    rep.diagnostics_text = space.diagnostics_text;
+    if (!space.ok) {
+        rep.error = space.diagnostics.empty() ? "no tuning space" : space.diagnostics[0].message;
+        return rep;
+    }
+    rep.space_origin = space.origin;
+    for (const auto& c : space.configs) {
+        TuneResult t;
+        t.config = c;
+        rep.results.push_back(std::move(t));
+    }
+
+    std::string cache_dir = opts.cache_dir.empty() ? default_tune_cache_dir() : opts.cache_dir;
+    bool caching = opts.use_cache && !opts.dry_run;
+    if (caching) {
+        rep.cache_key = cache_key(opts, job, space, rep.device, driver, rep.gpu);
+        rep.cache_file = tune::cache_path(cache_dir, rep.cache_key);
+        TuneReport cached;
+        if (!opts.force && tune::load_cached(rep.cache_file, cached) && cached.cache_key == rep.cache_key) {
+            cached.from_cache = true;
+            cached.cache_file = rep.cache_file;
+            return cached;
+        }
+    }
+    rep.ok = true;
+    Progress progress(progress_cb);
+    auto run_phase = [&](const std::string& phase, const std::vector<size_t>& idx, int threads, auto&& fn) {
+        progress.start(phase, static_cast<int>(idx.size()));
+        tune::parallel_for(idx.size(), threads, [&](size_t k) {
+            fn(rep.results[idx[k]]);
+            progress.step(rep.results[idx[k]].config);
+        }, cancel);
+    };
+
+    // 1. Static filter: cheap (no NVRTC), so every config goes through it.
+    std::vector<size_t> all(rep.results.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    run_phase("filter", all, jobs, [&](TuneResult& t) { tune::static_filter(job, t); });
+
+    // 2. NVRTC in parallel: registers, spills, configs that cannot launch.
+    if (!opts.dry_run) {
+        auto tc = Clock::now();
+        run_phase("compile", with_status(rep, TuneStatus::Kept), jobs, [&](TuneResult& t) { tune::compile_config(job, t); });
+        rep.compile_seconds = seconds_since(tc);
+    }
+
+    // 3. Validate (and time, on a GPU) what compiled.
+    std::vector<size_t> runnable = opts.dry_run ? std::vector<size_t>{} : with_status(rep, TuneStatus::Compiled);
+    if (rep.gpu && !runnable.empty()) {
+        int workers = opts.gpu_workers > 0 ? opts.gpu_workers : std::min(jobs, 4);
+        workers = std::max(1, std::min<int>(workers, static_cast<int>(runnable.size())));
+        WorkerOptions wo = clients[0]->options();
+        while (static_cast<int>(clients.size()) < workers) clients.push_back(std::make_unique<WorkerClient>(wo));
+        std::mutex pool_m, gpu_m;
+        std::vector<WorkerClient*> free_clients;
+        for (auto& c : clients) free_clients.push_back(c.get());
+        run_phase("bench", runnable, workers, [&](TuneResult& t) {
+            WorkerClient* c;
+            {
+                std::lock_guard<std::mutex> l(pool_m);
+                c = free_clients.back();
+                free_clients.pop_back();
+            }
+            tune::bench_on_gpu(*c, gpu_m, job, opts, t);
+            std::lock_guard<std::mutex> l(pool_m);
+            free_clients.push_back(c);
+        });
+    } else if (!runnable.empty()) {
+        if (opts.max_cpu_checks >= 0 && runnable.size() > static_cast<size_t>(opts.max_cpu_checks)) {
+            rep.notes.push_back("checked " + std::to_string(opts.max_cpu_checks) + " of " +
+                                std::to_string(runnable.size()) + " compiled configs on the CPU (--max-cpu-checks)");
+            runnable.resize(static_cast<size_t>(opts.max_cpu_checks));
+        }
+        job.interp_threads = runnable.size() >= static_cast<size_t>(jobs) ? 1 : std::max(1, jobs / static_cast<int>(runnable.size()));
+        run_phase("check", runnable, jobs, [&](TuneResult& t) { tune::check_on_cpu(job, t); });
+    }
+    for (auto& c : clients) c->shutdown();
+    rep.cancelled = cancel && cancel->load();
+    rank(rep);
+    rep.seconds = seconds_since(t0);
+    if (progress_cb) progress_cb({"done", static_cast<int>(rep.results.size()), static_cast<int>(rep.results.size()), ""});
+    if (caching && !rep.cancelled) {
+        std::string err;
+        if (!tune::store_cached(rep.cache_file, rep, &err)) rep.notes.push_back("not cached: " + err);
+    }
+    return rep;
+}
+
+}  // namespace tp
