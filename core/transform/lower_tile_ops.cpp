@@ -39,6 +39,21 @@ public:
                          device_call("tp::cp_async_commit", {}, n.span), device_call("tp::cp_async_wait<0>", {}, n.span)}, n.span);
     }
 
+    // Whole 2-D shared tile -> global: tp::copy_s2g (16-byte stores where a chunk is whole
+    // and aligned, element stores at the edges; reads the tile through its swizzle).
+    Stmt tile_store(const CopyOpNode& n) {
+        const BufferRegion &src = n.src, &dst = n.dst;
+        if (!one_dim_block || src.buffer->scope != Scope::Shared || dst.buffer->scope != Scope::Global) return nullptr;
+        if (src.buffer->dtype != dst.buffer->dtype || src.buffer->shape.size() != 2 || !whole_buffer(src)) return nullptr;
+        auto t = tile_2d(dst);
+        auto rows = as_const_int(src.buffer->shape[0]), cols = as_const_int(src.buffer->shape[1]);
+        if (!t || !rows || !cols || t->rows != *rows || t->cols != *cols || (*cols * src.buffer->dtype.bytes()) % 16 != 0) return nullptr;
+        std::string fn = "tp::copy_s2g<" + std::to_string(*rows) + ", " + std::to_string(*cols) + ", " + std::to_string(threads) +
+                         ", " + src.buffer->dtype.cuda_name() + ", " + cuda_bool(src.buffer->layout == "swizzle") + ">";
+        return device_call(fn, {buffer_addr(src.buffer, {int_imm(0), int_imm(0)}, false, n.span), buffer_addr(dst.buffer, t->origin, true, n.span),
+                                t->ld, t->rows_valid, t->cols_valid, tid}, n.span);
+    }
+
 protected:
     Stmt visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override {
         threads = n.num_threads();
@@ -53,6 +68,7 @@ protected:
     }
     Stmt visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
         if (Stmt t = async_tile_copy(n)) return t;
+        if (Stmt t = tile_store(n)) return t;
         auto sd = non_unit_dims(n.src), dd = non_unit_dims(n.dst);
         bool ok = sd.size() == dd.size();
         for (size_t i = 0; ok && i < sd.size(); ++i) ok = same_extent(n.src.region[sd[i]].extent, n.dst.region[dd[i]].extent);
