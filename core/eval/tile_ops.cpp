@@ -176,7 +176,10 @@ void register_tile_ops(Reg& r) {
         });
     for (const char* n : {"reduce_max", "reduce_min", "reduce_sum", "reduce_abssum", "reduce_absmax"}) {
         std::string name = n;
-        add(r, name, "T." + name + "(src, dst, dim=-1, clear=True)", "reduce a tile along one dimension",
+        const std::string what = name == "reduce_max" ? "maximum" : name == "reduce_min" ? "minimum" : name == "reduce_sum" ? "sum"
+                                 : name == "reduce_abssum" ? "sum of absolute values" : "maximum absolute value";
+        add(r, name, "T." + name + "(src, dst, dim=-1, clear=True)",
+            what + " of a tile along `dim` into dst (clear=False accumulates into dst)",
             [name](Evaluator& ev, CallArgs& a) -> Value {
                 ArgReader rd(ev, a, "T." + name, {"buffer", "out", "dim", "clear"});
                 require_kernel(ev, "T." + name, a.span);
@@ -233,7 +236,7 @@ void register_tile_ops(Reg& r) {
             ev.stager.emit(std::make_shared<ir::AtomicAddOpNode>(d, s, a.span));
             return Value::none();
         });
-    add(r, "print", "T.print(obj, msg=\"\")", "print a buffer or scalar from the device (debugging)",
+    add(r, "print", "T.print(obj, msg=\"\")", "print a scalar, shared tile or fragment with msg and the block/thread ids (one thread prints)",
         [](Evaluator& ev, CallArgs& a) -> Value {
             ArgReader rd(ev, a, "T.print", {"obj", "msg", "warp_group_id", "warp_id"});
             require_kernel(ev, "T.print", a.span);
@@ -245,7 +248,7 @@ void register_tile_ops(Reg& r) {
                 ev.stager.emit(std::make_shared<ir::PrintOpNode>(ev.to_expr(v, rd.span(0), "print value"), msg, a.span));
             return Value::none();
         });
-    add(r, "device_assert", "T.device_assert(cond, msg=\"\")", "trap on the device when cond is false",
+    add(r, "device_assert", "T.device_assert(cond, msg=\"\")", "stop the kernel with msg when cond is false (on the CPU: an error naming the block)",
         [](Evaluator& ev, CallArgs& a) -> Value {
             ArgReader rd(ev, a, "T.device_assert", {"condition", "msg"});
             require_kernel(ev, "T.device_assert", a.span);
