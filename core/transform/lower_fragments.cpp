@@ -390,8 +390,8 @@ PrimFuncPtr layout_inference(const PrimFuncPtr& func, const Target&, DiagnosticE
     // Collect fragment and gemm-tile buffers from their allocations.
     struct Allocs : IRVisitor {
         std::vector<Buffer> bufs;
-        bool reduces = false;
-        void visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) override { reduces = true; IRVisitor::visit_ReduceOp(n, s); }
+        std::vector<const ReduceOpNode*> reduces;
+        void visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) override { reduces.push_back(&n); IRVisitor::visit_ReduceOp(n, s); }
         void visit_Allocate(const AllocateNode& n, const Stmt& s) override { bufs.push_back(n.buffer); IRVisitor::visit_Allocate(n, s); }
     } allocs;
     allocs.visit(func->body);
@@ -405,7 +405,6 @@ PrimFuncPtr layout_inference(const PrimFuncPtr& func, const Target&, DiagnosticE
                 continue;
             }
             const FragLayout& fl = it->second;
-            if (fl.kind == FragLayout::Acc && allocs.reduces) scratch = std::max<int64_t>(scratch, int64_t(std::max(fl.warps_n * fl.bm, fl.warps_m * fl.bn)));
             auto nb = std::make_shared<BufferNode>(b->name, b->dtype, std::vector<Expr>{int_imm(fl.local_size())}, Scope::Local, b->span);
             l.replaced[b.get()] = nb;
         } else if (sw.count(b.get())) {
@@ -415,6 +414,14 @@ PrimFuncPtr layout_inference(const PrimFuncPtr& func, const Target&, DiagnosticE
         }
     }
     if (diags.error_count() != before) return nullptr;
+    // Shared scratch only for reductions whose rows (columns) span several warps.
+    for (auto* r : allocs.reduces) {
+        auto it = l.layouts.find(r->src.get());
+        if (it == l.layouts.end() || it->second.kind != FragLayout::Acc) continue;
+        const FragLayout& fl = it->second;
+        if (r->dim == 1 && fl.warps_n > 1) scratch = std::max<int64_t>(scratch, int64_t(fl.warps_n) * fl.bm);
+        if (r->dim == 0 && fl.warps_m > 1) scratch = std::max<int64_t>(scratch, int64_t(fl.warps_m) * fl.bn);
+    }
     if (scratch > 0)
         l.scratch = std::make_shared<BufferNode>("tp_reduce_scratch", DataType::float32(), std::vector<Expr>{int_imm(scratch)}, Scope::Shared);
     PrimFuncPtr out = mutate_func(func, l);

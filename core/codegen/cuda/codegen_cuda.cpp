@@ -129,8 +129,9 @@ void CudaEmitter::stmt(const Stmt& s) {
                 if (b->scope == Scope::Local) {
                     emit(ty + " " + name + "[" + std::to_string(elems) + "];");
                 } else {
-                    // Shared and fragment buffers are per-block arrays in shared memory for now;
-                    // the pipeline inserts the barriers this needs.
+                    // Shared tiles (fragments became register arrays in layout_inference); the
+                    // pipeline placed the barriers they need. Offsets stay 16-byte aligned for
+                    // cp.async and ldmatrix.
                     int64_t bytes = elems * b->dtype.bytes();
                     int64_t off = (dynamic_smem_bytes + 15) / 16 * 16;
                     dynamic_smem_offsets.emplace_back(b.get(), off);
