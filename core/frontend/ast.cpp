@@ -62,7 +62,8 @@ struct DV {
     enum Kind { NodeK, ListK, AtomK } kind = AtomK;
     std::string text;  // class name or atom text
     Span span;
-    std::vector<std::pair<const char*, DV>> fields;
+    std::vector<const char*> names;  // field names, parallel to fields
+    std::vector<DV> fields;
     std::vector<DV> items;
 };
 
@@ -112,7 +113,10 @@ DV strs(const std::vector<std::string>& l) {
     for (const auto& s : l) d.items.push_back(atom(frontend::py_repr_str(s)));
     return d;
 }
-void field(DV& d, const char* name, DV v) { d.fields.emplace_back(name, std::move(v)); }
+void field(DV& d, const char* name, DV v) {
+    d.names.push_back(name);
+    d.fields.push_back(std::move(v));
+}
 void field_opt(DV& d, const char* name, const Expr* e) {
     if (e) field(d, name, expr(e));
 }
@@ -555,10 +559,10 @@ void format(const DV& v, int level, bool indent, bool spans, std::string& out, b
     }
     std::vector<std::string> args;
     bool allsimple = true;
-    for (const auto& [name, value] : v.fields) {
-        std::string a = std::string(name) + "=";
+    for (size_t i = 0; i < v.fields.size(); ++i) {
+        std::string a = std::string(v.names[i]) + "=";
         bool s = false;
-        format(value, level, indent, spans, a, s);
+        format(v.fields[i], level, indent, spans, a, s);
         allsimple = allsimple && s;
         args.push_back(std::move(a));
     }

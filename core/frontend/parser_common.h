@@ -71,7 +71,7 @@ public:
     ast::StmtPtr simple_statement();
     ast::StmtPtr expression_statement();
     ast::StmtList block();
-    ast::StmtPtr compound_statement(std::vector<ast::ExprPtr> decorators, SourceLoc begin);
+    ast::StmtPtr compound_statement(ast::ExprList decorators);  // FunctionDef/ClassDef spans start at `def`/`class`, as in CPython
     ast::StmtPtr function_def(ast::ExprList decorators, SourceLoc begin, bool is_async);
     ast::StmtPtr class_def(ast::ExprList decorators, SourceLoc begin);
     ast::StmtPtr if_statement(SourceLoc begin);

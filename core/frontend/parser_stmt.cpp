@@ -117,14 +117,14 @@ void Parser::statement(StmtList& out) {
             decorators.push_back(named_expression());
             expect_newline();
         }
-        out.push_back(compound_statement(std::move(decorators), b));
+        out.push_back(compound_statement(std::move(decorators)));
         return;
     }
     if (t.kind == TokenKind::Name) {
         static const char* const kCompound[] = {"def", "if", "class", "with", "for", "try", "while", "async"};
         for (const char* kw : kCompound)
             if (t.text == kw) {
-                out.push_back(compound_statement({}, b));
+                out.push_back(compound_statement({}));
                 return;
             }
         if (t.text == "match" && looks_like_match()) {
@@ -135,7 +135,7 @@ void Parser::statement(StmtList& out) {
     simple_statements(out);
 }
 
-StmtPtr Parser::compound_statement(ExprList decorators, SourceLoc begin) {
+StmtPtr Parser::compound_statement(ExprList decorators) {
     const Token& t = peek();
     SourceLoc b = here();
     if (t.is_name("def")) return function_def(std::move(decorators), b, false);
@@ -145,7 +145,6 @@ StmtPtr Parser::compound_statement(ExprList decorators, SourceLoc begin) {
         return function_def(std::move(decorators), b, true);
     }
     if (!decorators.empty()) fail_expected("`def` or `class` after a decorator");
-    (void)begin;
     if (t.is_name("if")) return if_statement(b);
     if (t.is_name("while")) return while_statement(b);
     if (t.is_name("for")) return for_statement(b, false);
@@ -595,7 +594,7 @@ StmtPtr Parser::import_statement() {
         Alias a;
         a.span.begin = here();
         a.name = expect_name("a module name");
-        while (accept_op(".")) a.name += "." + expect_name("a module name");
+        while (accept_op(".")) a.name.append(1, '.').append(expect_name("a module name"));
         if (accept_kw("as")) a.asname = expect_name("a name after `as`");
         a.span.end = prev_end();
         s->names.push_back(std::move(a));
@@ -611,7 +610,7 @@ StmtPtr Parser::from_import_statement() {
     while (at_op(".") || at_op("...")) s->level += next().text == "." ? 1 : 3;
     if (!at_kw("import")) {
         s->module = expect_name("a module name");
-        while (accept_op(".")) s->module += "." + expect_name("a module name");
+        while (accept_op(".")) s->module.append(1, '.').append(expect_name("a module name"));
     }
     expect_kw("import");
     if (at_op("*")) {

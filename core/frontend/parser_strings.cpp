@@ -318,7 +318,7 @@ ExprPtr Parser::string_literals() {
         auto c = std::make_unique<Constant>();
         if (bytes) c->value = BytesValue{std::move(value)};
         else c->value = std::move(value);
-        c->str_kind = unicode ? "u" : "";
+        if (unicode) c->str_kind.push_back('u');
         finish(*c, b);
         return c;
     }
