@@ -127,7 +127,7 @@ void MainWindow::build_docks() {
     tabifyDockWidget(p, r);
     tabifyDockWidget(r, c);
     p->raise();
-    resizeDocks({p}, {230}, Qt::Vertical);
+    resizeDocks({p}, {170}, Qt::Vertical);
 
     connect(problems_, &ProblemsPanel::go_to, this, [this](int line, int col) { editor_->go_to(line, col); });
     connect(params_, &ParametersPanel::kernel_changed, this, [this] { request_compile(true); });

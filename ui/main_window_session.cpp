@@ -81,8 +81,16 @@ void MainWindow::on_compiled(CompileResultPtr r, quint64) {
     for (const auto& f : c.factories)
         if (QString::fromStdString(f.name) == params_->kernel()) params_model_->set_factory(f, header_.args);
 
+    // Front end and back end stages by name; the passes summed into one entry.
     QStringList parts;
-    for (const auto& t : c.timings) parts << QStringLiteral("%1 %2").arg(QString::fromStdString(t.name)).arg(t.ms, 0, 'f', 1);
+    double passes_ms = 0;
+    for (const auto& t : c.timings) {
+        static const QStringList named = {"parse", "evaluate", "codegen", "nvrtc-ptx", "nvrtc-cubin"};
+        QString n = QString::fromStdString(t.name);
+        if (named.contains(n)) parts << QStringLiteral("%1 %2").arg(n).arg(t.ms, 0, 'f', 1);
+        else passes_ms += t.ms;
+    }
+    if (passes_ms > 0) parts.insert(std::min<qsizetype>(2, parts.size()), QStringLiteral("passes %1").arg(passes_ms, 0, 'f', 1));
     status_timings_->setText(tr("%1 ms — %2").arg(c.total_ms(), 0, 'f', 1).arg(parts.join(" · ")));
     int errors = problems_model_->error_count(), warnings = problems_model_->warning_count();
     QString res;

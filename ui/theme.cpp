@@ -87,7 +87,7 @@ QColor Theme::link_color(int dsl_line) const {
     // Hues spaced by the golden angle so neighbouring DSL lines get distinct colours.
     if (dsl_line <= 0) return base;
     int hue = ((dsl_line % kLinkColorCount) * 137) % 360;
-    return dark ? QColor::fromHsl(hue, 90, 52) : QColor::fromHsl(hue, 160, 228);
+    return dark ? QColor::fromHsl(hue, 70, 44) : QColor::fromHsl(hue, 150, 232);
 }
 
 QColor Theme::link_highlight() const { return dark ? QColor("#4a5a20") : QColor("#fff3a0"); }

@@ -119,7 +119,7 @@ QString CodeViewsPanel::counts_text(LinkedView v) const {
 }
 
 void CodeViewsPanel::update_headers() {
-    const Theme& t = dark_theme();
+    const Theme& t = theme_ ? *theme_ : dark_theme();
     auto fmt = [&](CodeView* v) {
         const auto& n = v->counts();
         QColor cs[] = {t.tensor_core, t.async_copy, t.barrier, t.matrix_load};
@@ -141,7 +141,9 @@ void CodeViewsPanel::highlight_dsl_line(int dsl, LinkedView except) {
 }
 
 void CodeViewsPanel::apply_theme(const Theme& t, int font_size) {
+    theme_ = &t;
     for (CodeView* v : {cuda_, ptx_, sass_, ir_}) v->apply_theme(t, font_size);
+    update_headers();
 }
 
 }  // namespace tpui

@@ -53,6 +53,7 @@ private:
     QComboBox* pass_;
     QTabWidget* left_;
     QTabWidget* right_;
+    const Theme* theme_ = nullptr;
 };
 
 }  // namespace tpui
