@@ -56,7 +56,9 @@ int group(TuneStatus s) {
     return 9;
 }
 
-void rank(TuneReport& r) {
+}  // namespace
+
+void rank_tune_results(TuneReport& r) {
     std::stable_sort(r.results.begin(), r.results.end(), [](const TuneResult& a, const TuneResult& b) {
         if (group(a.status) != group(b.status)) return group(a.status) < group(b.status);
         if (a.status == TuneStatus::Timed) return a.median_ms < b.median_ms;
@@ -70,6 +72,8 @@ void rank(TuneReport& r) {
         r.results[0].best = true;
     }
 }
+
+namespace {
 
 // Progress events come from several threads; the callback sees them one at a time.
 class Progress {
@@ -211,7 +215,14 @@ TuneReport run_tune(const TuneOptions& opts, const TuneProgress& progress_cb, co
     run_phase("filter", all, jobs, [&](TuneResult& t) { tune::static_filter(job, t); });
 
     // 2. NVRTC in parallel: registers, spills, configs that cannot launch.
-    if (!opts.dry_run) {
+    std::string no_nvrtc;
+    if (!opts.dry_run && !rep.gpu && !runtime::nvrtc_available(&no_nvrtc)) {
+        // The CPU check needs no cubin: go on without registers and spills rather than fail.
+        rep.notes.push_back("NVRTC is not available (" + no_nvrtc + "): configs are not compiled, so registers, "
+                            "spills and launch limits are unknown");
+        for (auto& t : rep.results)
+            if (t.status == TuneStatus::Kept) t.status = TuneStatus::Compiled;
+    } else if (!opts.dry_run) {
         auto tc = Clock::now();
         run_phase("compile", with_status(rep, TuneStatus::Kept), jobs, [&](TuneResult& t) { tune::compile_config(job, t); });
         rep.compile_seconds = seconds_since(tc);
@@ -249,7 +260,7 @@ TuneReport run_tune(const TuneOptions& opts, const TuneProgress& progress_cb, co
     }
     for (auto& c : clients) c->shutdown();
     rep.cancelled = cancel && cancel->load();
-    rank(rep);
+    rank_tune_results(rep);
     rep.seconds = seconds_since(t0);
     if (progress_cb) progress_cb({"done", static_cast<int>(rep.results.size()), static_cast<int>(rep.results.size()), ""});
     if (caching && !rep.cancelled) {

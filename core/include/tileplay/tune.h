@@ -122,6 +122,11 @@ using TuneProgress = std::function<void(const TuneEvent&)>;
 TuneReport run_tune(const TuneOptions& opts, const TuneProgress& progress = {},
                     const std::atomic<bool>* cancel = nullptr);
 
+// Orders results: timed configs by median time, then CPU-checked ones, then the rest by how far
+// they got (compiled, wrong, failed, cannot launch, compile failed, rejected); marks the best.
+// Only a timed and validated config is ever best: a wrong one is never ranked above it.
+void rank_tune_results(TuneReport& r);
+
 // $TILEPLAY_CACHE_DIR, else $XDG_CACHE_HOME/tileplay/tune, else ~/.cache/tileplay/tune.
 std::string default_tune_cache_dir();
 
