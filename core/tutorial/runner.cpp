@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 
 #include "tileplay/doctor.h"
@@ -113,7 +114,9 @@ SectionResult run_section(const TutorialSection& sec, const std::string& tilec, 
         r.error = "cannot start " + tilec + ": " + cr.error;
     } else if (cr.timed_out) {
         r.status = "timeout";
-        r.error = "no result within " + std::to_string(static_cast<int>(timeout_s)) + " s; the child was killed";
+        char limit[32];
+        std::snprintf(limit, sizeof limit, "%g", timeout_s);
+        r.error = std::string("no result within ") + limit + " s; the child was killed";
     } else if (!cr.status.exited) {
         r.status = "crashed";
         r.error = cr.status.describe() + (cr.err.empty() ? "" : ": " + first_lines(cr.err, 2, 200));
