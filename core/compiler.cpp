@@ -57,6 +57,32 @@ double ms_since(Clock::time_point t0) {
 }
 
 
+// Grid and block of the (first) kernel launch. Called again on the lowered function, since
+// passes may change the launch (coarse-grained blocks); the runtime launches what it says.
+void fill_launch_info(const ir::PrimFunc& f, KernelInfo& k) {
+    std::vector<const ir::StmtNode*> stack = {f.body.get()};
+    while (!stack.empty()) {
+        const ir::StmtNode* s = stack.back();
+        stack.pop_back();
+        if (!s) continue;
+        if (auto* kl = s->as<ir::KernelLaunchNode>()) {
+            k.grid.clear();
+            k.grid_text.clear();
+            for (const auto& g : kl->grid) {
+                auto c = ir::as_const_int(g);
+                k.grid.push_back(c ? *c : -1);
+                k.grid_text.push_back(ir::print(g));
+            }
+            k.threads = kl->threads;
+            return;
+        }
+        if (auto* seq = s->as<ir::SeqStmtNode>())
+            for (auto it = seq->seq.rbegin(); it != seq->seq.rend(); ++it) stack.push_back(it->get());
+        else if (auto* a = s->as<ir::AllocateNode>()) stack.push_back(a->body.get());
+        else if (auto* l = s->as<ir::LetStmtNode>()) stack.push_back(l->body.get());
+    }
+}
+
 void fill_kernel_info(const ir::PrimFunc& f, KernelInfo& k) {
     k.name = f.name;
     for (const auto& p : f.params) {
@@ -77,25 +103,9 @@ void fill_kernel_info(const ir::PrimFunc& f, KernelInfo& k) {
         k.params.push_back(std::move(t));
     }
     for (const auto& [name, v] : f.bound_params) k.bound_params[name] = std::to_string(v);
-    std::vector<const ir::StmtNode*> stack = {f.body.get()};
-    while (!stack.empty()) {
-        const ir::StmtNode* s = stack.back();
-        stack.pop_back();
-        if (!s) continue;
-        if (auto* kl = s->as<ir::KernelLaunchNode>()) {
-            for (const auto& g : kl->grid) {
-                auto c = ir::as_const_int(g);
-                k.grid.push_back(c ? *c : -1);
-                k.grid_text.push_back(ir::print(g));
-            }
-            k.threads = kl->threads;
-            break;
-        }
-        if (auto* seq = s->as<ir::SeqStmtNode>())
-            for (auto it = seq->seq.rbegin(); it != seq->seq.rend(); ++it) stack.push_back(it->get());
-        else if (auto* a = s->as<ir::AllocateNode>()) stack.push_back(a->body.get());
-        else if (auto* l = s->as<ir::LetStmtNode>()) stack.push_back(l->body.get());
-    }
+    fill_launch_info(f, k);
+    k.logical_grid = k.grid;
+    k.logical_grid_text = k.grid_text;
 }
 
 }  // namespace
@@ -165,6 +175,7 @@ CompileResult compile(const CompileRequest& req) {
         if (!pr.func || diags.has_errors()) return finish();
         r.lowered_func = pr.func;
         r.lowered = ir::print(*pr.func);
+        fill_launch_info(*pr.func, r.kernel);
         if (req.stop_after == Stage::Lowered) return finish();
 
         t0 = Clock::now();

@@ -8,6 +8,7 @@
 
 #include "transform/bind_threads.h"
 #include "transform/check_resources.h"
+#include "transform/coarsen_blocks.h"
 #include "transform/insert_syncs.h"
 #include "transform/layout_inference.h"
 #include "transform/lower_tile_ops.h"
@@ -35,6 +36,9 @@ const std::vector<Pass>& passes() {
         // User-facing limits on the kernel as written, before lowering changes its shape.
         {"check-resources", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
              return transform::check_resources(*f, o.target, d) ? f : nullptr; }},
+        // Element-wise kernels with a huge 1-D grid run several blocks per launched block, so
+        // each thread keeps more loads in flight; decided on the tile-level IR it inspects.
+        {"coarsen-blocks", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::coarsen_blocks(f); }},
         // Fragments to registers first: everything that touches them (T.Parallel loops, T.gemm,
         // T.reduce_*, fragment copies) needs their layout; gemm tiles get their swizzle here.
         {"layout-inference", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {

@@ -127,8 +127,14 @@ Json check_against_interpreter(const KernelSession& s, const PreparedArgs& a,
     const KernelInfo& k = s.info();
     std::map<std::string, HostTensor> ref = a.host;  // inputs as uploaded, outputs zeroed
     InterpOptions opts;
+    // Sample among the DSL's blocks (what the interpreter runs), not the launched ones.
+    KernelInfo logical = k;
+    if (!k.logical_grid.empty()) {
+        logical.grid = k.logical_grid;
+        logical.grid_text = k.logical_grid_text;
+    }
     int64_t total = 1;
-    for (int64_t g : runtime::make_launch_config(resolve_grid(k, a.scalars), k.threads, 0).grid) total *= g;
+    for (int64_t g : runtime::make_launch_config(resolve_grid(logical, a.scalars), k.threads, 0).grid) total *= g;
     std::vector<int64_t> blocks = sample_block_indices(total, check_blocks, seed);
     bool sampled = static_cast<int64_t>(blocks.size()) < total;
     if (sampled) opts.sample_blocks = blocks;

@@ -86,6 +86,10 @@ struct KernelInfo {
     std::vector<std::string> grid_text;  // grid extents as expressions
     std::vector<int64_t> grid;           // evaluated where constant, else -1
     std::vector<int64_t> threads;
+    // The grid as the DSL wrote it. Passes may launch fewer, coarser blocks (grid above);
+    // the CPU interpreter runs the DSL's blocks, so sampled checks index these.
+    std::vector<int64_t> logical_grid;
+    std::vector<std::string> logical_grid_text;
     int64_t dynamic_shared_bytes = 0;
     std::map<std::string, std::string> bound_params;  // factory argument -> value used
 };
