@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "cli_common.h"
 #include "tileplay/worker_client.h"
@@ -17,6 +18,8 @@ struct BenchArgs {
     std::string file, suite, kernel;
     std::vector<std::string> defines, baselines;
     bool json = false, no_flush = false, no_check = false;
+    std::string json_out;  // also write the JSON report here while printing the table
+    int check_blocks = 64;
     int iters = 50, warmup = 10;
     double timeout = 10;
 };
@@ -70,6 +73,7 @@ tp::Json bench_file(tp::WorkerClient& client, const std::string& path, const Ben
     bs.warmup = a.warmup;
     bs.flush_l2 = !a.no_flush;
     bs.check = !a.no_check;
+    bs.check_blocks = a.check_blocks;
     if (!h.flops.empty()) bs.flops = tp::eval_formula(h.flops, vars).value_or(0);
     if (!h.bytes.empty()) bs.bytes = tp::eval_formula(h.bytes, vars).value_or(0);
     bs.baselines = a.baselines.empty() ? h.baselines : a.baselines;
@@ -144,6 +148,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--no-flush", a->no_flush, "do not flush L2 before each timed launch");
     cmd->add_flag("--no-check", a->no_check, "skip the check against the CPU interpreter");
     cmd->add_flag("--json", a->json, "print JSON instead of the table");
+    cmd->add_option("--json-out", a->json_out, "also write the JSON report to this file");
+    cmd->add_option("--check-blocks", a->check_blocks, "thread blocks the CPU interpreter checks (0 = all)")->capture_default_str();
     cmd->callback([&exit_code, a] {
         std::vector<std::string> files;
         if (!a->suite.empty()) {
@@ -193,11 +199,13 @@ void add_bench_command(CLI::App& app, int& exit_code) {
             std::fflush(stdout);
             all.push_back(std::move(rec));
         }
-        if (a->json)
-            std::printf("%s\n", tp::Json{{"device", hello.body["device"]}, {"driver", hello.body.value("driver", "")},
-                                         {"restarts", client.restarts()}, {"results", all}}
-                                    .dump(2)
-                                    .c_str());
+        tp::Json report = {{"device", hello.body["device"]}, {"driver", hello.body.value("driver", "")},
+                           {"restarts", client.restarts()}, {"results", all}};
+        if (a->json) std::printf("%s\n", report.dump(2).c_str());
+        if (!a->json_out.empty()) {
+            std::ofstream out(a->json_out);
+            out << report.dump(2) << "\n";
+        }
         exit_code = failed ? kUserError : kOk;
     });
 }

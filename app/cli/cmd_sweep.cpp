@@ -10,6 +10,7 @@
 
 #include "cli_common.h"
 #include "tileplay/interp.h"
+#include "tileplay/tune.h"
 #include "tileplay/worker_client.h"
 
 namespace tilec {
@@ -22,45 +23,14 @@ struct SweepArgs {
     std::string file, kernel, arch = "auto", device = "auto", csv;
     std::vector<std::string> defines, baselines;
     bool json = false;
-    int iters = 30, warmup = 5;
+    int iters = 30, warmup = 5, check_blocks = 16;
     double timeout = 10;
 };
 
-using Config = std::vector<std::pair<std::string, std::string>>;
-
-std::vector<std::string> split_commas(const std::string& s) {
-    std::vector<std::string> out;
-    size_t b = 0;
-    while (b <= s.size()) {
-        size_t e = s.find(',', b);
-        if (e == std::string::npos) e = s.size();
-        if (e > b) out.push_back(s.substr(b, e - b));
-        b = e + 1;
-    }
-    return out;
-}
-
-// Cartesian product of the axes, first axis slowest (the order a user reads the table in).
-std::vector<Config> expand(const std::vector<std::pair<std::string, std::vector<std::string>>>& axes) {
-    std::vector<Config> out = {{}};
-    for (const auto& [name, values] : axes) {
-        std::vector<Config> next;
-        for (const auto& c : out)
-            for (const auto& v : values) {
-                Config n = c;
-                n.emplace_back(name, v);
-                next.push_back(std::move(n));
-            }
-        out = std::move(next);
-    }
-    return out;
-}
-
-std::string config_text(const Config& c) {
-    std::string s;
-    for (const auto& [k, v] : c) s += (s.empty() ? "" : " ") + k + "=" + v;
-    return s;
-}
+// Configs, their text and the product of -D axes are the tuner's (tileplay/tune.h): a sweep
+// is an exhaustive tune without the filter, so both name and order configs the same way.
+using Config = tp::TuneConfig;
+using tp::config_text;
 
 std::map<std::string, double> numeric_params(const Json& bound) {
     std::map<std::string, double> vars;
@@ -132,6 +102,7 @@ Json bench_on_gpu(tp::WorkerClient& client, const SweepArgs& a, const std::strin
     tp::BenchSpec bs;
     bs.iters = a.iters;
     bs.warmup = a.warmup;
+    bs.check_blocks = a.check_blocks;
     if (!h.flops.empty()) bs.flops = tp::eval_formula(h.flops, vars).value_or(0);
     if (!h.bytes.empty()) bs.bytes = tp::eval_formula(h.bytes, vars).value_or(0);
     if (with_baselines) bs.baselines = a.baselines.empty() ? h.baselines : a.baselines;
@@ -194,26 +165,22 @@ int run_sweep(const SweepArgs& a) {
     std::string source;
     if (!read_file(a.file, source)) return kUserError;
     tp::SampleHeader h = tp::parse_sample_header(source);
-    std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+    tp::TuneAxes axes;
     for (const auto& d : a.defines) {
-        size_t eq = d.find('=');
-        if (eq == std::string::npos || eq == 0) {
-            std::fprintf(stderr, "tilec sweep: error: cannot parse `-D %s`; expected NAME=V1,V2,...\n", d.c_str());
+        std::pair<std::string, std::vector<std::string>> axis;
+        std::string err;
+        if (!tp::parse_axis(d, axis, &err)) {
+            std::fprintf(stderr, "tilec sweep: error: `-D`: %s\n", err.c_str());
             return kUsage;
         }
-        auto values = split_commas(d.substr(eq + 1));
-        if (values.empty()) {
-            std::fprintf(stderr, "tilec sweep: error: `-D %s` lists no values\n", d.c_str());
-            return kUsage;
-        }
-        axes.emplace_back(d.substr(0, eq), values);
+        axes.push_back(std::move(axis));
     }
     if (axes.empty()) axes = h.tune;  // the header's `# tileplay: tune` space
     if (axes.empty()) {
         std::fprintf(stderr, "tilec sweep: error: nothing to sweep; give `-D NAME=V1,V2,...`\n");
         return kUsage;
     }
-    std::vector<Config> configs = expand(axes);
+    std::vector<Config> configs = tp::expand_axes(axes);
 
     std::unique_ptr<tp::WorkerClient> client;
     bool gpu = false;
@@ -281,6 +248,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--iters", a->iters, "timed launches per config")->capture_default_str();
     cmd->add_option("--warmup", a->warmup, "warm-up launches per config")->capture_default_str();
     cmd->add_option("--timeout", a->timeout, "watchdog seconds per kernel")->capture_default_str();
+    cmd->add_option("--check-blocks", a->check_blocks, "thread blocks the CPU interpreter checks per config (0 = all)")->capture_default_str();
     cmd->add_option("--csv", a->csv, "also write the table as CSV to this file");
     cmd->add_flag("--json", a->json, "print JSON instead of the table");
     cmd->callback([a, &exit_code] { exit_code = run_sweep(*a); });
