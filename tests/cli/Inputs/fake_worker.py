@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+# A stand-in for `tilec worker` on machines without a GPU: speaks the JSON-lines protocol of
+# docs/worker-protocol.md with a made-up device, so tests drive the tuner's GPU path (parallel
+# loads, one bench at a time, validation, ranking, failures). Run as `$TILEC worker`.
+# A config's time follows block_N; block_N=512 is the fastest but computes a wrong answer;
+# threads=96 makes the worker die in the middle of its bench.
+import json
+import sys
+
+TIMES = {"64": 3.0, "128": 1.0, "256": 2.0, "512": 0.5}
+loaded = {}
+for line in sys.stdin:
+    req = json.loads(line)
+    op = req.get("op")
+    if op == "hello":
+        reply = {"ok": True, "version": "fake", "pid": 0, "driver": "fake driver 1.0",
+                 "device": {"name": "Fake GPU", "target": "sm_90", "sm_count": 1}}
+    elif op == "load":
+        loaded = dict(req.get("fallback_defines", {}))
+        loaded.update(req.get("defines", {}))
+        reply = {"ok": True, "target": req.get("target"), "compile_ms": 1.0,
+                 "kernel": {"name": "k", "bound_params": loaded, "registers": 16}}
+    elif op == "bench":
+        if loaded.get("threads") == "96":
+            sys.stderr.write("fake worker: simulated crash\n")
+            sys.exit(3)
+        block = loaded.get("block_N", "128")
+        ok = block != "512"
+        reply = {"ok": True,
+                 "ours": {"n": req.get("iters", 1), "median_ms": TIMES.get(block, 9.0), "min_ms": TIMES.get(block, 9.0),
+                          "spread_pct": 1.0, "gbps": 100.0},
+                 "check": {"ok": ok, "outputs": [{"name": "C", "rel_fro": 0.0 if ok else 0.5, "tol": 1e-5, "pass": ok}]}}
+    elif op == "shutdown":
+        print(json.dumps({"id": req.get("id"), "ok": True}), flush=True)
+        break
+    else:
+        reply = {"ok": False, "kind": "bad_request", "error": "unknown op"}
+    reply["id"] = req.get("id")
+    print(json.dumps(reply), flush=True)
