@@ -16,7 +16,7 @@ import tilelang.language as T
 
 @tilelang.jit(out_idx=[3])
 def flashattn(batch, heads, seq_q, seq_kv, dim, is_causal=False, layout="bhsd",
-              block_M=128, block_N=64, num_stages=2, threads=256):
+              block_M=128, block_N=64, num_stages=1, threads=256):
     scale = (1.0 / dim) ** 0.5 * 1.44269504  # 1/sqrt(d), and log2(e) for exp2
     dtype = "float16"
     accum_dtype = "float32"
