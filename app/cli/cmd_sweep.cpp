@@ -175,12 +175,22 @@ int run_sweep(const SweepArgs& a) {
         }
         axes.push_back(std::move(axis));
     }
-    if (axes.empty()) axes = h.tune;  // the header's `# tileplay: tune` space
-    if (axes.empty()) {
-        std::fprintf(stderr, "tilec sweep: error: nothing to sweep; give `-D NAME=V1,V2,...`\n");
-        return kUsage;
-    }
     std::vector<Config> configs = tp::expand_axes(axes);
+    if (axes.empty()) {
+        // The file's own space, as `tilec tune` reads it: the factory's @autotune(configs=...),
+        // else the header's `# tileplay: tune` line. A sweep is then the exhaustive tune.
+        tp::TuneSpace space = tp::find_tune_space(a.file, source, a.kernel.empty() ? h.kernel : a.kernel, {}, h.args,
+                                                  a.arch == "auto" ? "sm_90" : a.arch);
+        if (!space.ok && space.diagnostics_text.find("nothing to tune") != std::string::npos) {
+            std::fprintf(stderr, "tilec sweep: error: nothing to sweep; give `-D NAME=V1,V2,...`\n");
+            return kUsage;
+        }
+        if (!space.ok) {
+            std::fprintf(stderr, "%s", space.diagnostics_text.c_str());
+            return kUserError;
+        }
+        configs = space.configs;
+    }
 
     std::unique_ptr<tp::WorkerClient> client;
     bool gpu = false;
