@@ -21,6 +21,7 @@ std::string FragLayout::describe() const {
         case Row: return "rows of a " + std::to_string(bm) + "-row accumulator on " + std::to_string(warps_m) + " warp rows";
         case Col: return "columns of a " + std::to_string(bn) + "-column accumulator on " + std::to_string(warps_n) + " warp columns";
         case Striped: return "striped over " + std::to_string(threads) + " threads";
+        case Replicated: return "replicated in every thread";
         default: return "none";
     }
 }

@@ -5,6 +5,8 @@
 //   Row:     one value per row of such a tile (reduce over dim=1), replicated in the threads
 //            that own the row; Col: the same per column (reduce over dim=0)
 //   Striped: any other fragment: element e (row-major) lives in thread e % T at slot e / T
+//   Replicated: every thread holds every element (reductions of striped fragments), so any
+//            loop may index it anywhere; loops that write it run whole in every thread
 #pragma once
 
 #include <cstdint>
@@ -15,9 +17,9 @@
 namespace tp::transform {
 
 struct FragLayout {
-    enum Kind { None, Acc, Row, Col, Striped } kind = None;
+    enum Kind { None, Acc, Row, Col, Striped, Replicated } kind = None;
     int bm = 0, bn = 0, warps_m = 1, warps_n = 1;  // Acc / Row / Col: the accumulator tile
-    int64_t elems = 0;                             // Striped: elements of the fragment
+    int64_t elems = 0;                             // Striped / Replicated: elements of the fragment
     int64_t threads = 0;
 
     int wm() const { return bm / warps_m; }
@@ -30,6 +32,7 @@ struct FragLayout {
             case Row: return int64_t(mt()) * 2;
             case Col: return int64_t(nt()) * 2;
             case Striped: return (elems + threads - 1) / threads;
+            case Replicated: return elems;
             default: return 0;
         }
     }

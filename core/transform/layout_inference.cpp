@@ -162,9 +162,16 @@ public:
             auto ss = const_shape(r->src);
             if (ss.size() != 2) continue;
             FragLayout src = get(r->src.get());
-            if (src.kind == FragLayout::None) {
-                if (!acc_for(ss[0], ss[1], GemmWarpPolicy::Square, src)) continue;
-                assign(r->src.get(), src, r->span);
+            if (src.kind == FragLayout::None && acc_for(ss[0], ss[1], GemmWarpPolicy::Square, src)) assign(r->src.get(), src, r->span);
+            if (src.kind != FragLayout::Acc && r->dst->scope == Scope::Fragment && get(r->dst.get()).kind == FragLayout::None) {
+                // A striped source (no mma layout fits): the result is replicated in every thread.
+                FragLayout rep;
+                rep.kind = FragLayout::Replicated;
+                rep.threads = c.threads;
+                rep.elems = 1;
+                for (int64_t d : const_shape(r->dst)) rep.elems *= d;
+                assign(r->dst.get(), rep, r->span);
+                continue;
             }
             if (src.kind == FragLayout::Acc && r->dst->scope == Scope::Fragment)
                 assign(r->dst.get(), derived(src, r->dim == 1 ? FragLayout::Row : FragLayout::Col), r->span);

@@ -28,6 +28,16 @@ struct FragAccessScan : IRVisitor {
     }
 };
 
+// Indices of a fragment access without those on unit dims (always 0), so x[0, j] of a
+// (1, N) fragment matches a 1-D loop over j.
+std::vector<Expr> squeeze(const Buffer& b, const std::vector<Expr>& idx) {
+    if (idx.size() != b->shape.size()) return idx;
+    std::vector<Expr> out;
+    for (size_t k = 0; k < idx.size(); ++k)
+        if (!(as_const_int(b->shape[k]) == 1 && as_const_int(idx[k]) == 0)) out.push_back(idx[k]);
+    return out;
+}
+
 const char* reduce_op_name(ReduceKind k) {
     switch (k) {
         case ReduceKind::Max: return "tp::ReduceOp::Max";
@@ -72,8 +82,19 @@ public:
     void fail(const std::string& what, Span span) { diags.report(DiagKind::NotYetLowered, span, {what, "CUDA"}); }
 
     // Local index of fragment access b[idx] inside the current per-thread loop.
-    Expr frag_index(const Buffer& b, const std::vector<Expr>& idx, Span span) {
+    Expr frag_index(const Buffer& b, const std::vector<Expr>& full_idx, Span span) {
         const FragLayout* l = layout_of(b);
+        const std::vector<Expr>& idx = (l && l->kind == FragLayout::Replicated) ? full_idx : squeeze(b, full_idx);
+        if (l && l->kind == FragLayout::Replicated) {
+            // Every thread holds the whole fragment: the row-major offset, from any loop.
+            Expr off = int_imm(0);
+            for (size_t k = 0; k < idx.size(); ++k) {
+                // A unit dim is index 0 (constant register indices keep it out of local memory).
+                Expr i = as_const_int(b->shape[k]) == 1 ? int_imm(0) : mutate(idx[k]);
+                off = make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, off, b->shape[k]), i);
+            }
+            return off;
+        }
         auto var_is = [&](size_t k, size_t v) { return k < idx.size() && v < ctx->vars.size() && idx[k].get() == ctx->vars[v]; };
         if (ctx && l) {
             const FragLayout& d = ctx->drv;
@@ -140,8 +161,9 @@ public:
             const std::vector<const VarNode*>* vars;
             const std::vector<int64_t>* ext;
             std::optional<FragLayout> found;
-            void check(const Buffer& b, const std::vector<Expr>& idx) {
+            void check(const Buffer& b, const std::vector<Expr>& full_idx) {
                 const FragLayout* l = self->layout_of(b);
+                std::vector<Expr> idx = squeeze(b, full_idx);
                 if (found || !l || idx.size() != vars->size()) return;
                 for (size_t k = 0; k < idx.size(); ++k)
                     if (idx[k].get() != (*vars)[k]) return;
@@ -159,6 +181,30 @@ public:
         finder.ext = &ext;
         finder.visit(nest.back()->body);
         if (!finder.found) {
+            // Only replicated fragments: every thread runs the whole nest on its own copy.
+            struct OnlyReplicated : IRVisitor {
+                FragLowerer* self;
+                bool ok = true;
+                void check(const Buffer& b) {
+                    if (b->scope != Scope::Fragment) return;
+                    const FragLayout* l = self->layout_of(b);
+                    ok &= l && l->kind == FragLayout::Replicated;
+                }
+                void visit_BufferLoad(const BufferLoadNode& x, const Expr& e) override { check(x.buffer); IRVisitor::visit_BufferLoad(x, e); }
+                void visit_BufferStore(const BufferStoreNode& x, const Stmt& st) override { check(x.buffer); IRVisitor::visit_BufferStore(x, st); }
+            } only;
+            only.self = this;
+            only.visit(s);
+            if (only.ok) {
+                Stmt body = mutate(nest.back()->body);
+                for (size_t k = nest.size(); k-- > 0;) {
+                    auto f = std::make_shared<ForNode>(*nest[k]);
+                    f->for_kind = ext[k] <= 64 ? ForKind::Unrolled : ForKind::Serial;
+                    f->body = body;
+                    body = f;
+                }
+                return body;
+            }
             fail("a T.Parallel loop whose fragments are not indexed by its loop variables over their whole shape", n.span);
             return s;
         }
@@ -207,6 +253,24 @@ public:
     }
 
     Stmt visit_CopyOp(const CopyOpNode& n, const Stmt& s) override;
+    // T.print of a fragment: staged through a shared tile of the same shape, which the code
+    // generator prints row-major from one thread (the same text the CPU interpreter gives).
+    std::vector<Buffer> print_tiles;
+    Stmt visit_PrintOp(const PrintOpNode& n, const Stmt& s) override {
+        auto* b = std::get_if<Buffer>(&n.value);
+        if (!b || (*b)->scope != Scope::Fragment) return IRMutator::visit_PrintOp(n, s);
+        auto tile = std::make_shared<BufferNode>((*b)->name, (*b)->dtype, (*b)->shape, Scope::Shared, (*b)->span);
+        print_tiles.push_back(tile);
+        auto whole = [](const Buffer& x) {
+            BufferRegion r{x, {}};
+            for (const auto& d : x->shape) r.region.push_back({int_imm(0), d});
+            return r;
+        };
+        CopyOpNode cp(whole(*b), whole(tile), n.span);
+        Stmt copy = visit_CopyOp(cp, nullptr);
+        if (!copy) return s;
+        return make_seq({copy, std::make_shared<PrintOpNode>(Buffer(tile), n.msg, n.span)}, n.span);
+    }
     Stmt visit_GemmOp(const GemmOpNode& n, const Stmt& s) override;
     Stmt visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) override;
     Stmt visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override;
@@ -313,6 +377,14 @@ Stmt FragLowerer::visit_GemmOp(const GemmOpNode& n, const Stmt& s) {
 Stmt FragLowerer::visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) {
     const FragLayout* sl = layout_of(n.src);
     const FragLayout* dl = layout_of(n.dst);
+    if (sl && sl->kind == FragLayout::Striped && dl && dl->kind == FragLayout::Replicated && n.dst->dtype == DataType::float32() &&
+        n.src->shape.size() == 2 && one_dim_block && threads % 32 == 0) {
+        std::string fn = "tp::reduce_striped<" + std::to_string(*as_const_int(n.src->shape[0])) + ", " +
+                         std::to_string(*as_const_int(n.src->shape[1])) + ", " + std::to_string(threads) + ", " +
+                         std::to_string(n.dim) + ", " + reduce_op_name(n.reduce_kind) + ", " + cuda_bool(n.clear) + ">";
+        return device_call(fn, {buffer_addr(local_of(n.src), {int_imm(0)}, false, n.span), buffer_addr(local_of(n.dst), {int_imm(0)}, true, n.span),
+                                buffer_addr(scratch, {int_imm(0)}, true, n.span), tid}, n.span);
+    }
     FragLayout::Kind want = n.dim == 1 ? FragLayout::Row : FragLayout::Col;
     if (!sl || sl->kind != FragLayout::Acc || !dl || dl->kind != want || n.dst->dtype != DataType::float32() ||
         n.src->shape.size() != 2 || !one_dim_block) {
@@ -344,6 +416,7 @@ Stmt FragLowerer::visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) {
     }
     Stmt body = mutate(n.body);
     if (scratch) body = std::make_shared<AllocateNode>(scratch, nullptr, body, n.span);
+    for (const auto& t : print_tiles) body = std::make_shared<AllocateNode>(t, nullptr, body, n.span);
     if (body == n.body && tv.size() == n.thread_vars.size()) return s;
     return std::make_shared<KernelLaunchNode>(n.grid, n.block_vars, th, tv, body, n.span);
 }
@@ -417,8 +490,14 @@ PrimFuncPtr layout_inference(const PrimFuncPtr& func, const Target&, DiagnosticE
     // Shared scratch only for reductions whose rows (columns) span several warps.
     for (auto* r : allocs.reduces) {
         auto it = l.layouts.find(r->src.get());
-        if (it == l.layouts.end() || it->second.kind != FragLayout::Acc) continue;
+        if (it == l.layouts.end()) continue;
         const FragLayout& fl = it->second;
+        if (fl.kind == FragLayout::Striped && r->src->shape.size() == 2 && r->dim >= 0 && r->dim < 2) {
+            int64_t out = *as_const_int(r->src->shape[r->dim == 1 ? 0 : 1]);
+            scratch = std::max<int64_t>(scratch, out * std::max<int64_t>(1, fl.threads / 32));
+            continue;
+        }
+        if (fl.kind != FragLayout::Acc) continue;
         if (r->dim == 1 && fl.warps_n > 1) scratch = std::max<int64_t>(scratch, int64_t(fl.warps_n) * fl.bm);
         if (r->dim == 0 && fl.warps_m > 1) scratch = std::max<int64_t>(scratch, int64_t(fl.warps_m) * fl.bn);
     }

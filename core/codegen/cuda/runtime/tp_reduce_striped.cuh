@@ -1,0 +1,44 @@
+// Reductions over striped fragments (fragments no T.gemm wrote: element e of the row-major
+// ROWS x COLS tile lives in thread e % THREADS at local slot e / THREADS), e.g. a softmax row
+// loaded by T.copy. The result (one value per row for DIM=1, per column for DIM=0) is
+// replicated in every thread, so any later loop may read any entry. Per-thread partials,
+// warp shuffles, then one shared-memory exchange across warps: every thread of the block must
+// call it (two __syncthreads()). scratch: OUT * THREADS / 32 floats of shared memory.
+#pragma once
+
+#include "tp_reduce.cuh"
+
+namespace tp {
+
+template <int ROWS, int COLS, int THREADS, int DIM, ReduceOp OP, bool CLEAR, class FragT>
+__device__ __forceinline__ void reduce_striped(const FragT* frag, float* out, float* scratch, int tid) {
+    static_assert(THREADS % 32 == 0, "striped reductions shuffle whole warps");
+    using R = Reducer<OP>;
+    constexpr int kElems = ROWS * COLS;
+    constexpr int kLocal = (kElems + THREADS - 1) / THREADS;
+    constexpr int kOut = DIM == 1 ? ROWS : COLS;
+    constexpr int kWarps = THREADS / 32;
+    const int lane = tid & 31, warp = tid >> 5;
+    for (int o = 0; o < kOut; ++o) {
+        float acc = R::init();
+#pragma unroll
+        for (int k = 0; k < kLocal; ++k) {
+            const int e = k * THREADS + tid;
+            const int key = DIM == 1 ? e / COLS : e % COLS;
+            if ((kElems % THREADS == 0 || e < kElems) && key == o) acc = R::combine(acc, R::elem(to_float(frag[k])));
+        }
+#pragma unroll
+        for (int m = 16; m > 0; m >>= 1) acc = R::combine(acc, __shfl_xor_sync(0xffffffffu, acc, m));
+        if (lane == 0) scratch[o * kWarps + warp] = acc;
+    }
+    __syncthreads();
+    for (int o = 0; o < kOut; ++o) {
+        float v = R::init();
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) v = R::combine(v, scratch[o * kWarps + w]);
+        out[o] = CLEAR ? v : R::combine(out[o], v);
+    }
+    __syncthreads();  // scratch may be reused right after
+}
+
+}  // namespace tp
