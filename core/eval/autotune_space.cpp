@@ -69,7 +69,7 @@ std::string define_text(const Value& v) {
 AutotuneSpace evaluate_autotune_space(const ast::ModulePtr& module, const EvalRequest& req, DiagnosticEngine& diags) {
     AutotuneSpace space;
     auto factories = find_factories(*module);
-    const FactoryInfo* chosen = factories.empty() ? nullptr : &factories[0];
+    const FactoryInfo* chosen = factories.empty() || !req.kernel.empty() ? nullptr : &factories[0];
     for (const auto& f : factories)
         if (f.name == req.kernel) chosen = &f;
     if (!chosen) return space;

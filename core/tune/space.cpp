@@ -75,17 +75,26 @@ uint64_t fnv1a64(const std::string& data, uint64_t seed) {
 TuneSpace find_tune_space(const std::string& path, const std::string& source, const std::string& kernel,
                           const TuneAxes& cli_axes, const TuneConfig& fixed, const std::string& target) {
     TuneSpace space;
-    if (!cli_axes.empty()) {
-        space.origin = "-T";
-        space.configs = expand_axes(cli_axes);
-        space.ok = true;
-        return space;
-    }
     auto file = SourceFile::from_string(path.empty() ? "<input>" : path, source);
     DiagnosticEngine diags(file);
     try {
         ast::ModulePtr module = frontend::parse_module(file, diags);
-        if (module && !diags.has_errors()) {
+        if (module && !diags.has_errors() && !kernel.empty()) {
+            // An unknown -k is the user's error, said once, not once per config.
+            auto factories = eval::find_factories(*module);
+            std::string names;
+            bool known = false;
+            for (const auto& f : factories) {
+                known |= f.name == kernel;
+                names += (names.empty() ? "`" : ", `") + f.name + "`";
+            }
+            if (!known) diags.report(DiagKind::UnknownKernel, {}, {kernel, names.empty() ? "(none)" : names});
+        }
+        if (module && !diags.has_errors() && !cli_axes.empty()) {
+            space.origin = "-T";
+            space.configs = expand_axes(cli_axes);
+            space.ok = true;
+        } else if (module && !diags.has_errors()) {
             eval::EvalRequest req;
             req.kernel = kernel;
             req.fallback_defines = fixed;
@@ -99,8 +108,10 @@ TuneSpace find_tune_space(const std::string& path, const std::string& source, co
         }
     } catch (const InternalError& e) {
         diags.report(DiagKind::BadTuneSpace, {}, {std::string("internal compiler error: ") + e.what()});
+    } catch (const std::exception& e) {
+        diags.report(DiagKind::BadTuneSpace, {}, {std::string("internal error: ") + e.what()});
     }
-    if (!space.ok && !diags.has_errors()) {
+    if (!space.ok && !diags.has_errors() && cli_axes.empty()) {
         SampleHeader h = parse_sample_header(source);
         if (!h.tune.empty()) {
             space.origin = "`# tileplay: tune` header";
