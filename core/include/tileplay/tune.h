@@ -55,7 +55,7 @@ struct TuneOptions {
     int gpu_workers = 0;               // worker processes loading in parallel; 0: min(jobs, 4)
     int iters = 30, warmup = 5;
     double timeout_s = 10;             // watchdog per kernel run
-    int check_blocks = 16;             // blocks the interpreter checks per GPU config
+    int check_blocks = 8;              // blocks the interpreter checks per GPU config (first, last, random)
     int max_cpu_checks = -1;           // without a GPU: configs checked on the CPU (-1: all)
     int top_k = 10;
     bool use_cache = true;             // read and write the on-disk cache
