@@ -203,7 +203,10 @@ CompileResult compile(const CompileRequest& req) {
         if (out.cubin_ms > 0) r.timings.push_back({"nvrtc-cubin", out.cubin_ms});
         r.nvrtc_log = out.log;
         if (!out.ok) {
-            diags.report(DiagKind::NvrtcFailed, {}, {out.error.empty() ? out.log : out.error});
+            // The code generator promises CUDA that compiles (user errors are caught before
+            // it), so NVRTC rejecting it is a compiler bug: report it as one, log included.
+            r.internal_error = InternalError("NVRTC rejected the generated CUDA: " + (out.error.empty() ? out.log : out.error),
+                                             __FILE__, __LINE__, "nvrtc");
             return finish();
         }
         r.ptx = std::move(out.ptx);

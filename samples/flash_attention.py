@@ -7,9 +7,9 @@
 # tileplay: kernel=flashattn
 # tileplay: args batch=1 heads=32 seq_q=4096 seq_kv=4096 dim=128 is_causal=False
 # tileplay: cpu-args batch=1 heads=2 seq_q=128 seq_kv=128 dim=64 is_causal=False
-# tileplay: flops 4*batch*heads*seq_q*seq_kv*dim
+# tileplay: flops 4*batch*heads*seq_q*seq_kv*dim / (1 + is_causal)
 # tileplay: bytes 2*batch*heads*dim*(2*seq_q + 2*seq_kv)
-# tileplay: baseline torch: scaled_dot_product_attention(Q, K, V, is_causal=is_causal)
+# tileplay: baseline torch: scaled_dot_product_attention(Q, K, V, is_causal=bool(is_causal))
 import tilelang
 import tilelang.language as T
 

@@ -81,8 +81,11 @@ ExternalResult run_torch_baseline(const std::string& spec, const BaselineInputs&
         }
         dtypes[p.name] = t.dtype.name();
     }
+    // The factory's parameters (is_causal, scale, ...) are names the expression may use.
+    nlohmann::json params = nlohmann::json::object();
+    for (const auto& [name, value] : in.kernel->bound_params) params[name] = value;
     worker::CommandResult cr = worker::run_command(
-        {python, script, "--inputs", in.scratch_dir, "--expr", expr, "--dtypes", dtypes.dump(), "--warmup",
+        {python, script, "--inputs", in.scratch_dir, "--expr", expr, "--dtypes", dtypes.dump(), "--params", params.dump(), "--warmup",
          std::to_string(in.opts.warmup), "--iters", std::to_string(in.opts.iters), "--flush-l2",
          in.opts.flush_l2 ? "1" : "0"},
         timeout_s * 1000);

@@ -6,7 +6,8 @@ kernels (warm-up, L2 flushed before each timed launch, N samples).
 Prints one JSON line: {"ok": true, "times_ms": [...], "torch": "2.11.0", "cuda": "13.0"} or
 {"ok": false, "why": "..."}. Never raises: every failure becomes a reason.
 
-The expression sees each input by its parameter name plus the functions listed in `names()`:
+The expression sees each input by its parameter name, the kernel factory's parameters
+(`--params`, e.g. is_causal) and the functions listed in `names()`:
   A @ B, A + B, gelu(A @ B + bias), softmax(X, -1),
   scaled_dot_product_attention(Q, K, V, is_causal=True)
 """
@@ -39,6 +40,16 @@ def load_inputs(torch, np, inputs_dir, dtypes):
     return out
 
 
+def parse_param(text):
+    """Factory parameters arrive as text ("4096", "1", "0.5", "bshd"): numbers become numbers."""
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except (TypeError, ValueError):
+            pass
+    return text
+
+
 def names(torch):
     F = torch.nn.functional
     env = {
@@ -57,6 +68,7 @@ def main():
     ap.add_argument("--inputs", required=True)
     ap.add_argument("--expr", required=True)
     ap.add_argument("--dtypes", default="{}")
+    ap.add_argument("--params", default="{}")
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--iters", type=int, default=50)
     ap.add_argument("--flush-l2", type=int, default=1)
@@ -72,6 +84,7 @@ def main():
         return
     try:
         env = names(torch)
+        env.update({k: parse_param(v) for k, v in json.loads(args.params).items()})
         env.update(load_inputs(torch, np, args.inputs, json.loads(args.dtypes)))
         code = compile(args.expr, "<baseline>", "eval")
         fn = lambda: eval(code, env)  # noqa: E731
