@@ -2,6 +2,7 @@
 // every stage's text, timings and diagnostics into one CompileResult.
 #include "tileplay/compiler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -163,6 +164,15 @@ CompileResult compile(const CompileRequest& req) {
         fill_kernel_info(*ev.func, r.kernel);
         r.ir = ir::print(*ev.func);
         if (req.stop_after == Stage::Ir) return finish();
+
+        for (const auto& name : req.print_after) {
+            const auto& names = pipeline_pass_names();
+            if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+            std::string all, near = closest_match(name, names);
+            for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+            diags.report(DiagKind::UnknownPass, {}, {name, near.empty() ? "" : " (did you mean `" + near + "`?)", all});
+        }
+        if (diags.has_errors()) return finish();
 
         PipelineOptions popts;
         popts.target = *target;
