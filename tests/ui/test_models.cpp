@@ -1,6 +1,7 @@
 // Models: QAbstractItemModelTester on each, plus their own behaviour (defines from edited
 // parameters, results rows for CPU and GPU runs, sweep sorting and CSV).
 #include <QAbstractItemModelTester>
+#include <QJsonDocument>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QtTest>
@@ -8,6 +9,7 @@
 #include "models/parameters_model.h"
 #include "models/problems_model.h"
 #include "models/results_model.h"
+#include "models/run_result.h"
 #include "models/sweep_model.h"
 #include "settings.h"
 
@@ -138,6 +140,22 @@ private Q_SLOTS:
         QCOMPARE(back.median_ms, 1.5);
         QCOMPARE(int(back.baselines.size()), 1);
         QCOMPARE(back.params.front().second, QString("64"));
+    }
+
+    // The reply `tilec worker` gives for a bench (docs/worker-protocol.md), as seen on the H200.
+    void run_result_from_worker_bench_reply() {
+        const char* reply = R"({"ok":true,"ours":{"n":30,"median_ms":0.3230,"min_ms":0.3201,"spread_pct":1.5,
+            "tflops":425.5,"gbps":311.0},"check":{"ok":true,"outputs":[{"name":"C","rel_fro":6.0e-05,"max_abs":0.01}]},
+            "baselines":[{"name":"cublas.gemm","ok":true,"stats":{"median_ms":0.1815},"ratio":0.56},
+                         {"name":"torch: A @ B","ok":false,"why":"unavailable: torch missing"}]})";
+        tpui::RunResult r = tpui::run_result_from_json(QJsonDocument::fromJson(reply).object());
+        QCOMPARE(r.median_ms, 0.3230);
+        QCOMPARE(r.tflops, 425.5);
+        QCOMPARE(r.rel_error, 6.0e-05);
+        QVERIFY(r.correct);
+        QCOMPARE(static_cast<int>(r.baselines.size()), 2);
+        QCOMPARE(r.baselines[0].median_ms, 0.1815);
+        QCOMPARE(r.baselines[1].note, QString("unavailable: torch missing"));
     }
 
     void settings_declared_once() {

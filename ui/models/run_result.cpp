@@ -3,6 +3,7 @@
 #include "models/run_result.h"
 
 #include <QJsonArray>
+#include <algorithm>
 
 namespace tpui {
 
@@ -31,28 +32,34 @@ RunResult run_result_from_json(const QJsonObject& o) {
     r.ok = o.value("ok").toBool(true);
     r.error = o.value("error").toString();
     r.note = o.value("note").toString();
-    QJsonObject timing = o.value("timing").toObject();
+    // The worker's bench reply keeps our kernel's statistics under "ours".
+    QJsonObject timing = o.contains("ours") ? o.value("ours").toObject() : o.value("timing").toObject();
     const QJsonObject& t = timing.isEmpty() ? o : timing;
     r.min_ms = num(t, {"min_ms"});
     r.median_ms = num(t, {"median_ms", "ms"});
     r.spread_pct = num(t, {"spread_pct", "spread"});
-    r.tflops = num(o, {"tflops"});
-    r.gbps = num(o, {"gbps", "gb_s"});
+    r.tflops = num(t, {"tflops"}, num(o, {"tflops"}));
+    r.gbps = num(t, {"gbps", "gb_s"}, num(o, {"gbps", "gb_s"}));
     r.flops = num(o, {"flops"});
     r.bytes = num(o, {"bytes"});
     QJsonObject check = o.value("check").toObject();
     const QJsonObject& c = check.isEmpty() ? o : check;
-    r.rel_error = num(c, {"rel_error", "rel_err"});
+    r.rel_error = num(c, {"rel_error", "rel_err", "rel_fro"});
     r.max_abs_error = num(c, {"max_abs_error", "max_abs"});
-    r.correct = c.value("passed").toBool(c.value("correct").toBool(r.ok));
+    // The worker's check lists each output: the row shows the worst one.
+    for (const auto& out : c.value("outputs").toArray()) {
+        r.rel_error = std::max(r.rel_error, num(out.toObject(), {"rel_fro"}));
+        r.max_abs_error = std::max(r.max_abs_error, num(out.toObject(), {"max_abs"}));
+    }
+    r.correct = c.value("passed").toBool(c.value("correct").toBool(c.value("ok").toBool(r.ok)));
     if (r.tflops < 0 && r.flops > 0 && r.median_ms > 0) r.tflops = r.flops / (r.median_ms * 1e-3) / 1e12;
     if (r.gbps < 0 && r.bytes > 0 && r.median_ms > 0) r.gbps = r.bytes / (r.median_ms * 1e-3) / 1e9;
     for (const auto& b : o.value("baselines").toArray()) {
         QJsonObject bo = b.toObject();
         BaselineTime bt;
         bt.name = bo.value("name").toString();
-        bt.median_ms = num(bo, {"median_ms", "ms"});
-        bt.note = bo.value("note").toString(bo.value("unavailable").toString());
+        bt.median_ms = num(bo.value("stats").toObject(), {"median_ms"}, num(bo, {"median_ms", "ms"}));
+        bt.note = bo.value("note").toString(bo.value("why").toString(bo.value("unavailable").toString()));
         if (bt.median_ms < 0 && bt.note.isEmpty()) bt.note = QStringLiteral("unavailable");
         r.baselines.push_back(bt);
     }
