@@ -29,34 +29,6 @@ bool is_autotune_name(const std::string& d) {
     return d == "autotune" || (d.size() > 9 && d.compare(d.size() - 9, 9, ".autotune") == 0);
 }
 
-// A fixed parameter's -D text as a Python value (the same reading `-D` gets).
-Value define_value(Evaluator& ev, const std::string& name, const std::string& text) {
-    if (text == "True" || text == "true") return Value::boolean(true);
-    if (text == "False" || text == "false") return Value::boolean(false);
-    if (text == "None") return Value::none();
-    try {
-        size_t used = 0;
-        long long v = std::stoll(text, &used, 0);
-        if (used == text.size()) return Value::integer(v);
-    } catch (...) {
-    }
-    try {
-        size_t used = 0;
-        double v = std::stod(text, &used);
-        if (used == text.size()) return Value::floating(v);
-    } catch (...) {
-    }
-    if (auto t = ir::DataType::parse(text)) return Value::dtype(*t);
-    if (!text.empty() && (text[0] == '(' || text[0] == '[' || text[0] == '{')) {
-        auto file = SourceFile::from_string("-D " + name, text);
-        DiagnosticEngine local(file);
-        auto expr = frontend::parse_expression(file, local);
-        if (!expr || local.has_errors()) ev.fail(DiagKind::BadDefine, {}, {name + "=" + text});
-        return ev.eval(*expr, ev.module_scope());
-    }
-    return Value::str(text);
-}
-
 // A config value as -D text that reads back as the same value.
 std::string define_text(const Value& v) {
     if (v.kind == VK::Str) return str_of(v);
@@ -104,7 +76,7 @@ AutotuneSpace evaluate_autotune_space(const ast::ModulePtr& module, const EvalRe
         std::map<std::string, Value> fixed;
         for (const auto* list : {&req.defines, &req.fallback_defines})
             for (const auto& [name, text] : *list)
-                if (!fixed.count(name)) fixed[name] = define_value(ev, name, text);
+                if (!fixed.count(name)) fixed[name] = parse_define(ev, name, text);
         for (const auto& [name, v] : fixed) scope->set(name, v);
 
         Value v = ev.eval(*configs, scope);

@@ -163,7 +163,7 @@ std::vector<FactoryInfo> find_factories(const ast::Module& module) {
 }
 
 // Parses a -D value: int, float, bool, None, dtype name, a Python literal, else a string.
-static Value parse_define(Evaluator& ev, const std::string& name, const std::string& text) {
+Value parse_define(Evaluator& ev, const std::string& name, const std::string& text) {
     if (text == "True" || text == "true") return Value::boolean(true);
     if (text == "False" || text == "false") return Value::boolean(false);
     if (text == "None") return Value::none();

@@ -131,6 +131,10 @@ private:
     std::vector<Span> spans_;
 };
 
+// Reads a `-D NAME=VALUE` text as a Python value: int, float, bool, None, dtype name, a Python
+// literal, else a string. Factory parameters and autotune spaces read -D the same way.
+Value parse_define(Evaluator& ev, const std::string& name, const std::string& text);
+
 // Registration hooks of the evaluator's parts.
 void register_python_builtins(std::unordered_map<std::string, Value>& out);
 Value make_builtin(std::string name, BuiltinFn fn);
