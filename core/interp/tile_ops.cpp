@@ -141,16 +141,8 @@ struct AtomicAdd : CStmt {
     }
 };
 
-// The names and formats of TileLang's device-side debug printer (tl_templates/cuda/debug.h).
-std::string print_dtype_name(ir::DataType t) {
-    if (t.is_bool()) return "bool";
-    if (t.code == ir::DataType::Float8E4M3) return "fp8_e4_t";
-    if (t.code == ir::DataType::Float8E5M2) return "fp8_e5_t";
-    std::string n = t.cuda_name();
-    if (n == "unsigned int") return "uint";
-    return n;
-}
-
+// Formats of TileLang's device-side debug printer (tl_templates/cuda/debug.h); the CUDA
+// code generator prints the same lines with printf.
 std::string print_value(double v, ir::DataType t) {
     char buf[64];
     if (t.is_bool()) return v != 0 ? "true" : "false";
@@ -171,7 +163,7 @@ struct PrintExpr : CStmt {
     CExprP value;
     void exec(Frame& fr) const override {
         double v = value->dtype.is_float() ? value->f(fr) : static_cast<double>(value->i(fr));
-        fr.prints += print_prefix(fr, msg) + ": dtype=" + print_dtype_name(value->dtype) + " value=" +
+        fr.prints += print_prefix(fr, msg) + ": dtype=" + value->dtype.print_name() + " value=" +
                      print_value(v, value->dtype) + "\n";
     }
 };
@@ -183,7 +175,7 @@ struct PrintBuffer : CStmt {
     void exec(Frame& fr) const override {
         const BufView& v = fr.bufs[static_cast<size_t>(slot)];
         std::string prefix = print_prefix(fr, msg) + ": buffer=" + buf->name + ", index=";
-        std::string dt = ", dtype=" + print_dtype_name(buf->dtype) + " value=";
+        std::string dt = ", dtype=" + buf->dtype.print_name() + " value=";
         for (int64_t i = 0; i < v.size; ++i) fr.prints += prefix + std::to_string(i) + dt + print_value(v.data[i], buf->dtype) + "\n";
     }
 };

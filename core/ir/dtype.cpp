@@ -106,4 +106,12 @@ std::optional<DataType> DataType::parse(const std::string& raw) {
     return std::nullopt;
 }
 
+std::string DataType::print_name() const {
+    if (is_bool()) return "bool";
+    if (code == Float8E4M3) return "fp8_e4_t";
+    if (code == Float8E5M2) return "fp8_e5_t";
+    std::string n = cuda_name();
+    return n == "unsigned int" ? "uint" : n;
+}
+
 }  // namespace tp::ir

@@ -37,6 +37,9 @@ struct DataType {
     std::string name() const;
     // CUDA C++ type: "half_t", "bfloat16_t", "float", "int", ... (see the runtime headers)
     std::string cuda_name() const;
+    // The name T.print shows (TileLang's debug printer): "float", "half_t", "uint", "fp8_e4_t"...
+    // The CPU interpreter and the CUDA printf share it so both print the same lines.
+    std::string print_name() const;
     // Parses TileLang/numpy/torch spellings: "float16", "fp16", "half", "float", "bf16", "e4m3_float8"...
     static std::optional<DataType> parse(const std::string& s);
 

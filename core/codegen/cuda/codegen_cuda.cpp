@@ -35,12 +35,14 @@ public:
 };
 
 std::string printf_format(DataType t) {
-    if (t.is_bool() || (t.is_int() && t.bits <= 32)) return "%d";
+    if (t.is_bool()) return "%s";
+    if (t.is_int() && t.bits <= 32) return "%d";
     if (t.is_int()) return "%lld";
     return "%f";
 }
 std::string printf_arg(CudaEmitter& em, const std::string& v, DataType t) {
-    if (t.is_bool() || (t.is_int() && t.bits <= 32)) return "static_cast<int>(" + v + ")";
+    if (t.is_bool()) return "((" + v + ") ? \"true\" : \"false\")";
+    if (t.is_int() && t.bits <= 32) return "static_cast<int>(" + v + ")";
     if (t.is_int()) return "static_cast<long long>(" + v + ")";
     return "static_cast<double>(static_cast<float>(" + v + "))";
 }
@@ -177,9 +179,10 @@ void CudaEmitter::stmt(const Stmt& s) {
             for (char c : p.msg) msg += (c == '"' || c == '\\') ? std::string("\\") + c : (c == '%' ? "%%" : std::string(1, c));
             if (auto* e = std::get_if<Expr>(&p.value)) {
                 DataType t = (*e)->dtype;
-                emit("printf(\"" + msg + (msg.empty() ? "" : ": ") + "block=(%d,%d,%d) thread=(%d,%d,%d) value=" +
-                     printf_format(t) + "\\n\", blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z, " +
-                     printf_arg(*this, expr(*e), t) + ");");
+                // One thread prints, in the CPU interpreter's format (it runs a block as one thread).
+                emit("if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) printf(\"msg='" + msg +
+                     "' BlockIdx=(%d, %d, %d), ThreadIdx=(0, 0, 0): dtype=" + t.print_name() + " value=" + printf_format(t) +
+                     "\\n\", blockIdx.x, blockIdx.y, blockIdx.z, " + printf_arg(*this, expr(*e), t) + ");");
             } else {
                 const Buffer& b = std::get<Buffer>(p.value);
                 int64_t elems = 1;
@@ -192,9 +195,10 @@ void CudaEmitter::stmt(const Stmt& s) {
                 std::string name = buffer_name(b);
                 emit("__syncthreads();");
                 emit("if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {");
-                emit("    for (int tp_e = 0; tp_e < " + std::to_string(elems) + "; ++tp_e) printf(\"" + msg +
-                     (msg.empty() ? "" : ": ") + "block=(%d,%d,%d) " + b->name + "[%d]=" + printf_format(b->dtype) +
-                     "\\n\", blockIdx.x, blockIdx.y, blockIdx.z, tp_e, " + printf_arg(*this, name + "[tp_e]", b->dtype) + ");");
+                emit("    for (int tp_e = 0; tp_e < " + std::to_string(elems) + "; ++tp_e) printf(\"msg='" + msg +
+                     "' BlockIdx=(%d, %d, %d), ThreadIdx=(0, 0, 0): buffer=" + b->name + ", index=%d, dtype=" +
+                     b->dtype.print_name() + " value=" + printf_format(b->dtype) + "\\n\", blockIdx.x, blockIdx.y, blockIdx.z, tp_e, " +
+                     printf_arg(*this, name + "[tp_e]", b->dtype) + ");");
                 emit("}");
                 emit("__syncthreads();");
             }
