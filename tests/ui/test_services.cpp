@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "session/compile_service.h"
+#include "session/cpu_runner.h"
 #include "session/run_service.h"
 
 using namespace tpui;
@@ -153,6 +154,31 @@ private Q_SLOTS:
         QCOMPARE(died.count(), 1);
         QVERIFY(died.at(0).at(0).toString().contains("watchdog"));
         QVERIFY(!results.at(0).at(0).value<RunResult>().ok);
+    }
+
+    // A CPU run of a sample checks its output against the named baseline's C++ reference; a
+    // kernel that computes something else is reported wrong, not merely "ran".
+    void cpu_run_checks_against_reference() {
+        QFile f(QStringLiteral(TILEPLAY_SOURCE_DIR "/samples/vector_add.py"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        tp::CompileRequest r;
+        r.path = "vector_add.py";
+        r.source = f.readAll().toStdString();
+        r.fallback_defines = {{"N", "1000"}};
+        RunResult ok = CpuRunner::run(r, 1);
+        QVERIFY2(ok.ok, qPrintable(ok.error));
+        QVERIFY(ok.cpu);
+        QVERIFY(ok.correct);
+        QCOMPARE(ok.rel_error, 0.0);
+        QVERIFY(ok.median_ms < 0);  // no GPU timing on a CPU run
+
+        std::string wrong = r.source;
+        wrong.replace(wrong.find("A[idx] + B[idx]"), 15, "A[idx] - B[idx]");
+        r.source = wrong;
+        RunResult bad = CpuRunner::run(r, 1);
+        QVERIFY(bad.ok);
+        QVERIFY(!bad.correct);
+        QVERIFY(bad.rel_error > 0.1);
     }
 
     void missing_worker_binary() {

@@ -1,7 +1,11 @@
 // CpuRunner: compile -> allocate random inputs -> interpret every block.
 #include "session/cpu_runner.h"
 
+#include <fstream>
+#include <sstream>
+
 #include "tileplay/interp.h"
+#include "tileplay/sample_header.h"
 
 namespace tpui {
 
@@ -35,11 +39,30 @@ RunResult CpuRunner::run(const tp::CompileRequest& in, quint64 seed) {
     tp::InterpReport rep = tp::run_on_cpu(*c.func, args, opts);
     r.ok = rep.ok;
     r.correct = rep.ok;
-    if (!rep.ok)
+    if (!rep.ok) {
         r.error = !rep.diagnostics.empty() ? QString::fromStdString(rep.diagnostics.front().message)
                                            : QString::fromStdString(rep.error);
-    else
-        r.note = QStringLiteral("interpreted %1 blocks in %2 ms on %3 threads").arg(rep.blocks_run).arg(rep.ms, 0, 'f', 1).arg(rep.threads_used);
+        return r;
+    }
+    r.note = QStringLiteral("interpreted %1 blocks in %2 ms on %3 threads").arg(rep.blocks_run).arg(rep.ms, 0, 'f', 1).arg(rep.threads_used);
+    // Check against the C++ reference of the sample's named baseline, as `tilec run --check` does.
+    std::string source = req.source;
+    if (source.empty() && !req.path.empty()) {
+        std::ifstream in(req.path, std::ios::binary);
+        std::ostringstream ss;
+        ss << in.rdbuf();
+        source = ss.str();
+    }
+    tp::ReferenceResult ref = tp::cpu_reference(tp::parse_sample_header(source).baselines, *c.func, args);
+    if (!ref.available) {
+        r.note += QStringLiteral("; no reference check (%1)").arg(QString::fromStdString(ref.error));
+        return r;
+    }
+    tp::CompareResult cmp = tp::compare_tensors(args.at(ref.output), ref.expected);
+    r.rel_error = cmp.rel_fro;
+    r.max_abs_error = cmp.max_abs;
+    r.correct = cmp.pass;
+    r.note += QStringLiteral("; checked `%1` against the %2 reference").arg(QString::fromStdString(ref.output), QString::fromStdString(ref.name));
     return r;
 }
 

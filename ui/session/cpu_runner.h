@@ -1,6 +1,6 @@
 // Runs a kernel on the CPU reference interpreter (tileplay/interp.h) on a background thread,
-// at the sample header's CPU problem size. CPU runs check nothing against a GPU and carry no
-// GPU timings: the result says so.
+// at the sample header's CPU problem size, and checks the output against the C++ reference of
+// the sample's named baseline. CPU runs carry no GPU timings: the result says so.
 #pragma once
 
 #include <QObject>
