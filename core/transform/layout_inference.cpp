@@ -185,6 +185,20 @@ public:
         }
         for (const auto& n : c.nests) {
             if (n.extents.empty()) continue;
+            // Row vectors computed from replicated reduction results (online softmax's running
+            // log-sum-exp, layer norm's mean) are replicated too: every thread computes them.
+            for (const auto& a : n.frags) {
+                FragLayout l = get(a.buffer);
+                if (l.kind != FragLayout::Replicated || a.indices.size() != 1) continue;
+                for (const auto& b : n.frags) {
+                    auto fit = c.frags.find(b.buffer);
+                    if (fit == c.frags.end() || b.indices.size() != 1 || get(b.buffer).kind != FragLayout::None) continue;
+                    if (const_shape(fit->second) == std::vector<int64_t>{l.elems} && b.indices[0] == a.indices[0]) {
+                        FragLayout rep = l;
+                        assign(b.buffer, rep, n.span);
+                    }
+                }
+            }
             const FragLayout* driver = nullptr;
             FragLayout drv;
             for (const auto& a : n.frags) {

@@ -377,7 +377,9 @@ Stmt FragLowerer::visit_GemmOp(const GemmOpNode& n, const Stmt& s) {
 Stmt FragLowerer::visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) {
     const FragLayout* sl = layout_of(n.src);
     const FragLayout* dl = layout_of(n.dst);
-    if (sl && sl->kind == FragLayout::Striped && dl && dl->kind == FragLayout::Replicated && n.dst->dtype == DataType::float32() &&
+    bool float_dst = n.dst->dtype == DataType::float32() || n.dst->dtype == DataType::float16() ||
+                     n.dst->dtype == DataType::bfloat16();
+    if (sl && sl->kind == FragLayout::Striped && dl && dl->kind == FragLayout::Replicated && float_dst &&
         n.src->shape.size() == 2 && one_dim_block && threads % 32 == 0) {
         std::string fn = "tp::reduce_striped<" + std::to_string(*as_const_int(n.src->shape[0])) + ", " +
                          std::to_string(*as_const_int(n.src->shape[1])) + ", " + std::to_string(threads) + ", " +

@@ -3,15 +3,16 @@
 // loaded by T.copy. The result (one value per row for DIM=1, per column for DIM=0) is
 // replicated in every thread, so any later loop may read any entry. Per-thread partials,
 // warp shuffles, then one shared-memory exchange across warps: every thread of the block must
-// call it (two __syncthreads()). scratch: OUT * THREADS / 32 floats of shared memory.
+// call it (two __syncthreads()). scratch: OUT * THREADS / 32 floats of shared memory. The
+// partials are fp32 whatever OutT is (fp16/bf16 results are rounded once, on the store).
 #pragma once
 
 #include "tp_reduce.cuh"
 
 namespace tp {
 
-template <int ROWS, int COLS, int THREADS, int DIM, ReduceOp OP, bool CLEAR, class FragT>
-__device__ __forceinline__ void reduce_striped(const FragT* frag, float* out, float* scratch, int tid) {
+template <int ROWS, int COLS, int THREADS, int DIM, ReduceOp OP, bool CLEAR, class FragT, class OutT>
+__device__ __forceinline__ void reduce_striped(const FragT* frag, OutT* out, float* scratch, int tid) {
     static_assert(THREADS % 32 == 0, "striped reductions shuffle whole warps");
     using R = Reducer<OP>;
     constexpr int kElems = ROWS * COLS;
@@ -36,7 +37,7 @@ __device__ __forceinline__ void reduce_striped(const FragT* frag, float* out, fl
         float v = R::init();
 #pragma unroll
         for (int w = 0; w < kWarps; ++w) v = R::combine(v, scratch[o * kWarps + w]);
-        out[o] = CLEAR ? v : R::combine(out[o], v);
+        out[o] = OutT(CLEAR ? v : R::combine(static_cast<float>(out[o]), v));
     }
     __syncthreads();  // scratch may be reused right after
 }
