@@ -39,7 +39,9 @@ void CudaEmitter::not_lowered(const std::string& what, Span span) {
 }
 
 std::string CudaEmitter::cuda_type(DataType t) {
-    if (t.code == DataType::BFloat || (t.code == DataType::Float && t.bits == 16)) uses_half = true;
+    if (t.code == DataType::BFloat || (t.code == DataType::Float && t.bits == 16) || t.code == DataType::Float8E4M3 ||
+        t.code == DataType::Float8E5M2)
+        uses_half = true;  // tp_half.cuh also defines the fp8 types
     return t.cuda_name();
 }
 

@@ -67,6 +67,32 @@ struct __align__(2) bfloat16_t {
     }
 };
 
+// 8-bit floats (sm_89+; the compiler rejects them for older targets before codegen). The
+// hardware converts pairs: cvt packs two values into 16 bits, we keep the low byte.
+#define TP_FP8_TYPE(T, PTX)                                                                              \
+    struct __align__(1) T {                                                                              \
+        unsigned char bits;                                                                              \
+        T() = default;                                                                                   \
+        __device__ __forceinline__ T(float f) : bits(tp_fp8_from_f32(f)) {}                              \
+        __device__ __forceinline__ T(double f) : bits(tp_fp8_from_f32(static_cast<float>(f))) {}        \
+        __device__ __forceinline__ T(int v) : bits(tp_fp8_from_f32(static_cast<float>(v))) {}           \
+        __device__ __forceinline__ operator float() const {                                              \
+            unsigned out = 0;                                                                            \
+            asm("cvt.rn.f16x2." PTX "x2 %0, %1;" : "=r"(out) : "h"(static_cast<unsigned short>(bits))); \
+            return tp::f16_bits_to_f32(static_cast<unsigned short>(out & 0xffffu));                       \
+        }                                                                                                \
+        static __device__ __forceinline__ unsigned char tp_fp8_from_f32(float f) {                       \
+            unsigned short r = 0;                                                                        \
+            asm("cvt.rn.satfinite." PTX "x2.f32 %0, %1, %2;" : "=h"(r) : "f"(0.0f), "f"(f));             \
+            return static_cast<unsigned char>(r & 0xffu);                                                \
+        }                                                                                                \
+    };
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+TP_FP8_TYPE(fp8_e4_t, "e4m3")
+TP_FP8_TYPE(fp8_e5_t, "e5m2")
+#endif
+#undef TP_FP8_TYPE
+
 // In-place arithmetic on 16-bit values (`x += y` in kernels) goes through float.
 #define TP_HALF_COMPOUND(T, op)                                                                       \
     __device__ __forceinline__ T& operator op##=(T& a, float b) { return a = T(static_cast<float>(a) op b); }
@@ -140,8 +166,7 @@ template <> __device__ __forceinline__ bfloat16_t min_value<bfloat16_t>() { retu
 
 // f16 atomic add in hardware (sm_70+); bf16 through a compare-and-swap on the 32-bit word.
 __device__ __forceinline__ void atomic_add(half_t* p, half_t v) {
-    unsigned short old;
-    asm volatile("atom.global.add.noftz.f16 %0, [%1], %2;" : "=h"(old) : "l"(p), "h"(v.bits) : "memory");
+    asm volatile("{ .reg .b16 old; atom.global.add.noftz.f16 old, [%0], %1; }" ::"l"(p), "h"(v.bits) : "memory");
 }
 __device__ __forceinline__ void atomic_add(bfloat16_t* p, bfloat16_t v) {
     unsigned* word = reinterpret_cast<unsigned*>(reinterpret_cast<unsigned long long>(p) & ~3ull);
