@@ -12,22 +12,6 @@ namespace tp::eval {
 
 namespace {
 
-// "tilelang.autotune" for `@tilelang.autotune(...)`.
-std::string dotted_name(const ast::Expr& e) {
-    const ast::Expr* x = &e;
-    if (auto* c = x->as<ast::Call>()) x = c->func.get();
-    std::string out;
-    while (auto* a = x->as<ast::Attribute>()) {
-        out = "." + a->attr + out;
-        x = a->value.get();
-    }
-    if (auto* n = x->as<ast::Name>()) return n->id + out;
-    return out;
-}
-
-bool is_autotune_name(const std::string& d) {
-    return d == "autotune" || (d.size() > 9 && d.compare(d.size() - 9, 9, ".autotune") == 0);
-}
 
 // A config value as -D text that reads back as the same value.
 std::string define_text(const Value& v) {
@@ -54,7 +38,7 @@ AutotuneSpace evaluate_autotune_space(const ast::ModulePtr& module, const EvalRe
     const ast::Expr* configs = nullptr;
     for (const auto& d : def->decorator_list) {
         auto* c = d->as<ast::Call>();
-        if (!c || !is_autotune_name(dotted_name(*d))) continue;
+        if (!c || !is_autotune(decorator_name(*d))) continue;
         for (const auto& kw : c->keywords)
             if (kw.arg == "configs") configs = kw.value.get();
         if (!configs && !c->args.empty()) configs = c->args[0].get();

@@ -10,9 +10,6 @@
 
 namespace tp::eval {
 
-namespace {
-
-// "tilelang.jit" for `@tilelang.jit(...)`, "autotune" for `@autotune`.
 std::string decorator_name(const ast::Expr& e) {
     const ast::Expr* x = &e;
     if (auto* c = x->as<ast::Call>()) x = c->func.get();
@@ -25,9 +22,14 @@ std::string decorator_name(const ast::Expr& e) {
     return out;
 }
 
+bool is_autotune(const std::string& d) {
+    return d == "autotune" || (d.size() > 9 && d.compare(d.size() - 9, 9, ".autotune") == 0);
+}
+
+namespace {
+
 bool ends_with(const std::string& s, const std::string& t) { return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0; }
 bool is_jit(const std::string& d) { return d == "jit" || ends_with(d, ".jit") || ends_with(d, "lazy_jit"); }
-bool is_autotune(const std::string& d) { return d == "autotune" || ends_with(d, ".autotune"); }
 bool is_prim(const std::string& d) { return ends_with(d, "prim_func"); }
 
 bool has_decorator(const ast::FunctionDef& f, bool (*pred)(const std::string&)) {

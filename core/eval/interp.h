@@ -131,6 +131,11 @@ private:
     std::vector<Span> spans_;
 };
 
+// "tilelang.jit" for `@tilelang.jit(...)`, "autotune" for `@autotune`: a decorator's dotted name.
+std::string decorator_name(const ast::Expr& e);
+// `@autotune` / `@tilelang.autotune` (any module prefix).
+bool is_autotune(const std::string& decorator);
+
 // Reads a `-D NAME=VALUE` text as a Python value: int, float, bool, None, dtype name, a Python
 // literal, else a string. Factory parameters and autotune spaces read -D the same way.
 Value parse_define(Evaluator& ev, const std::string& name, const std::string& text);
