@@ -80,12 +80,12 @@ void CodeView::apply_theme(const Theme& t, int font_size) {
 
 void CodeView::on_dwell(int position, int x, int y) {
     if (position < 0) return;
-    int line = 0, index = 0;
-    lineIndexFromPosition(position, &line, &index);
-    std::string l = text(line).toStdString();
-    std::string_view w = word_at(l, index);
-    QString card = hover_card(w, kind_);
-    if (!card.isEmpty()) QToolTip::showText(mapToGlobal(QPoint(x, y)), card, this);
+    // Scintilla positions are bytes; the card lookup works on the line's UTF-8 bytes too.
+    int line = int(SendScintilla(SCI_LINEFROMPOSITION, position));
+    int col = position - int(SendScintilla(SCI_POSITIONFROMLINE, line));
+    QByteArray bytes = text(line).toUtf8();
+    HoverCard card = hover_card_at(std::string_view(bytes.constData(), size_t(bytes.size())), col, kind_);
+    if (!card.empty()) QToolTip::showText(viewport()->mapToGlobal(QPoint(x, y)), card.html(), this);
 }
 
 }  // namespace tpui

@@ -53,12 +53,17 @@ TokenClass classify_word(std::string_view w, CodeKind kind) {
     if (s0 == "ldmatrix") return TokenClass::MatrixLoad;
     if (kind == CodeKind::Cuda || kind == CodeKind::Ir) {
         // CUDA spellings of the same operations (runtime header calls and intrinsics).
-        if (s0 == "__syncthreads" || starts_with(s0, "mbarrier_") || starts_with(s0, "__syncwarp"))
+        // The runtime's helpers count too (tp::gemm_ss is ldmatrix + mma.sync, tp::copy_g2s is
+        // cp.async where alignment allows, tp::mbar_* are mbarrier operations), so the CUDA
+        // view's counts agree with what the PTX view shows.
+        if (s0 == "__syncthreads" || starts_with(s0, "mbarrier_") || starts_with(s0, "mbar_") || starts_with(s0, "__syncwarp"))
             return TokenClass::Barrier;
-        if (starts_with(s0, "cp_async") || starts_with(s0, "tma_load") || starts_with(s0, "__pipeline_memcpy_async"))
+        if (starts_with(s0, "cp_async") || starts_with(s0, "tma_load") || starts_with(s0, "__pipeline_memcpy_async") ||
+            s0 == "copy_g2s" || s0 == "copy_g2s_async")
             return TokenClass::AsyncCopy;
         if (starts_with(s0, "ldmatrix_") || starts_with(s0, "ptx_ldmatrix")) return TokenClass::MatrixLoad;
-        if (starts_with(s0, "mma_") || starts_with(s0, "wgmma_") || s0 == "wmma") return TokenClass::TensorCore;
+        if (starts_with(s0, "mma_") || starts_with(s0, "wgmma_") || s0 == "wmma" || s0 == "gemm_ss" || s0 == "gemm_rs")
+            return TokenClass::TensorCore;
     }
     return TokenClass::None;
 }

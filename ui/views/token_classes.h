@@ -37,7 +37,24 @@ ClassCounts count_tokens(std::string_view text, CodeKind kind);
 // The dotted word under a byte column, or empty.
 std::string_view word_at(std::string_view line, int col);
 
-// A short explanation of an instruction (rich text), or empty when we have none for it.
+// What a hover card says about one instruction: our own words, per instruction class.
+struct HoverCard {
+    QString title;  // "Warp-level matrix multiply-accumulate"
+    QString cls;    // token class name ("Tensor Core"), empty for unclassified instructions
+    QString word;   // the whole dotted word under the mouse
+    QString text;   // the explanation
+    bool empty() const { return title.isEmpty(); }
+    QString html() const;  // the tooltip's rich text
+};
+
+// The card for one dotted word (longest matching prefix), or an empty card.
+HoverCard hover_card_for(std::string_view word, CodeKind kind);
+
+// The card for the byte column `col` of `line`: nothing inside comments (`//`, SASS's
+// `/*0040*/` addresses) or on registers (`%r1`), so a hover only explains real instructions.
+HoverCard hover_card_at(std::string_view line, int col, CodeKind kind);
+
+// hover_card_for(word, kind).html(), or empty when we have no card for it.
 QString hover_card(std::string_view word, CodeKind kind);
 
 }  // namespace tpui
