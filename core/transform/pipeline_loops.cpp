@@ -62,7 +62,14 @@ struct Uses : IRVisitor {
 class Pipeliner : public IRMutator {
 public:
     const PrimFunc* func = nullptr;
+    bool reg_staged = false;   // sm_75: no cp.async, stage through registers instead
+    int64_t threads = 0;       // of the enclosing T.Kernel
     std::map<const BufferNode*, Buffer> staged_all;  // original shared tile -> staged tile
+
+    Stmt visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override {
+        threads = n.num_threads();
+        return IRMutator::visit_KernelLaunch(n, s);
+    }
 
     Buffer mutate_buffer(const Buffer& b) override {
         auto it = staged_all.find(b.get());
@@ -108,6 +115,9 @@ public:
         for (const auto& [b, buf] : tiles)
             if (everywhere.count[b] != inside.count[b] + 1) return serial;  // +1: its Allocate
 
+        // sm_75: two buffers are enough (a tile in registers is the third).
+        bool via_regs = reg_staged && staging_fits(producers);
+        if (via_regs) S = 2;
         Restage rs;
         for (const auto& [b, buf] : tiles) {
             std::vector<Expr> shape = {int_imm(S)};
@@ -132,6 +142,7 @@ public:
             }
             return make_seq(out, span);
         };
+        if (via_regs) return register_staged(*f, producers, rest, rs);
         auto commit = device_call("tp::cp_async_commit", {}, span);
         // Prologue: tiles 0 .. S-2 (every commit happens, so group counting stays uniform).
         Var ps = std::make_shared<VarNode>("tp_stage", DataType::int32(), VarKind::Loop, span);
@@ -154,6 +165,101 @@ public:
         auto main = std::make_shared<ForNode>(k, mn, ext, ForKind::Serial, make_seq(loop, span), span);
         return make_seq({prologue, main, device_call("tp::cp_async_wait<0>", {}, span)}, span);
     }
+
+    // 32-bit registers per thread that register staging of these producers holds across the
+    // loop body (16-byte chunks of the tiles dealt round-robin to the threads).
+    int64_t staging_words(const std::vector<Stmt>& producers) const {
+        int64_t words = 0;
+        for (const auto& p : producers) {
+            const Buffer& tile = staged_tile(p);
+            int64_t chunks = *as_const_int(tile->shape[0]) * *as_const_int(tile->shape[1]) * tile->dtype.bytes() / 16;
+            words += 4 * ((chunks + threads - 1) / threads);
+        }
+        return words;
+    }
+    // The staged tiles live in registers across the whole body, next to its accumulators:
+    // 32 words is the 128x128x32 GEMM on 4 warps (253 registers on sm_75, no spills); a
+    // 128x128x64 tile would hold 64 and spill, so such loops keep the synchronous copies
+    // (correct, not overlapped). Elements of 1, 2 or 4 bytes (tp::copy_g2r packs them).
+    static constexpr int64_t kMaxStagingWords = 32;
+    bool staging_fits(const std::vector<Stmt>& producers) const {
+        if (threads <= 0) return false;
+        for (const auto& p : producers) {
+            int bytes = staged_tile(p)->dtype.bytes();
+            if (bytes != 1 && bytes != 2 && bytes != 4) return false;
+        }
+        return staging_words(producers) <= kMaxStagingWords;
+    }
+    static const Buffer& staged_tile(const Stmt& producer) {
+        auto* call = producer->as<EvaluateNode>()->value->as<CallNode>();
+        return call->args[1]->as<CallNode>()->args[0]->as<BufferLoadNode>()->buffer;
+    }
+
+    // The classic sm_75 double buffer: tile 0 goes through registers into stage 0 before the
+    // loop; each iteration loads tile k+1 from global into registers (tp::copy_g2r), runs the
+    // body on stage k % 2 while those loads are in flight, stores the registers into the
+    // other stage (tp::copy_r2s, whose readers finished at the previous barrier) and ends
+    // with one __syncthreads() that publishes it and frees stage k % 2 for the next store.
+    // Edge tiles stay zero-filled by the same rows_valid/cols_valid arguments as copy_g2s.
+    Stmt register_staged(const ForNode& f, const std::vector<Stmt>& producers, const std::vector<Stmt>& rest, Restage& rs) {
+        Span span = f.span;
+        struct Staged {
+            const CallNode* call;  // the copy_g2s call, indices not yet restaged
+            std::string targs;     // its template argument list "<...>"
+            Buffer regs;
+        };
+        std::vector<Staged> st;
+        for (const auto& p : producers) {
+            auto* call = p->as<EvaluateNode>()->value->as<CallNode>();
+            const std::string& callee = call->args[0]->as<StringImmNode>()->value;
+            const Buffer& tile = staged_tile(p);
+            auto regs = std::make_shared<BufferNode>(tile->name + "_regs", DataType(DataType::UInt, 32), std::vector<Expr>{int_imm(staging_words({p}))},
+                                                     Scope::Local, p->span);
+            st.push_back({call, callee.substr(callee.find('<')), regs});
+        }
+        Expr mn = f.min, ext = f.extent;
+        // Global -> registers for iteration `iter` (counted from 0).
+        auto loads = [&](const Expr& iter) {
+            rs.var = f.loop_var.get();
+            rs.value = make_binary(BinaryOp::Add, mn, iter);
+            std::vector<Stmt> out;
+            for (const auto& s : st) {
+                std::vector<Expr> args = {buffer_addr(s.regs, {int_imm(0)}, true, span)};
+                for (size_t i = 2; i < s.call->args.size(); ++i) args.push_back(rs.mutate(s.call->args[i]));
+                out.push_back(device_call("tp::copy_g2r" + s.targs, args, s.call->span, true));
+            }
+            return make_seq(out, span);
+        };
+        // Registers -> shared stage `stage`; published by the barrier that follows.
+        auto stores = [&](const Expr& stage) {
+            rs.var = nullptr;
+            rs.stage = stage;
+            std::vector<Stmt> out;
+            for (const auto& s : st)
+                out.push_back(device_call("tp::copy_r2s" + s.targs,
+                                          {buffer_addr(s.regs, {int_imm(0)}, false, span), rs.mutate(s.call->args[1]), s.call->args.back()},
+                                          s.call->span, true));
+            return make_seq(out, span);
+        };
+        auto barrier = [&] { return std::make_shared<EvaluateNode>(make_call("__syncthreads", {}, DataType::void_(), span), span); };
+        Stmt prologue = std::make_shared<IfThenElseNode>(make_binary(BinaryOp::LT, int_imm(0), ext),
+                                                         make_seq({loads(int_imm(0)), stores(int_imm(0))}, span), nullptr, span);
+        Var k = f.loop_var;
+        Expr it = make_binary(BinaryOp::Sub, k, mn);
+        Expr next = make_binary(BinaryOp::Add, it, int_imm(1));
+        Expr has_next = make_binary(BinaryOp::LT, next, ext);
+        std::vector<Stmt> loop;
+        loop.push_back(std::make_shared<IfThenElseNode>(has_next, loads(next), nullptr, span));
+        rs.var = nullptr;
+        rs.stage = make_binary(BinaryOp::FloorMod, it, int_imm(2));
+        for (const auto& r : rest) loop.push_back(rs.mutate(r));
+        loop.push_back(std::make_shared<IfThenElseNode>(has_next, stores(make_binary(BinaryOp::FloorMod, next, int_imm(2))), nullptr, span));
+        loop.push_back(barrier());
+        auto main = std::make_shared<ForNode>(k, mn, ext, ForKind::Serial, make_seq(loop, span), span);
+        Stmt out = make_seq({prologue, barrier(), main}, span);
+        for (const auto& s : st) out = std::make_shared<AllocateNode>(s.regs, nullptr, out, span);
+        return out;
+    }
 };
 
 }  // namespace
@@ -169,9 +275,10 @@ public:
     }
 };
 
-PrimFuncPtr pipeline_loops(const PrimFuncPtr& func, const Target&) {
+PrimFuncPtr pipeline_loops(const PrimFuncPtr& func, const Target& target) {
     Pipeliner p;
     p.func = func.get();
+    p.reg_staged = !target.has_cp_async();
     PrimFuncPtr out = mutate_func(func, p);
     if (p.staged_all.empty()) return out;
     Rebind r;

@@ -4,7 +4,9 @@
 // iteration waits for its tile (cp.async.wait_group S-2 + __syncthreads), issues the tile S-1
 // iterations ahead into the stage freed by the previous iteration, and runs the rest of the
 // body on stage k % S. Without producers, or with S < 2, the loop runs serially as written.
-// On sm_75 the copies complete synchronously (tp_copy.cuh), so the schedule is the same.
+// sm_75 has no cp.async: there the producers are staged through registers into two buffers
+// whatever S is (tp::copy_g2r of tile k+1 before the body, tp::copy_r2s into the other
+// stage after it, one barrier per iteration), so the loads overlap the math.
 #pragma once
 
 #include "ir/ir.h"

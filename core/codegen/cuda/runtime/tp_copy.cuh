@@ -154,50 +154,91 @@ __device__ __forceinline__ void copy_g2s(T* smem, const T* g, int ld, int rows_v
     }
 }
 
-// --- register-staged copy (sm_75 pipelines): load() the next tile into registers before
-// the mma work on the current one, store() it into the other buffer afterwards. Same
-// zero-fill rules as copy_g2s_async; any stride (16-byte loads only when aligned).
+// --- register-staged copies (sm_75 pipelines, which have no cp.async) -----------------
+// copy_g2r loads the next ROWS x COLS tile into registers before the mma work on the
+// current one, copy_r2s stores it into the other shared buffer afterwards (then one
+// __syncthreads()), so the global loads are in flight while the Tensor Cores run. The
+// registers are RegStage<...>::kRegs unsigned words per thread, one 16-byte chunk per 4:
+// the code generator declares them as a local array. Same chunk-to-thread mapping for both
+// calls (chunk idx = tid + it * THREADS) and the same zero-fill rules as copy_g2s_async;
+// any stride (16-byte loads where ld and g allow, else element loads). Elements of 1, 2 or
+// 4 bytes. IN_BOUNDS = true promises a whole tile with 16-byte aligned rows (no predicates);
+// copy_r2s takes the same template arguments so a pair shares one argument list.
+template <class T>
+__device__ __forceinline__ unsigned raw_bits(const T& v) {
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4, "register staging packs 1, 2 or 4-byte elements");
+    if constexpr (sizeof(T) == 1) return static_cast<unsigned>(*reinterpret_cast<const unsigned char*>(&v));
+    else if constexpr (sizeof(T) == 2) return static_cast<unsigned>(*reinterpret_cast<const unsigned short*>(&v));
+    else return *reinterpret_cast<const unsigned*>(&v);
+}
+
 template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true>
-struct RegStagedCopy {
+struct RegStage {
     using Tile = SmemTile<COLS, sizeof(T), SWIZZLE>;
     static constexpr int kVec = Tile::kVec;
     static constexpr int kChunks = COLS / kVec;
     static constexpr int kTotal = ROWS * kChunks;
     static constexpr int kIters = (kTotal + THREADS - 1) / THREADS;
-    uint4 regs[kIters];
+    static constexpr int kRegs = 4 * kIters;
+    static_assert(COLS % kVec == 0, "tile rows must be whole 16-byte chunks");
+};
 
-    static_assert(sizeof(T) == 2, "register staging packs 16-bit elements");
-    // Any stride and alignment: 16-byte loads where allowed, else 16-bit loads.
-    __device__ __forceinline__ void load(const T* g, int ld, int rows_valid, int cols_valid, int tid) {
-        const bool vec = ld % kVec == 0 && (reinterpret_cast<unsigned long long>(g) & 15ull) == 0;
+template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true, bool IN_BOUNDS = false>
+__device__ __forceinline__ void copy_g2r(unsigned* regs, const T* g, int ld, int rows_valid, int cols_valid, int tid) {
+    using S = RegStage<ROWS, COLS, THREADS, T, SWIZZLE>;
+    constexpr int kVec = S::kVec;
+    constexpr int kPer = 4 / static_cast<int>(sizeof(T));  // elements per 32-bit word
+    const bool vec = IN_BOUNDS || (ld % kVec == 0 && (reinterpret_cast<unsigned long long>(g) & 15ull) == 0);
+    const bool full = IN_BOUNDS || (rows_valid >= ROWS && cols_valid >= COLS);
 #pragma unroll
-        for (int it = 0; it < kIters; ++it) {
-            int idx = tid + it * THREADS;
-            regs[it] = make_uint4(0u, 0u, 0u, 0u);
-            if (kTotal % THREADS != 0 && idx >= kTotal) break;
-            int r = idx / kChunks;
-            int c = (idx % kChunks) * kVec;
-            int n = r < rows_valid ? cols_valid - c : 0;
+    for (int it = 0; it < S::kIters; ++it) {
+        const int idx = tid + it * THREADS;
+        uint4 v = make_uint4(0u, 0u, 0u, 0u);
+        if (S::kTotal % THREADS == 0 || idx < S::kTotal) {
+            const int r = idx / S::kChunks;
+            const int c = (idx % S::kChunks) * kVec;
+            const T* src = g + static_cast<long long>(r) * ld + c;
+            int n = full ? kVec : (r < rows_valid ? cols_valid - c : 0);
             if (vec && n >= kVec) {
-                regs[it] = *reinterpret_cast<const uint4*>(g + r * ld + c);
+                v = *reinterpret_cast<const uint4*>(src);
             } else if (n > 0) {
                 unsigned w[4] = {0u, 0u, 0u, 0u};
 #pragma unroll
                 for (int e = 0; e < kVec; ++e)
-                    if (e < n) w[e / 2] |= bits16(g[r * ld + c + e]) << (16 * (e % 2));
-                regs[it] = make_uint4(w[0], w[1], w[2], w[3]);
+                    if (e < n) w[e / kPer] |= raw_bits(src[e]) << (8 * static_cast<int>(sizeof(T)) * (e % kPer));
+                v = make_uint4(w[0], w[1], w[2], w[3]);
             }
         }
+        regs[4 * it + 0] = v.x;
+        regs[4 * it + 1] = v.y;
+        regs[4 * it + 2] = v.z;
+        regs[4 * it + 3] = v.w;
+    }
+}
+
+template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true, bool IN_BOUNDS = false>
+__device__ __forceinline__ void copy_r2s(const unsigned* regs, T* smem, int tid) {
+    using S = RegStage<ROWS, COLS, THREADS, T, SWIZZLE>;
+#pragma unroll
+    for (int it = 0; it < S::kIters; ++it) {
+        const int idx = tid + it * THREADS;
+        if (S::kTotal % THREADS != 0 && idx >= S::kTotal) break;
+        const int r = idx / S::kChunks;
+        const int c = (idx % S::kChunks) * S::kVec;
+        *reinterpret_cast<uint4*>(smem + S::Tile::offset(r, c)) =
+            make_uint4(regs[4 * it + 0], regs[4 * it + 1], regs[4 * it + 2], regs[4 * it + 3]);
+    }
+}
+
+// The same as an object owning its registers (hand-written kernels: tests/gpu_kernels).
+template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true>
+struct RegStagedCopy {
+    unsigned regs[RegStage<ROWS, COLS, THREADS, T, SWIZZLE>::kRegs];
+    __device__ __forceinline__ void load(const T* g, int ld, int rows_valid, int cols_valid, int tid) {
+        copy_g2r<ROWS, COLS, THREADS, T, SWIZZLE>(regs, g, ld, rows_valid, cols_valid, tid);
     }
     __device__ __forceinline__ void store(T* smem, int tid) const {
-#pragma unroll
-        for (int it = 0; it < kIters; ++it) {
-            int idx = tid + it * THREADS;
-            if (kTotal % THREADS != 0 && idx >= kTotal) break;
-            int r = idx / kChunks;
-            int c = (idx % kChunks) * kVec;
-            *reinterpret_cast<uint4*>(smem + Tile::offset(r, c)) = regs[it];
-        }
+        copy_r2s<ROWS, COLS, THREADS, T, SWIZZLE>(regs, smem, tid);
     }
 };
 
