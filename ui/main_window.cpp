@@ -145,7 +145,7 @@ void MainWindow::build_docks() {
     connect(runs_, &RunService::result, this, &MainWindow::on_run_result);
     connect(runs_, &RunService::job_finished, results_, &ResultsPanel::job_finished);
     connect(runs_, &RunService::worker_died, this, [this](const QString& why) {
-        results_->show_message(tr("%1; a fresh worker takes over", "worker died").arg(why), true);
+        results_->worker_died(why);
         statusBar()->showMessage(why, 8000);
     });
     connect(cpu_, &CpuRunner::finished, this, [this](const RunResult& r) {
@@ -186,8 +186,10 @@ void MainWindow::build_actions() {
     });
 
     QMenu* run = menuBar()->addMenu(tr("&Run"));
-    act(run, tr("&Run"), QKeySequence(Qt::CTRL | Qt::Key_Return), [this] { start_job(RunJob::Kind::Run); });
-    act(run, tr("&Benchmark"), QKeySequence(Qt::CTRL | Qt::Key_B), [this] { start_job(RunJob::Kind::Bench); });
+    act(run, tr("&Run"), QKeySequence(Qt::CTRL | Qt::Key_Return), [this] { start_job(RunJob::Kind::Run); })
+        ->setObjectName("action_run");
+    act(run, tr("&Benchmark"), QKeySequence(Qt::CTRL | Qt::Key_B), [this] { start_job(RunJob::Kind::Bench); })
+        ->setObjectName("action_bench");
     act(run, tr("&Sweep"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S), [this] { start_job(RunJob::Kind::Sweep); });
     act(run, tr("&Tune"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_T), [this] { start_job(RunJob::Kind::Tune); });
     act(run, tr("&Cancel"), QKeySequence(Qt::CTRL | Qt::Key_Period), [this] { runs_->cancel(); });

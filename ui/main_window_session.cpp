@@ -1,6 +1,7 @@
 // MainWindow <-> session services: building compile requests from the editor and the
 // parameters panel, showing results in every panel, and starting runs.
 #include <QDir>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QLabel>
 #include <QStatusBar>
@@ -119,6 +120,11 @@ void MainWindow::take_screenshot_after_compile(const QString& path, std::functio
 
 void MainWindow::start_job(RunJob::Kind kind) {
     job_kind_ = kind;
+    // Show where the job's progress and results will appear.
+    if (auto* d = findChild<QDockWidget*>("dock_results")) {
+        d->show();
+        d->raise();
+    }
     header_ = tp::parse_sample_header(editor_->text().toStdString());
     tp::CompileRequest req = make_request();
     if (params_->cpu()) {

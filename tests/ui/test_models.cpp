@@ -95,7 +95,8 @@ private Q_SLOTS:
         QAbstractItemModelTester t(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         m.set_result(timed("matmul", 0.5));
         QCOMPARE(m.rowCount(), 2);  // ours + cuBLAS
-        QCOMPARE(m.index(1, ResultsModel::Name).data().toString(), QString("cuBLAS"));
+        QCOMPARE(m.index(0, ResultsModel::Name).data().toString(), QString("matmul (GPU)"));
+        QCOMPARE(m.index(1, ResultsModel::Name).data().toString(), QString("cuBLAS (GPU)"));
         QVERIFY(m.index(0, ResultsModel::Latency).data().toString().contains("ms"));
         RunResult cpu;
         cpu.cpu = true;
@@ -105,6 +106,8 @@ private Q_SLOTS:
         QCOMPARE(m.rowCount(), 1);  // no GPU baselines for a CPU run
         QVERIFY(m.index(0, ResultsModel::Name).data().toString().contains("CPU"));
         QVERIFY(!m.index(0, ResultsModel::Latency).data().toString().contains("ms"));
+        QVERIFY(m.index(0, ResultsModel::Tflops).data().toString().isEmpty());
+        QVERIFY(!m.index(0, ResultsModel::Name).data().toString().contains("GPU"));
         m.clear();
         QCOMPARE(m.rowCount(), 0);
     }
@@ -140,16 +143,24 @@ private Q_SLOTS:
         QCOMPARE(back.median_ms, 1.5);
         QCOMPARE(int(back.baselines.size()), 1);
         QCOMPARE(back.params.front().second, QString("64"));
+        r.device = "NVIDIA H200";
+        r.wall_ms = 0.25;
+        back = run_result_from_json(run_result_to_json(r));
+        QCOMPARE(back.device, r.device);
+        QCOMPARE(back.wall_ms, 0.25);
+        QVERIFY(!back.cpu);
     }
 
     // The reply `tilec worker` gives for a bench (docs/worker-protocol.md), as seen on the H200.
     void run_result_from_worker_bench_reply() {
-        const char* reply = R"({"ok":true,"ours":{"n":30,"median_ms":0.3230,"min_ms":0.3201,"spread_pct":1.5,
+        const char* reply = R"({"ok":true,"device":"NVIDIA H200","ours":{"n":30,"median_ms":0.3230,"min_ms":0.3201,"spread_pct":1.5,
             "tflops":425.5,"gbps":311.0},"check":{"ok":true,"outputs":[{"name":"C","rel_fro":6.0e-05,"max_abs":0.01}]},
             "baselines":[{"name":"cublas.gemm","ok":true,"stats":{"median_ms":0.1815},"ratio":0.56},
                          {"name":"torch: A @ B","ok":false,"why":"unavailable: torch missing"}]})";
         tpui::RunResult r = tpui::run_result_from_json(QJsonDocument::fromJson(reply).object());
         QCOMPARE(r.median_ms, 0.3230);
+        QCOMPARE(r.device, QString("NVIDIA H200"));
+        QVERIFY(!r.cpu);
         QCOMPARE(r.tflops, 425.5);
         QCOMPARE(r.rel_error, 6.0e-05);
         QVERIFY(r.correct);

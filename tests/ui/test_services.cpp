@@ -1,11 +1,14 @@
 // The compile service (debounce, newest request wins, stale results dropped) with a slow fake
-// compiler, and the run service driving a fake worker that answers, dies and hangs.
+// compiler, and the run service driving a fake GPU worker (tests/ui/data/fake_worker.py, the
+// `tilec worker` protocol) that answers with GPU results, dies, crashes and hangs.
+#include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QtTest>
 #include <atomic>
 #include <thread>
 
+#include "models/results_model.h"
 #include "session/compile_service.h"
 #include "session/cpu_runner.h"
 #include "session/run_service.h"
@@ -38,12 +41,38 @@ RunJob sweep_job(std::vector<Defines> configs) {
     j.path = "k.py";
     j.kernel = "k";
     j.configs = std::move(configs);
-    j.fallback_defines = {{"M", "64"}};
+    j.fallback_defines = {{"M", "1024"}};
     j.flops_formula = "2*M*M*M";
     j.bytes_formula = "6*M*M";
     j.baselines = {"cublas.gemm"};
     return j;
 }
+
+RunJob gemm_job(RunJob::Kind kind) {
+    RunJob j;
+    j.kind = kind;
+    j.path = "gemm.py";
+    j.kernel = "matmul";
+    j.fallback_defines = {{"M", "4096"}, {"N", "4096"}, {"K", "2048"}};
+    j.flops_formula = "2*M*N*K";
+    j.bytes_formula = "2*(M*K + K*N + M*N)";
+    j.baselines = {"cublas.gemm", "torch: A @ B", "cutlass.gemm"};
+    return j;
+}
+
+// Runs one job to the end and returns its results.
+std::vector<RunResult> run_job(RunService& s, const RunJob& j, QString* message = nullptr) {
+    QSignalSpy results(&s, &RunService::result);
+    QSignalSpy done(&s, &RunService::job_finished);
+    s.start(j);
+    if (!done.wait(20000) && done.isEmpty()) return {};
+    if (message) *message = done.at(0).at(1).toString();
+    std::vector<RunResult> out;
+    for (const auto& args : results) out.push_back(args.at(0).value<RunResult>());
+    return out;
+}
+
+QString cell(const ResultsModel& m, int row, int col) { return m.index(row, col).data().toString(); }
 
 }  // namespace
 
@@ -103,6 +132,9 @@ private Q_SLOTS:
         QCOMPARE(calls.load(), 1);
     }
 
+    // Every way a worker can go: dying while loading (no reply), a fatal CUDA error reply
+    // followed by exit, a crash by signal. Each fails only its own configuration; a fresh
+    // worker takes over and the next configuration runs on it.
     void run_service_sweep_with_dying_worker() {
         RunService s;
         s.set_command(PYTHON3, {UI_TEST_DATA "/fake_worker.py"});
@@ -110,25 +142,109 @@ private Q_SLOTS:
         QSignalSpy died(&s, &RunService::worker_died);
         QSignalSpy done(&s, &RunService::job_finished);
         QSignalSpy progress(&s, &RunService::progress);
-        s.start(sweep_job({{{"block", "64"}}, {{"die", "1"}}, {{"block", "128"}}}));
-        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 20000);
-        QCOMPARE(results.count(), 3);
-        QCOMPARE(died.count(), 1);
+        s.start(sweep_job({{{"block", "64"}}, {{"die", "load"}}, {{"block", "128"}}, {{"die", "run"}}, {{"crash", "run"}},
+                           {{"block", "256"}}}));
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 30000);
+        QCOMPARE(results.count(), 6);
+        QCOMPARE(died.count(), 3);
         QVERIFY(died.at(0).at(0).toString().contains("illegal memory access"));
-        QCOMPARE(s.workers_started(), 2);  // a fresh worker took over after the crash
-        auto r0 = results.at(0).at(0).value<RunResult>();
-        auto r1 = results.at(1).at(0).value<RunResult>();
-        auto r2 = results.at(2).at(0).value<RunResult>();
-        QVERIFY(r0.ok && r0.median_ms > 0);
-        QCOMPARE(r0.config, QString("block=64"));
-        QCOMPARE(r0.flops, 2.0 * 64 * 64 * 64);  // formula evaluated with the header's args
-        QCOMPARE(int(r0.baselines.size()), 1);
-        QVERIFY(!r1.ok);
-        QVERIFY(r2.ok && r2.median_ms < r0.median_ms);
-        QVERIFY(r2.baselines.empty());  // baselines are timed once per sweep
-        QVERIFY(done.at(0).at(1).toString().contains("1 of 3"));
-        QVERIFY(progress.count() >= 3);
+        QVERIFY(died.at(1).at(0).toString().contains("ILLEGAL_ADDRESS"));
+        QVERIFY(died.at(2).at(0).toString().contains("crashed"));
+        QCOMPARE(s.workers_started(), 4);  // a fresh worker took over after each death
+        std::vector<RunResult> r;
+        for (const auto& args : results) r.push_back(args.at(0).value<RunResult>());
+        QVERIFY(r[0].ok && r[0].median_ms > 0);
+        QCOMPARE(r[0].config, QString("block=64"));
+        QCOMPARE(r[0].flops, 2.0 * 1024 * 1024 * 1024);  // formula evaluated with the header's args
+        QCOMPARE(int(r[0].baselines.size()), 1);
+        QCOMPARE(r[0].device, QString("NVIDIA H200"));
+        QVERIFY(!r[1].ok);
+        QVERIFY(r[2].ok && r[2].median_ms < r[0].median_ms);  // after the death: really measured
+        QVERIFY(r[2].baselines.empty());  // baselines are timed once per sweep
+        QVERIFY(!r[3].ok && r[3].error.contains("illegal memory access"));
+        QVERIFY(!r[4].ok && r[4].error.contains("crashed"));
+        QVERIFY2(r[5].ok && r[5].median_ms < r[2].median_ms, qPrintable(r[5].error));
+        QCOMPARE(r[5].device, QString("NVIDIA H200"));
+        QVERIFY(done.at(0).at(1).toString().contains("3 of 6"));
+        QVERIFY(progress.count() >= 6);
         QVERIFY(!s.busy());
+    }
+
+    // A bench on the (fake) GPU: the GPU's name, our timings with TFLOP/s and GB/s from the
+    // sample's formulas, the error against the reference and each baseline's time, and the
+    // Results table showing all of it labelled GPU.
+    void gpu_bench_results() {
+        RunService s;
+        s.set_command(PYTHON3, {UI_TEST_DATA "/fake_worker.py"});
+        QString message;
+        auto rs = run_job(s, gemm_job(RunJob::Kind::Bench), &message);
+        QCOMPARE(int(rs.size()), 1);
+        const RunResult& r = rs[0];
+        QVERIFY2(r.ok && r.correct, qPrintable(r.error));
+        QVERIFY(!r.cpu);
+        QCOMPARE(r.device, QString("NVIDIA H200"));
+        QVERIFY(message.contains("on NVIDIA H200"));
+        QVERIFY(r.has_timing() && r.min_ms > 0 && r.min_ms <= r.median_ms);
+        const double flops = 2.0 * 4096 * 4096 * 2048, bytes = 2.0 * (4096 * 2048 * 2 + 4096 * 4096);
+        QCOMPARE(r.flops, flops);
+        QCOMPARE(r.bytes, bytes);
+        QVERIFY(qAbs(r.tflops - flops / (r.median_ms * 1e-3) / 1e12) < 1e-6 * r.tflops);
+        QVERIFY(qAbs(r.gbps - bytes / (r.median_ms * 1e-3) / 1e9) < 1e-6 * r.gbps);
+        QVERIFY(r.rel_error > 0 && r.rel_error < 1e-2);
+        QCOMPARE(int(r.baselines.size()), 3);
+        QVERIFY(r.baselines[0].median_ms > 0 && r.baselines[1].median_ms > 0);
+        QVERIFY(r.baselines[2].median_ms < 0 && r.baselines[2].note.startsWith("unavailable"));
+
+        ResultsModel m;
+        QAbstractItemModelTester t(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.set_result(r);
+        QCOMPARE(m.rowCount(), 4);  // ours + three baselines
+        QCOMPARE(cell(m, 0, ResultsModel::Name), QString("matmul (GPU: NVIDIA H200)"));
+        QCOMPARE(cell(m, 0, ResultsModel::Latency), ResultsModel::format_ms(r.median_ms));
+        QCOMPARE(cell(m, 0, ResultsModel::Tflops), ResultsModel::format_number(r.tflops, 2));
+        QCOMPARE(cell(m, 0, ResultsModel::Gbps), ResultsModel::format_number(r.gbps, 0));
+        QVERIFY(cell(m, 0, ResultsModel::Error).contains("e-04") && cell(m, 0, ResultsModel::Error).contains("✓"));
+        QVERIFY(cell(m, 0, ResultsModel::Note).contains("spread"));
+        QCOMPARE(cell(m, 1, ResultsModel::Name), QString("cublas.gemm (GPU)"));
+        QCOMPARE(cell(m, 1, ResultsModel::Latency), ResultsModel::format_ms(r.baselines[0].median_ms));
+        QCOMPARE(cell(m, 1, ResultsModel::Tflops), ResultsModel::format_number(flops / (r.baselines[0].median_ms * 1e-3) / 1e12, 2));
+        QVERIFY(cell(m, 1, ResultsModel::Note).contains("its speed"));
+        QCOMPARE(cell(m, 2, ResultsModel::Name), QString("torch: A @ B (GPU)"));
+        QCOMPARE(cell(m, 2, ResultsModel::Latency), ResultsModel::format_ms(r.baselines[1].median_ms));
+        QCOMPARE(cell(m, 3, ResultsModel::Latency), QString("—"));
+        QVERIFY(cell(m, 3, ResultsModel::Note).contains("unknown baseline"));
+    }
+
+    // A plain Run on the GPU reports one launch's wall time and the check, not a benchmark;
+    // the device name comes from the worker (`hello`), never from the client.
+    void gpu_run_results() {
+        qputenv("FAKE_GPU_NAME", "NVIDIA H100 80GB HBM3");
+        RunService s;
+        s.set_command(PYTHON3, {UI_TEST_DATA "/fake_worker.py"});
+        auto rs = run_job(s, gemm_job(RunJob::Kind::Run));
+        qunsetenv("FAKE_GPU_NAME");
+        QCOMPARE(int(rs.size()), 1);
+        const RunResult& r = rs[0];
+        QVERIFY2(r.ok && r.correct, qPrintable(r.error));
+        QCOMPARE(r.device, QString("NVIDIA H100 80GB HBM3"));
+        QCOMPARE(s.device_name(), r.device);
+        QVERIFY(r.wall_ms > 0);
+        QVERIFY(!r.has_timing());
+        QVERIFY(r.rel_error > 0 && r.rel_error < 1e-2);
+        ResultsModel m;
+        m.set_result(r);
+        QCOMPARE(cell(m, 0, ResultsModel::Name), QString("matmul (GPU: NVIDIA H100 80GB HBM3)"));
+        QCOMPARE(cell(m, 0, ResultsModel::Latency), QString("—"));
+        QVERIFY(cell(m, 0, ResultsModel::Note).contains("one launch took " + ResultsModel::format_ms(r.wall_ms)));
+        QCOMPARE(m.rowCount(), 1);  // a Run times no baselines
+
+        RunJob wrong = gemm_job(RunJob::Kind::Run);
+        wrong.defines = {{"wrong", "1"}};
+        rs = run_job(s, wrong);
+        QCOMPARE(int(rs.size()), 1);
+        QVERIFY(rs[0].ok && !rs[0].correct && rs[0].rel_error > 0.1);
+        m.set_result(rs[0]);
+        QVERIFY(cell(m, 0, ResultsModel::Error).contains("✗"));
     }
 
     void run_service_cancel_and_watchdog() {

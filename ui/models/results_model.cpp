@@ -42,7 +42,10 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
             return QColor(r.correct ? QColor("#3fb950") : QColor("#f0524f"));
         if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
         switch (index.column()) {
-            case Name: return r.cpu ? tr("%1 (CPU interpreter)").arg(r.config) : r.config;
+            // Where the numbers come from is part of the name: the interpreter or which GPU.
+            case Name:
+                if (r.cpu) return tr("%1 (CPU interpreter)").arg(r.config);
+                return r.device.isEmpty() ? tr("%1 (GPU)").arg(r.config) : tr("%1 (GPU: %2)").arg(r.config, r.device);
             case Latency: return r.cpu ? tr("n/a on CPU") : format_ms(r.median_ms);
             case Tflops: return r.cpu ? QString() : format_number(r.tflops, 2);
             case Gbps: return r.cpu ? QString() : format_number(r.gbps, 0);
@@ -53,6 +56,8 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
                 if (!r.error.isEmpty()) return r.error;
                 if (r.cpu) return tr("CPU run, no GPU timings%1").arg(r.note.isEmpty() ? QString() : "; " + r.note);
                 if (!r.note.isEmpty()) return r.note;
+                if (r.median_ms < 0 && r.wall_ms >= 0)
+                    return tr("one launch took %1 (wall clock, not benchmarked); Benchmark times it").arg(format_ms(r.wall_ms));
                 if (r.min_ms > 0) return tr("min %1, spread %2%").arg(format_ms(r.min_ms)).arg(r.spread_pct, 0, 'f', 1);
                 return {};
         }
@@ -61,7 +66,7 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
     const BaselineTime& b = r.baselines[size_t(index.row() - 1)];
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
     switch (index.column()) {
-        case Name: return b.name;
+        case Name: return tr("%1 (GPU)").arg(b.name);  // baselines run on the same GPU
         case Latency: return format_ms(b.median_ms);
         case Tflops: return b.median_ms > 0 && r.flops > 0 ? format_number(r.flops / (b.median_ms * 1e-3) / 1e12, 2) : QStringLiteral("—");
         case Gbps: return b.median_ms > 0 && r.bytes > 0 ? format_number(r.bytes / (b.median_ms * 1e-3) / 1e9, 0) : QStringLiteral("—");

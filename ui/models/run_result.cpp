@@ -28,7 +28,11 @@ RunResult run_result_from_json(const QJsonObject& o) {
         for (const auto& [k, v] : r.params) parts << k + "=" + v;
         r.config = parts.join(' ');
     }
-    r.cpu = o.value("device").toString() == "cpu" || o.value("cpu").toBool();
+    // "device" is "cpu", the GPU's name (a bench reply) or hello's {"name": ...}.
+    QJsonValue dev = o.value("device");
+    QString dev_name = dev.isObject() ? dev.toObject().value("name").toString() : dev.toString();
+    r.cpu = dev_name == "cpu" || o.value("cpu").toBool();
+    if (!r.cpu && dev_name != "gpu") r.device = dev_name;
     r.ok = o.value("ok").toBool(true);
     r.error = o.value("error").toString();
     r.note = o.value("note").toString();
@@ -37,6 +41,7 @@ RunResult run_result_from_json(const QJsonObject& o) {
     const QJsonObject& t = timing.isEmpty() ? o : timing;
     r.min_ms = num(t, {"min_ms"});
     r.median_ms = num(t, {"median_ms", "ms"});
+    r.wall_ms = num(o, {"wall_ms"});
     r.spread_pct = num(t, {"spread_pct", "spread"});
     r.tflops = num(t, {"tflops"}, num(o, {"tflops"}));
     r.gbps = num(t, {"gbps", "gb_s"}, num(o, {"gbps", "gb_s"}));
@@ -52,6 +57,8 @@ RunResult run_result_from_json(const QJsonObject& o) {
         r.max_abs_error = std::max(r.max_abs_error, num(out.toObject(), {"max_abs"}));
     }
     r.correct = c.value("passed").toBool(c.value("correct").toBool(c.value("ok").toBool(r.ok)));
+    // The reference could not be computed (the interpreter failed): say so beside the row.
+    if (QString why = check.value("error").toString(); !why.isEmpty() && r.note.isEmpty()) r.note = why;
     if (r.tflops < 0 && r.flops > 0 && r.median_ms > 0) r.tflops = r.flops / (r.median_ms * 1e-3) / 1e12;
     if (r.gbps < 0 && r.bytes > 0 && r.median_ms > 0) r.gbps = r.bytes / (r.median_ms * 1e-3) / 1e9;
     for (const auto& b : o.value("baselines").toArray()) {
@@ -72,10 +79,11 @@ QJsonObject run_result_to_json(const RunResult& r) {
     QJsonObject params;
     for (const auto& [k, v] : r.params) params[k] = v;
     o["params"] = params;
-    o["device"] = r.cpu ? "cpu" : "gpu";
+    o["device"] = r.cpu ? QStringLiteral("cpu") : r.device.isEmpty() ? QStringLiteral("gpu") : r.device;
     o["ok"] = r.ok;
     if (!r.error.isEmpty()) o["error"] = r.error;
     o["timing"] = QJsonObject{{"min_ms", r.min_ms}, {"median_ms", r.median_ms}, {"spread_pct", r.spread_pct}};
+    if (r.wall_ms >= 0) o["wall_ms"] = r.wall_ms;
     o["tflops"] = r.tflops;
     o["gbps"] = r.gbps;
     o["flops"] = r.flops;

@@ -21,11 +21,13 @@ struct RunResult {
     QString config;  // "block_M=128 block_N=128 ..." for sweeps, or the kernel name
     std::vector<std::pair<QString, QString>> params;
     bool cpu = false;  // CPU interpreter: correctness only, no GPU timings
+    QString device;    // the GPU's name as the worker reports it ("NVIDIA H200"); empty on CPU
     bool ok = true;    // ran (whether or not it was correct)
     bool correct = true;
     QString error;     // why it did not run / failed the check
     QString note;      // extra facts (e.g. the interpreter's wall time)
     double min_ms = -1, median_ms = -1, spread_pct = -1;
+    double wall_ms = -1;  // a plain Run: one launch's wall time (not a benchmark)
     double tflops = -1, gbps = -1;
     double flops = -1, bytes = -1;  // per launch, from the sample's formulas
     double rel_error = -1, max_abs_error = -1;

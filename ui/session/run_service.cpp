@@ -94,7 +94,31 @@ void RunService::ensure_worker() {
         if (e == QProcess::FailedToStart && p == proc_) on_worker_gone();
     });
     ++workers_started_;
+    device_name_.clear();
     proc_->start(program_, args_);
+    // Out of band: the reply only names the device; requests queue behind it in the pipe.
+    hello_id_ = next_id_++;
+    if (proc_) proc_->write(QJsonDocument(QJsonObject{{"op", "hello"}, {"id", hello_id_}}).toJson(QJsonDocument::Compact) + "\n");
+}
+
+void RunService::on_hello(const QJsonObject& msg) {
+    hello_id_ = 0;
+    QJsonObject dev = msg.value("device").toObject();
+    device_name_ = dev.value("name").toString();
+}
+
+// The worker said it is going (a fatal CUDA error: the context is lost and it exits right
+// after the reply). Drop it now, so the next request starts a fresh worker instead of being
+// written into a dying one and blamed on the next configuration.
+void RunService::abandon_worker(const QString& why) {
+    if (!proc_) return;
+    QProcess* p = proc_;
+    proc_ = nullptr;
+    p->disconnect(this);
+    p->closeWriteChannel();
+    if (!p->waitForFinished(2000)) p->kill();
+    p->deleteLater();
+    Q_EMIT worker_died(why);
 }
 
 void RunService::send(QJsonObject req) {
@@ -102,7 +126,7 @@ void RunService::send(QJsonObject req) {
     waiting_id_ = next_id_++;
     waiting_op_ = req.value("op").toString();
     req["id"] = waiting_id_;
-    proc_->write(QJsonDocument(req).toJson(QJsonDocument::Compact) + "\n");
+    if (proc_) proc_->write(QJsonDocument(req).toJson(QJsonDocument::Compact) + "\n");
     watchdog_.start(waiting_op_ == "load" ? std::max(watchdog_ms_, 300000) : watchdog_ms_);
 }
 
@@ -133,8 +157,9 @@ void RunService::next_config() {
     if (!active_) return;
     int total = int(job_.configs.size());
     if (index_ >= job_.configs.size()) {
-        QString msg = failures_ ? tr("%1 finished: %2 of %3 configurations failed").arg(kind_name(job_.kind)).arg(failures_).arg(total)
-                                : tr("%1 finished").arg(kind_name(job_.kind));
+        QString where = device_name_.isEmpty() ? QString() : tr(" on %1").arg(device_name_);
+        QString msg = failures_ ? tr("%1 finished%2: %3 of %4 configurations failed").arg(kind_name(job_.kind), where).arg(failures_).arg(total)
+                                : tr("%1 finished%2").arg(kind_name(job_.kind), where);
         finish(failures_ < total, msg);
         return;
     }
@@ -154,6 +179,7 @@ void RunService::next_config() {
 
 RunResult RunService::base_result() const {
     RunResult r;
+    r.device = device_name_;
     const Defines& cfg = job_.configs[index_];
     QStringList parts;
     for (const auto& [k, v] : cfg) {
@@ -186,6 +212,7 @@ void RunService::on_line(const QByteArray& line) {
         Q_EMIT progress(int(index_), int(job_.configs.size()), text);
         return;
     }
+    if (hello_id_ && msg.value("id").toInteger() == hello_id_) return on_hello(msg);
     if (msg.value("id").toInteger() != waiting_id_) return;  // late reply to an abandoned request
     on_reply(msg);
 }
@@ -201,7 +228,9 @@ void RunService::on_reply(const QJsonObject& msg) {
         r.ok = false;
         r.correct = false;
         r.error = msg.value("error").toString(tr("the worker reported an error"));
+        if (msg.value("diagnostics").isString()) r.note = msg.value("diagnostics").toString().trimmed();
         ++failures_;
+        if (msg.value("fatal").toBool()) abandon_worker(tr("the kernel failed: %1").arg(r.error));
         Q_EMIT result(r);
         ++index_;
         next_config();
@@ -233,6 +262,7 @@ void RunService::on_reply(const QJsonObject& msg) {
         return;
     }
     RunResult r = run_result_from_json(msg);
+    if (r.device.isEmpty()) r.device = device_name_;  // a `run` reply does not name the GPU
     RunResult base = base_result();
     r.config = base.config;
     r.params = base.params;

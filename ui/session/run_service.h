@@ -1,8 +1,9 @@
 // Drives `tilec worker` (docs/worker-protocol.md: one JSON request per line on stdin, replies
 // and progress events on stdout) through QProcess for Run, Benchmark, Sweep and Tune. Each
 // configuration is a `load` then a `run` or `bench`; results arrive one by one so charts update
-// live. Cancel kills the worker; a worker that dies (faulting kernel, hang caught by the
-// watchdog) is reported, the configuration is marked failed, and a fresh worker carries on.
+// live. Each fresh worker is first asked `hello` so results name the GPU they ran on. Cancel
+// kills the worker; a worker that dies (a fatal CUDA error reply, a crash, a hang caught by
+// the watchdog) is reported, the configuration is marked failed, and a fresh worker carries on.
 #pragma once
 
 #include <QByteArray>
@@ -47,6 +48,8 @@ public:
     void cancel();
     bool busy() const { return active_; }
     int workers_started() const { return workers_started_; }
+    // The GPU of the current worker from its `hello` reply; empty until it answered.
+    QString device_name() const { return device_name_; }
 
     static const char* kind_name(RunJob::Kind k);
     static QString default_tilec();
@@ -65,6 +68,8 @@ private:
     void on_line(const QByteArray& line);
     void on_reply(const QJsonObject& msg);
     void on_worker_gone();
+    void on_hello(const QJsonObject& msg);
+    void abandon_worker(const QString& why);
     void next_config();
     void finish(bool ok, const QString& message);
     RunResult base_result() const;
@@ -80,6 +85,8 @@ private:
     qint64 next_id_ = 1;
     qint64 waiting_id_ = 0;
     QString waiting_op_;
+    qint64 hello_id_ = 0;
+    QString device_name_;
 
     RunJob job_;
     bool active_ = false;

@@ -1,32 +1,139 @@
 #!/usr/bin/env python3
-"""A stand-in for `tilec worker` in the run-service tests: answers load/run/bench with fixed
-numbers, exits hard (like a faulting kernel) when a define says die=1, and stops answering
-when one says hang=1."""
+"""A stand-in for `tilec worker` with a GPU behind it, for the UI tests on a machine with no GPU.
+
+It speaks the same JSON-lines protocol (docs/worker-protocol.md): `hello` names the device,
+`load` describes the kernel, `run` answers with one launch's wall time and the check against
+the reference, `bench` with our kernel's statistics, TFLOP/s and GB/s from the request's
+FLOP and byte counts, and each requested baseline timed or "unavailable: ...". Times come
+from a small roofline model of the device, so bigger tiles are faster and every number is
+consistent with the FLOPs and bytes the client sent.
+
+Misbehaviour on request, by a define or a `# fake-worker: ...` line in the kernel's source:
+  die=load   exit 3 with a CUDA error on stderr while loading (no reply)
+  die=run    reply to run/bench with a fatal `cuda_error`, then exit 3 (an illegal address)
+  crash=run  kill itself with SIGSEGV during run/bench (no reply at all)
+  hang=1     stop answering run/bench (the client's watchdog must act)
+  wrong=1    the output differs from the reference (the check fails)
+Environment: FAKE_GPU_NAME (default "NVIDIA H200"), FAKE_TORCH=0 (PyTorch unavailable).
+"""
 import json
+import os
+import re
+import signal
 import sys
 import time
 
-defines = {}
-for line in sys.stdin:
-    req = json.loads(line)
-    rid, op = req.get("id"), req.get("op")
-    if op == "load":
-        defines = dict(req.get("defines", []))
-        if defines.get("die") == "1":
-            sys.stderr.write("illegal memory access was encountered\n")
-            sys.stderr.flush()
-            sys.exit(3)
-        print(json.dumps({"id": rid, "ok": True, "kernel": {"name": "k", "bound_params": {"M": 64}}}), flush=True)
-    elif op in ("run", "bench"):
-        if defines.get("hang") == "1":
-            time.sleep(60)
-        print(json.dumps({"event": "progress", "message": "timing"}), flush=True)
-        block = int(defines.get("block", "64"))
-        ms = 1.0 / block * 64
-        print(json.dumps({"id": rid, "ok": True, "timing": {"median_ms": ms, "min_ms": ms * 0.9},
-                          "flops": req.get("flops", 0), "bytes": req.get("bytes", 0),
-                          "check": {"rel_error": 1e-3, "passed": True},
-                          "baselines": [{"name": "cuBLAS", "median_ms": 0.5}] if req.get("baselines") else []}),
-              flush=True)
-    elif op == "shutdown":
-        break
+DEVICE = {"name": os.environ.get("FAKE_GPU_NAME", "NVIDIA H200"), "target": "sm_90", "sm_count": 132,
+          "total_bytes": 150 * 2**30, "l2_bytes": 60 * 2**20, "max_smem_optin": 232448}
+PEAK_TFLOPS, PEAK_GBPS, LAUNCH_MS = 989.0, 4800.0, 0.004
+
+
+def emit(obj):
+    print(json.dumps(obj), flush=True)
+
+
+def pairs(value):
+    # The protocol allows {NAME: VALUE} and the client sends [[NAME, VALUE], ...].
+    return dict(value) if isinstance(value, list) else dict(value or {})
+
+
+def simulated_ms(defines, flops, bytes_, efficiency):
+    # Larger tiles reuse more data: a crude efficiency curve in the block size.
+    block = int(defines.get("block_M", defines.get("block", "64")))
+    eff = efficiency * min(1.0, block / 256.0)
+    return LAUNCH_MS + 1e3 * (flops / (PEAK_TFLOPS * 1e12 * eff) + bytes_ / (PEAK_GBPS * 1e9 * 0.8))
+
+
+def stats(ms, flops, bytes_):
+    s = {"n": 50, "median_ms": ms, "min_ms": ms * 0.97, "max_ms": ms * 1.06, "mean_ms": ms * 1.01,
+         "spread_pct": 2.4}
+    if flops > 0:
+        s["tflops"] = flops / (ms * 1e-3) / 1e12
+    if bytes_ > 0:
+        s["gbps"] = bytes_ / (ms * 1e-3) / 1e9
+    return s
+
+
+def check(defines):
+    wrong = defines.get("wrong") == "1"
+    rel = 0.41 if wrong else 3.1e-4
+    return {"ok": not wrong, "blocks_checked": 64, "total_blocks": 1024, "sampled": True, "interp_ms": 812.0,
+            "outputs": [{"name": "C", "rel_fro": rel, "max_abs": 7.5 if wrong else 0.0039, "tol": 1e-2,
+                         "compared": 65536, "nonfinite": 0, "worst_index": 17, "pass": not wrong}]}
+
+
+def misbehave(defines, rid):
+    if defines.get("hang") == "1":
+        time.sleep(60)
+    if defines.get("crash") == "run":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if defines.get("die") == "run":
+        what = "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered (kernel `k`)"
+        emit({"id": rid, "ok": False, "kind": "cuda_error", "error": what, "cuda_error": 700, "fatal": True})
+        sys.stderr.write("tilec worker: %s; exiting\n" % what)
+        sys.stderr.flush()
+        sys.exit(3)
+
+
+def main():
+    defines, kernel = {}, {}
+    for line in sys.stdin:
+        req = json.loads(line)
+        rid, op = req.get("id"), req.get("op")
+        if op == "hello":
+            emit({"id": rid, "ok": True, "version": "fake", "pid": os.getpid(), "device": DEVICE, "driver": 12080})
+        elif op == "load":
+            defines = pairs(req.get("fallback_defines"))
+            defines.update(pairs(req.get("defines")))
+            # `# fake-worker: die=run` in the source acts like a define (the GUI tests edit text).
+            for k, v in re.findall(r"#\s*fake-worker:\s*(\w+)=(\w+)", req.get("source", "")):
+                defines[k] = v
+            if defines.get("die") == "load":
+                sys.stderr.write("CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered\n")
+                sys.stderr.flush()
+                sys.exit(3)
+            bound = {k: int(v) for k, v in defines.items() if v.isdigit()}
+            kernel = {"name": (req.get("kernel") or "k") + "_kernel", "factory": req.get("kernel") or "k",
+                      "params": ["A", "B", "C"], "grid": [32, 32, 1], "threads": 128, "dynamic_shared_bytes": 0,
+                      "bound_params": bound, "registers": 128, "static_shared_bytes": 32768, "local_bytes": 0}
+            emit({"id": rid, "ok": True, "kernel": kernel, "target": DEVICE["target"], "compile_ms": 180.0})
+        elif op == "run":
+            emit({"event": "progress", "id": rid, "stage": "inputs", "heartbeat": True})
+            misbehave(defines, rid)
+            ms = simulated_ms(defines, 0, 0, 0.7)
+            emit({"id": rid, "ok": True, "launch": "grid (32, 32, 1) x 128 threads", "wall_ms": ms + 0.05,
+                  "check": check(defines) if req.get("check", True) else None})
+        elif op == "bench":
+            misbehave(defines, rid)
+            flops, bytes_ = float(req.get("flops", 0)), float(req.get("bytes", 0))
+            iters = int(req.get("iters", 50))
+            for done in range(10, iters + 1, 10):
+                emit({"event": "progress", "id": rid, "stage": "bench", "done": done, "total": iters})
+            ours = simulated_ms(defines, flops, bytes_, 0.7)
+            base = []
+            for spec in req.get("baselines", []):
+                if spec.startswith("cublas"):
+                    ms = simulated_ms({"block": "256"}, flops, bytes_, 0.75)
+                    base.append({"name": spec, "ok": True, "stats": stats(ms, flops, bytes_), "ratio": ms / ours})
+                elif spec.startswith("torch:") and os.environ.get("FAKE_TORCH", "1") != "0":
+                    ms = simulated_ms({"block": "256"}, flops, bytes_, 0.72) + 0.01
+                    base.append({"name": spec, "ok": True, "stats": stats(ms, flops, bytes_), "ratio": ms / ours})
+                elif spec.startswith("torch:"):
+                    base.append({"name": spec, "ok": False, "why": "unavailable: No module named 'torch'"})
+                else:
+                    base.append({"name": spec, "ok": False, "why": "unavailable: unknown baseline `%s`" % spec})
+            reply = {"id": rid, "ok": True, "launch": "grid (32, 32, 1) x 128 threads", "device": DEVICE["name"],
+                     "ours": stats(ours, flops, bytes_), "baselines": base, "flops": flops, "bytes": bytes_,
+                     "warmup": req.get("warmup", 10), "iters": iters, "flush_l2": req.get("flush_l2", True)}
+            if req.get("check", True):
+                reply["check"] = check(defines)
+            emit(reply)
+        elif op == "shutdown":
+            emit({"id": rid, "ok": True})
+            break
+        else:
+            emit({"id": rid, "ok": False, "kind": "bad_request", "error": "unknown op `%s`" % op})
+
+
+if __name__ == "__main__":
+    main()

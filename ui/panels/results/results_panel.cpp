@@ -20,6 +20,7 @@ ResultsPanel::ResultsPanel(ResultsModel* results, SweepModel* sweep, QWidget* pa
     l->setContentsMargins(4, 4, 4, 4);
     auto* row = new QHBoxLayout;
     status_ = new QLabel(tr("Ctrl+Enter runs the kernel, Ctrl+B benchmarks it"));
+    status_->setObjectName("results_status");
     status_->setWordWrap(true);
     bar_ = new QProgressBar;
     bar_->setMaximumWidth(220);
@@ -31,6 +32,7 @@ ResultsPanel::ResultsPanel(ResultsModel* results, SweepModel* sweep, QWidget* pa
     row->addWidget(cancel_);
     l->addLayout(row);
     results_ = new QTableView;
+    results_->setObjectName("results_table");
     results_->setModel(results);
     results_->verticalHeader()->hide();
     results_->horizontalHeader()->setStretchLastSection(true);
@@ -39,6 +41,7 @@ ResultsPanel::ResultsPanel(ResultsModel* results, SweepModel* sweep, QWidget* pa
     auto* proxy = new QSortFilterProxyModel(this);
     proxy->setSourceModel(sweep);
     sweep_ = new QTableView;
+    sweep_->setObjectName("sweep_table");
     sweep_->setModel(proxy);
     sweep_->setSortingEnabled(true);
     sweep_->verticalHeader()->hide();
@@ -49,6 +52,7 @@ ResultsPanel::ResultsPanel(ResultsModel* results, SweepModel* sweep, QWidget* pa
 }
 
 void ResultsPanel::job_started(const QString& what, int total) {
+    died_.clear();
     status_->setText(tr("%1 …").arg(what));
     bar_->setRange(0, total > 1 ? total : 0);
     bar_->setValue(0);
@@ -64,7 +68,12 @@ void ResultsPanel::progress(int done, int total, const QString& message) {
 void ResultsPanel::job_finished(bool ok, const QString& message) {
     bar_->setVisible(false);
     cancel_->setEnabled(false);
-    show_message(message, !ok);
+    show_message(died_.isEmpty() ? message : tr("%1 — %2").arg(message, died_), !ok || !died_.isEmpty());
+}
+
+void ResultsPanel::worker_died(const QString& why) {
+    died_ = tr("%1; a fresh worker takes over", "worker died").arg(why);
+    show_message(died_, true);
 }
 
 void ResultsPanel::show_message(const QString& message, bool error) {

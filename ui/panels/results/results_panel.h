@@ -22,6 +22,9 @@ public:
     void progress(int done, int total, const QString& message);
     void job_finished(bool ok, const QString& message);
     void show_message(const QString& message, bool error);
+    // A worker died during the job: shown now and kept beside the job's final message, so
+    // the reason is still on screen after the job ends.
+    void worker_died(const QString& why);
 
 Q_SIGNALS:
     void cancel_requested();
@@ -32,6 +35,7 @@ private:
     QPushButton* cancel_;
     QTableView* results_;
     QTableView* sweep_;
+    QString died_;
 };
 
 }  // namespace tpui

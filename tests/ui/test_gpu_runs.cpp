@@ -1,0 +1,136 @@
+// The whole window against a GPU worker, on a machine without one: tests/ui/data/
+// fake_worker.py speaks `tilec worker`'s protocol with GPU-style answers. A benchmark fills
+// the Results table with GPU timings, TFLOP/s, GB/s, the error and each baseline, labelled
+// with the GPU; a CPU run shows none of that; a worker dying mid-run leaves a message, a fresh
+// worker takes the next run and the editor's text is untouched.
+#include <QAction>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QtTest>
+
+#include "editor/dsl_editor.h"
+#include "main_window.h"
+#include "models/results_model.h"
+#include "panels/parameters/parameters_panel.h"
+
+using namespace tpui;
+
+namespace {
+
+QString read_sample(const char* name) {
+    QFile f(QStringLiteral(TILEPLAY_SOURCE_DIR "/samples/") + name);
+    if (!f.open(QIODevice::ReadOnly)) qFatal("missing sample %s", name);
+    return QString::fromUtf8(f.readAll());
+}
+
+// What the Results table shows in one cell.
+QString shown(MainWindow& w, int row, int col) {
+    auto* table = w.findChild<QTableView*>("results_table");
+    return table->model()->index(row, col).data().toString();
+}
+
+QString status_text(MainWindow& w) { return w.findChild<QLabel*>("results_status")->text(); }
+
+// Triggers a Run/Benchmark action and waits for its job to end (GPU or CPU).
+bool run_action(MainWindow& w, const char* action, QSignalSpy& finished_rows, int timeout_ms = 30000) {
+    int before = finished_rows.count();
+    w.findChild<QAction*>(action)->trigger();
+    return QTest::qWaitFor([&] { return finished_rows.count() > before; }, timeout_ms);
+}
+
+}  // namespace
+
+class TestGpuRuns : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void bench_on_gpu_then_run_on_cpu() {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        w.run_service()->set_command(PYTHON3, {UI_TEST_DATA "/fake_worker.py"});
+        auto* params = w.findChild<ParametersPanel*>();
+        params->set_cpu(false);
+        w.set_text(read_sample("gemm.py"), TILEPLAY_SOURCE_DIR "/samples/gemm.py");
+        auto* results = w.findChild<QTableView*>("results_table");
+        QSignalSpy resets(results->model(), &QAbstractItemModel::modelReset);
+        QSignalSpy done(w.run_service(), &RunService::job_finished);
+        QVERIFY(run_action(w, "action_bench", done));
+        QVERIFY2(done.last().at(0).toBool(), qPrintable(done.last().at(1).toString()));
+        QVERIFY(status_text(w).contains("Benchmark finished on NVIDIA H200"));
+
+        // gemm.py's header: args M=N=K=4096, flops 2*M*N*K, bytes 2*(M*K + K*N + M*N),
+        // baselines cublas.gemm and torch: A @ B.
+        QCOMPARE(results->model()->rowCount(), 3);
+        QCOMPARE(shown(w, 0, ResultsModel::Name), QString("matmul (GPU: NVIDIA H200)"));
+        QString latency = shown(w, 0, ResultsModel::Latency);
+        QVERIFY(latency.endsWith(" ms") || latency.endsWith(" µs"));
+        double ms = latency.section(' ', 0, 0).toDouble() * (latency.endsWith("µs") ? 1e-3 : 1);
+        double tflops = shown(w, 0, ResultsModel::Tflops).toDouble();
+        double gbps = shown(w, 0, ResultsModel::Gbps).toDouble();
+        // The shown TFLOP/s and GB/s are the header's FLOPs and bytes over the shown latency.
+        QVERIFY(qAbs(tflops - 2.0 * 4096 * 4096 * 4096 / (ms * 1e-3) / 1e12) < 0.01 * tflops);
+        QVERIFY(qAbs(gbps - 2.0 * 3 * 4096 * 4096 / (ms * 1e-3) / 1e9) < 0.01 * gbps);
+        QVERIFY(shown(w, 0, ResultsModel::Error).contains("✓"));
+        QCOMPARE(shown(w, 1, ResultsModel::Name), QString("cublas.gemm (GPU)"));
+        QCOMPARE(shown(w, 2, ResultsModel::Name), QString("torch: A @ B (GPU)"));
+        for (int row : {1, 2}) {
+            QVERIFY(shown(w, row, ResultsModel::Latency).contains("s"));
+            QVERIFY(shown(w, row, ResultsModel::Tflops).toDouble() > 0);
+        }
+
+        // The same window on the CPU: the interpreter's check, no GPU numbers, no baselines.
+        params->set_cpu(true);
+        w.set_text(read_sample("vector_add.py"), TILEPLAY_SOURCE_DIR "/samples/vector_add.py");
+        int before = resets.count();
+        w.findChild<QAction*>("action_run")->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(resets.count() > before && results->model()->rowCount() > 0, 60000);
+        QCOMPARE(results->model()->rowCount(), 1);
+        QVERIFY(shown(w, 0, ResultsModel::Name).contains("CPU interpreter"));
+        QVERIFY(!shown(w, 0, ResultsModel::Name).contains("GPU"));
+        QCOMPARE(shown(w, 0, ResultsModel::Latency), QString("n/a on CPU"));
+        QVERIFY(shown(w, 0, ResultsModel::Tflops).isEmpty());
+        QVERIFY(shown(w, 0, ResultsModel::Gbps).isEmpty());
+        QVERIFY(shown(w, 0, ResultsModel::Note).contains("no GPU timings"));
+        w.editor()->setModified(false);
+    }
+
+    void worker_dies_mid_run() {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        w.run_service()->set_command(PYTHON3, {UI_TEST_DATA "/fake_worker.py"});
+        w.findChild<ParametersPanel*>()->set_cpu(false);
+        // The directive makes the fake worker's kernel hit an illegal address on `run`.
+        w.set_text(read_sample("gemm.py"), QString());
+        w.editor()->append("\n# fake-worker: die=run\n");  // unsaved work that must survive the crash
+        QString text = w.editor()->text();
+        QVERIFY(w.editor()->isModified());
+        QSignalSpy died(w.run_service(), &RunService::worker_died);
+        QSignalSpy done(w.run_service(), &RunService::job_finished);
+        QVERIFY(run_action(w, "action_run", done));
+        QCOMPARE(died.count(), 1);
+        QCOMPARE(done.last().at(0).toBool(), false);
+        QString status = status_text(w);
+        QVERIFY2(status.contains("illegal memory access") && status.contains("a fresh worker takes over"), qPrintable(status));
+        QVERIFY(shown(w, 0, ResultsModel::Note).contains("illegal memory access"));
+        QCOMPARE(w.editor()->text(), text);
+        QVERIFY(w.editor()->isModified());
+        QVERIFY(w.isVisible());
+
+        // The next run goes to a fresh worker and succeeds.
+        w.editor()->setText(read_sample("gemm.py"));
+        QVERIFY(run_action(w, "action_run", done));
+        QVERIFY2(done.last().at(0).toBool(), qPrintable(done.last().at(1).toString()));
+        QCOMPARE(w.run_service()->workers_started(), 2);
+        QVERIFY(shown(w, 0, ResultsModel::Note).contains("one launch took"));
+        QVERIFY(shown(w, 0, ResultsModel::Error).contains("✓"));
+        w.editor()->setModified(false);
+    }
+};
+
+QTEST_MAIN(TestGpuRuns)
+#include "test_gpu_runs.moc"
