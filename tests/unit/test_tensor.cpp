@@ -76,6 +76,38 @@ TEST(Tensor, SeededFillIsDeterministicAndNormal) {
     EXPECT_TRUE(neg);
 }
 
+// Large fills are split across threads; each chunk must start at its own draw so the values
+// match the one-thread sequence exactly (GPU runs and the CPU interpreter share inputs by seed).
+TEST(Tensor, ParallelFillMatchesTheSerialSequence) {
+    auto mix = [](uint64_t& s) {
+        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    };
+    const uint64_t seed = 5;
+    const int64_t n = (int64_t{3} << 20) + 1;  // odd, several chunks
+    HostTensor h(DataType::float16(), {n});
+    h.fill_random(seed);
+    uint64_t s = seed * 0x2545F4914F6CDD1Dull + 0x1234567ull;
+    int64_t mismatches = 0;
+    for (int64_t i = 0; i < n; i += 2) {
+        double u1 = (static_cast<double>(mix(s) >> 11) + 0.5) * 0x1.0p-53;
+        double u2 = (static_cast<double>(mix(s) >> 11) + 0.5) * 0x1.0p-53;
+        double r = std::sqrt(-2.0 * std::log(u1));
+        mismatches += h.get(i) != tp::half_bits_to_double(tp::double_to_half_bits(r * std::cos(2 * M_PI * u2)));
+        if (i + 1 < n)
+            mismatches += h.get(i + 1) != tp::half_bits_to_double(tp::double_to_half_bits(r * std::sin(2 * M_PI * u2)));
+    }
+    EXPECT_EQ(mismatches, 0);
+    HostTensor ints(DataType::int32(), {n});
+    ints.fill_random(seed);
+    s = seed * 0x2545F4914F6CDD1Dull + 0x1234567ull;
+    mismatches = 0;
+    for (int64_t i = 0; i < n; ++i) mismatches += ints.get(i) != static_cast<double>(static_cast<int64_t>(mix(s) % 9) - 4);
+    EXPECT_EQ(mismatches, 0);
+}
+
 TEST(Tensor, CompareReportsFroAndMaxAbs) {
     HostTensor ref(DataType::float32(), {4}), out(DataType::float32(), {4});
     for (int i = 0; i < 4; ++i) {
