@@ -92,6 +92,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(compile_, &CompileService::finished, this, &MainWindow::on_compiled);
     connect(compile_, &CompileService::started, this, [this] { status_state_->setText(tr("compiling…")); });
 
+    recovery_ = std::make_unique<RecoveryStore>();
     autosave_timer_ = new QTimer(this);
     autosave_timer_->setInterval(std::max(1, Settings::autosave_seconds()) * 1000);
     connect(autosave_timer_, &QTimer::timeout, this, &MainWindow::autosave);
@@ -247,7 +248,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
     Settings::set_window_geometry(saveGeometry());
     Settings::set_window_state(saveState());
     Settings::set_last_file(path_);
-    QFile::remove(recovery_path());  // a clean exit leaves nothing to recover
+    recovery_->discard();  // a clean exit leaves nothing to recover
     e->accept();
 }
 

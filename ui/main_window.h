@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "session/compile_service.h"
+#include "session/recovery_store.h"
 #include "session/run_service.h"
 #include "tileplay/sample_header.h"
 
@@ -46,7 +47,11 @@ public:
     // Saves a PNG of the window after the first compile finishes, then calls `done`.
     void take_screenshot_after_compile(const QString& path, std::function<void(bool)> done);
     void set_theme(const QString& name);
-    void offer_recovery();  // asks to restore text left by a crashed session
+    // Offers the text a crashed session left behind (the newest; older ones wait for the next
+    // start) in a dialog named "recovery_dialog", and restores it as an unsaved edit.
+    void offer_recovery();
+    void autosave();  // writes the unsaved text to this session's recovery file (timer-driven)
+    RecoveryStore* recovery() const { return recovery_.get(); }
 
     CompileService* compile_service() const { return compile_; }
     RunService* run_service() const { return runs_; }
@@ -73,8 +78,7 @@ private:
     bool save();
     bool save_as();
     bool maybe_save();
-    void autosave();
-    QString recovery_path() const;
+    void restore(const RecoveredText& r);
 
     DslEditor* editor_ = nullptr;
     FindBar* find_ = nullptr;
@@ -93,6 +97,7 @@ private:
     QLabel* status_timings_ = nullptr;
     QLabel* status_state_ = nullptr;
     QTimer* autosave_timer_ = nullptr;
+    std::unique_ptr<RecoveryStore> recovery_;
 
     CompileService* compile_ = nullptr;
     RunService* runs_ = nullptr;

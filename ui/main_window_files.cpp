@@ -1,15 +1,13 @@
-// MainWindow files: new/open/save, recent files, autosave to a recovery file and restoring it
-// after a crash (a clean exit deletes the recovery file).
+// MainWindow files: new/open/save, recent files, autosave to this session's recovery file
+// (session/recovery_store.h) and restoring what a crashed session left behind.
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QJsonDocument>
-#include <QJsonObject>
+#include <QLocale>
 #include <QMessageBox>
 #include <QSaveFile>
 #include <QStackedWidget>
-#include <QStandardPaths>
 
 #include "editor/dsl_editor.h"
 #include "main_window.h"
@@ -59,8 +57,9 @@ bool MainWindow::open_file(const QString& path) {
 
 void MainWindow::new_file() {
     if (!maybe_save()) return;
-    set_text(QString::fromLatin1(kNewFileText), QString());
-    editor_->setModified(true);
+    set_text(QString(), QString());
+    // Typed in as an edit, so the new file counts as unsaved (setModified(true) is a no-op).
+    editor_->insert(QString::fromLatin1(kNewFileText));
 }
 
 void MainWindow::open_dialog() {
@@ -78,7 +77,7 @@ bool MainWindow::save() {
         return false;
     }
     editor_->setModified(false);
-    QFile::remove(recovery_path());
+    recovery_->discard();
     update_title();
     return true;
 }
@@ -104,38 +103,37 @@ bool MainWindow::maybe_save() {
     return b == QMessageBox::Discard;
 }
 
-QString MainWindow::recovery_path() const {
-    QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-    QDir().mkpath(dir);
-    return dir + "/recovery.json";
-}
-
 void MainWindow::autosave() {
-    if (!editor_->isModified()) return;
-    QSaveFile f(recovery_path());
-    if (!f.open(QIODevice::WriteOnly)) return;
-    QJsonObject o{{"path", path_}, {"text", editor_->text()}};
-    f.write(QJsonDocument(o).toJson());
-    f.commit();
+    // Back at the saved state (undo), there is nothing to recover any more.
+    if (!editor_->isModified()) recovery_->discard();
+    else recovery_->save(path_, editor_->text());
 }
 
 void MainWindow::offer_recovery() {
-    QFile f(recovery_path());
-    if (!f.open(QIODevice::ReadOnly)) return;
-    QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
-    f.close();
-    QString text = o.value("text").toString();
-    if (text.isEmpty()) return;
-    QString path = o.value("path").toString();
-    auto b = QMessageBox::question(this, tr("Recover unsaved work"),
-                                   tr("TilePlay did not close cleanly. Restore the unsaved text of %1?")
-                                       .arg(path.isEmpty() ? tr("an untitled file") : path));
-    if (b == QMessageBox::Yes) {
-        set_text(text, path);
-        editor_->setModified(true);
-    } else {
-        QFile::remove(recovery_path());
-    }
+    std::vector<RecoveredText> found = recovery_->left_behind();
+    if (found.empty()) return;
+    const RecoveredText& r = found.front();
+    QMessageBox box(QMessageBox::Question, tr("Recover unsaved work"),
+                    tr("TilePlay did not close cleanly. Restore the unsaved text of %1, autosaved %2?")
+                        .arg(r.path.isEmpty() ? tr("an untitled file") : QStringLiteral("<code>%1</code>").arg(r.path.toHtmlEscaped()),
+                             QLocale().toString(r.saved.toLocalTime(), QLocale::ShortFormat)),
+                    QMessageBox::Yes | QMessageBox::No, this);
+    box.setObjectName("recovery_dialog");
+    box.setInformativeText(tr("Choosing No deletes the autosaved copy."));
+    box.setDetailedText(r.text.left(4000));
+    if (box.exec() == QMessageBox::Yes) restore(r);
+    RecoveryStore::remove(r);
+}
+
+void MainWindow::restore(const RecoveredText& r) {
+    // Open the file as saved first, then apply the recovered text as one edit: it shows as
+    // unsaved, autosaves again, and undo goes back to what is on disk.
+    if (!r.path.isEmpty() && QFileInfo::exists(r.path)) open_file(r.path);
+    else set_text(QString(), r.path);
+    editor_->selectAll();
+    editor_->replaceSelectedText(r.text);
+    editor_->setCursorPosition(0, 0);
+    autosave();  // safe in this session's file before the old one is removed
 }
 
 }  // namespace tpui
