@@ -51,6 +51,13 @@ const char* reduce_op_name(ReduceKind k) {
 
 bool mma_dtype(DataType t) { return t == DataType::float16() || t == DataType::bfloat16(); }
 
+// Element types tp_reduce*.cuh reduce from and into: fp32/fp16/bf16 (fp32 partials) and
+// integers up to 32 bits (int / unsigned partials, tp::ReduceAccum).
+bool reduce_dtype(DataType t) {
+    if (t.lanes != 1) return false;
+    return t == DataType::float32() || mma_dtype(t) || (t.is_int() && t.bits <= 32);
+}
+
 class FragLowerer : public IRMutator {
 public:
     DiagnosticEngine& diags;
@@ -64,6 +71,7 @@ public:
     struct Ctx {
         FragLayout drv;
         std::vector<const VarNode*> vars;
+        std::vector<int64_t> ext;  // the loop extents, one per var
         Expr local;  // accumulator index, row/column slot or stripe round
     };
     std::optional<Ctx> ctx;
@@ -105,10 +113,14 @@ public:
             } else if (d.kind == FragLayout::Row || d.kind == FragLayout::Col) {
                 bool same = d.kind == FragLayout::Row ? l->same_rows(d) : l->same_cols(d);
                 if (l->kind == d.kind && same && idx.size() == 1 && var_is(0, 0)) return ctx->local;
-            } else if (d.kind == FragLayout::Striped && l->kind == FragLayout::Striped && l->elems == d.elems &&
-                       idx.size() == ctx->vars.size()) {
-                bool all = true;
-                for (size_t k = 0; k < idx.size(); ++k) all &= var_is(k, k);
+            } else if (d.kind == FragLayout::Striped && l->kind == FragLayout::Striped && l->elems == d.elems) {
+                // The loop's vars in order; a var of extent 1 is always 0 and may be left out
+                // (dgamma[j] inside T.Parallel(1, D) over x_hat[i, j]: the same element order).
+                std::vector<size_t> want;
+                for (size_t v = 0; v < ctx->vars.size(); ++v)
+                    if (idx.size() == ctx->vars.size() || ctx->ext[v] != 1) want.push_back(v);
+                bool all = idx.size() == want.size();
+                for (size_t k = 0; all && k < idx.size(); ++k) all &= var_is(k, want[k]);
                 if (all) return ctx->local;
             }
         }
@@ -156,6 +168,7 @@ public:
         // The driver: the first fragment indexed with all the loop variables in order.
         Ctx c;
         for (auto* f : nest) c.vars.push_back(f->loop_var.get());
+        c.ext = ext;
         struct Finder : IRVisitor {
             FragLowerer* self;
             const std::vector<const VarNode*>* vars;
@@ -377,9 +390,8 @@ Stmt FragLowerer::visit_GemmOp(const GemmOpNode& n, const Stmt& s) {
 Stmt FragLowerer::visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) {
     const FragLayout* sl = layout_of(n.src);
     const FragLayout* dl = layout_of(n.dst);
-    bool float_dst = n.dst->dtype == DataType::float32() || n.dst->dtype == DataType::float16() ||
-                     n.dst->dtype == DataType::bfloat16();
-    if (sl && sl->kind == FragLayout::Striped && dl && dl->kind == FragLayout::Replicated && float_dst &&
+    bool types_ok = reduce_dtype(n.src->dtype) && reduce_dtype(n.dst->dtype);
+    if (sl && sl->kind == FragLayout::Striped && dl && dl->kind == FragLayout::Replicated && types_ok &&
         n.src->shape.size() == 2 && one_dim_block && threads % 32 == 0) {
         std::string fn = "tp::reduce_striped<" + std::to_string(*as_const_int(n.src->shape[0])) + ", " +
                          std::to_string(*as_const_int(n.src->shape[1])) + ", " + std::to_string(threads) + ", " +
@@ -388,10 +400,10 @@ Stmt FragLowerer::visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) {
                                 buffer_addr(scratch, {int_imm(0)}, true, n.span), tid}, n.span);
     }
     FragLayout::Kind want = n.dim == 1 ? FragLayout::Row : FragLayout::Col;
-    if (!sl || sl->kind != FragLayout::Acc || !dl || dl->kind != want || n.dst->dtype != DataType::float32() ||
-        n.src->shape.size() != 2 || !one_dim_block) {
-        fail(std::string("T.reduce_") + reduce_kind_name(n.reduce_kind) + " from a " + (sl ? sl->describe() : "non-fragment") +
-                 " buffer into a " + n.dst->dtype.name() + " " + (dl ? dl->describe() : "non-fragment") + " buffer",
+    if (!sl || sl->kind != FragLayout::Acc || !dl || dl->kind != want || !types_ok || n.src->shape.size() != 2 || !one_dim_block) {
+        fail(std::string("T.reduce_") + reduce_kind_name(n.reduce_kind) + " from a " + n.src->dtype.name() + " " +
+                 (sl ? sl->describe() : "non-fragment") + " buffer into a " + n.dst->dtype.name() + " " +
+                 (dl ? dl->describe() : "non-fragment") + " buffer",
              n.span);
         return s;
     }

@@ -1,7 +1,10 @@
 // Fragment reductions and fragment copies (tp_reduce.cuh, tp_copy.cuh) on the GPU against
 // a CPU reference: reduce_rows / reduce_cols for sum, max, min, abssum, absmax with
-// clear=False folding, checked in every replica thread; fragment -> global (f16 pairs),
+// clear=False folding, checked in every replica thread, on float and int32 fragments (exact
+// int partials, e.g. top-k's column indices); fragment -> global (f16 pairs),
 // fragment -> swizzled shared -> global (copy_s2g) round trips.
+#include <climits>
+
 #include "common.cuh"
 #include "tp_copy.cuh"
 #include "tp_reduce.cuh"
@@ -18,6 +21,23 @@ __global__ void reduce_kernel(const float* in, const float* prev_rows, const flo
     float frag[L::kSize];
     tp::frag_load_global<L>(frag, in, L::kBN, L::kBM, L::kBN, tid);
     float r[L::kRowSlots], c[L::kColSlots];
+    for (int s = 0; s < L::kRowSlots; ++s) r[s] = prev_rows[L::slot_row(tid, s)];
+    for (int s = 0; s < L::kColSlots; ++s) c[s] = prev_cols[L::slot_col(tid, s)];
+    tp::reduce_rows<L, OP, false>(frag, r, scratch, tid);
+    tp::reduce_cols<L, OP, false>(frag, c, scratch + L::kBM * L::kWarpsN, tid);
+    const int rep_r = L::warp_n(warp) * 4 + (lane & 3), rep_c = L::warp_m(warp) * 8 + (lane >> 2);
+    for (int s = 0; s < L::kRowSlots; ++s) rows_out[rep_r * L::kBM + L::slot_row(tid, s)] = r[s];
+    for (int s = 0; s < L::kColSlots; ++s) cols_out[rep_c * L::kBN + L::slot_col(tid, s)] = c[s];
+}
+
+// The same on an int32 fragment into int32 row / column vectors (int partials, exact).
+template <class L, tp::ReduceOp OP>
+__global__ void reduce_int_kernel(const int* in, const int* prev_rows, const int* prev_cols, int* rows_out, int* cols_out) {
+    __shared__ float scratch[L::kBM * L::kWarpsN + L::kBN * L::kWarpsM];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    int frag[L::kSize];
+    for (int i = 0; i < L::kSize; ++i) frag[i] = in[L::row(tid, i) * L::kBN + L::col(tid, i)];
+    int r[L::kRowSlots], c[L::kColSlots];
     for (int s = 0; s < L::kRowSlots; ++s) r[s] = prev_rows[L::slot_row(tid, s)];
     for (int s = 0; s < L::kColSlots; ++s) c[s] = prev_cols[L::slot_col(tid, s)];
     tp::reduce_rows<L, OP, false>(frag, r, scratch, tid);
@@ -89,6 +109,48 @@ void run_reduce() {
                 ok ? "[ OK ]" : "[FAIL]", op_name(OP), BM, BN, WM, WN, worst);
 }
 
+static long long ref_int(tp::ReduceOp op, long long a, long long x) {
+    if (op == tp::ReduceOp::AbsSum || op == tp::ReduceOp::AbsMax) x = x < 0 ? -x : x;
+    if (op == tp::ReduceOp::Max || op == tp::ReduceOp::AbsMax) return std::max(a, x);
+    if (op == tp::ReduceOp::Min) return std::min(a, x);
+    return a + x;
+}
+
+template <int BM, int BN, int WM, int WN, tp::ReduceOp OP>
+void run_reduce_int() {
+    using L = tp::AccLayout<BM, BN, WM, WN>;
+    std::mt19937 rng(7 + BM + BN);
+    std::uniform_int_distribution<int> dist(-100000, 100000);
+    std::vector<int> in(BM * BN), prev_r(BM), prev_c(BN);
+    for (auto& x : in) x = dist(rng);
+    for (auto& x : prev_r) x = dist(rng);
+    for (auto& x : prev_c) x = dist(rng);
+    DeviceBuf<int> din(in), dpr(prev_r), dpc(prev_c), dro(size_t(WN) * 4 * BM), dco(size_t(WM) * 8 * BN);
+    reduce_int_kernel<L, OP><<<1, L::kThreads>>>(din.ptr, dpr.ptr, dpc.ptr, dro.ptr, dco.ptr);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    auto ro = dro.download(), co = dco.download();
+    const long long init = OP == tp::ReduceOp::Max ? INT_MIN : (OP == tp::ReduceOp::Min ? INT_MAX : 0);
+    int bad = 0;
+    for (int r = 0; r < BM; ++r) {
+        long long acc = init;
+        for (int c = 0; c < BN; ++c) acc = ref_int(OP, acc, in[r * BN + c]);
+        long long v = OP == tp::ReduceOp::AbsSum || OP == tp::ReduceOp::AbsMax ? ref_int(OP == tp::ReduceOp::AbsSum ? tp::ReduceOp::Sum : tp::ReduceOp::Max, prev_r[r], acc)
+                                                                                 : ref_int(OP, prev_r[r], acc);
+        for (int rep = 0; rep < WN * 4; ++rep) bad += ro[rep * BM + r] != v;
+    }
+    for (int c = 0; c < BN; ++c) {
+        long long acc = init;
+        for (int r = 0; r < BM; ++r) acc = ref_int(OP, acc, in[r * BN + c]);
+        long long v = OP == tp::ReduceOp::AbsSum || OP == tp::ReduceOp::AbsMax ? ref_int(OP == tp::ReduceOp::AbsSum ? tp::ReduceOp::Sum : tp::ReduceOp::Max, prev_c[c], acc)
+                                                                                 : ref_int(OP, prev_c[c], acc);
+        for (int rep = 0; rep < WM * 8; ++rep) bad += co[rep * BN + c] != v;
+    }
+    all_ok = all_ok && bad == 0;
+    std::printf("%s reduce %-6s int32 acc %3dx%-3d warps %dx%d (rows+cols, clear=False, all replicas): %d mismatches\n",
+                bad ? "[FAIL]" : "[ OK ]", op_name(OP), BM, BN, WM, WN, bad);
+}
+
 template <int BM, int BN, int WM, int WN>
 void run_all_ops() {
     run_reduce<BM, BN, WM, WN, tp::ReduceOp::Sum>();
@@ -130,6 +192,10 @@ int main() {
     run_all_ops<64, 128, 1, 4>();
     run_all_ops<128, 128, 2, 4>();
     run_all_ops<32, 40, 2, 1>();
+    run_reduce_int<64, 128, 2, 2, tp::ReduceOp::Max>();  // TileLang's top-k: argmax as max of indices
+    run_reduce_int<64, 128, 2, 2, tp::ReduceOp::Min>();
+    run_reduce_int<128, 64, 2, 2, tp::ReduceOp::Sum>();
+    run_reduce_int<64, 64, 1, 4, tp::ReduceOp::AbsMax>();
     run_copy<64, 64, 2, 2>(64, 64);
     run_copy<128, 128, 2, 4>(100, 77);
     run_copy<64, 40, 4, 1>(63, 40);

@@ -4,7 +4,8 @@
 // replicated in every thread, so any later loop may read any entry. Per-thread partials,
 // warp shuffles, then one shared-memory exchange across warps: every thread of the block must
 // call it (two __syncthreads()). scratch: OUT * THREADS / 32 floats of shared memory. The
-// partials are fp32 whatever OutT is (fp16/bf16 results are rounded once, on the store).
+// partials are fp32 for float fragments whatever OutT is (fp16/bf16 results are rounded
+// once, on the store) and int / unsigned for integer fragments (tp::ReduceAccum).
 #pragma once
 
 #include "tp_reduce.cuh"
@@ -12,21 +13,23 @@
 namespace tp {
 
 template <int ROWS, int COLS, int THREADS, int DIM, ReduceOp OP, bool CLEAR, class FragT, class OutT>
-__device__ __forceinline__ void reduce_striped(const FragT* frag, OutT* out, float* scratch, int tid) {
+__device__ __forceinline__ void reduce_striped(const FragT* frag, OutT* out, float* scratch_f, int tid) {
     static_assert(THREADS % 32 == 0, "striped reductions shuffle whole warps");
-    using R = Reducer<OP>;
+    using V = typename ReduceAccum<FragT>::type;
+    using R = Reducer<OP, V>;
+    V* scratch = reinterpret_cast<V*>(scratch_f);
     constexpr int kElems = ROWS * COLS;
     constexpr int kLocal = (kElems + THREADS - 1) / THREADS;
     constexpr int kOut = DIM == 1 ? ROWS : COLS;
     constexpr int kWarps = THREADS / 32;
     const int lane = tid & 31, warp = tid >> 5;
     for (int o = 0; o < kOut; ++o) {
-        float acc = R::init();
+        V acc = R::init();
 #pragma unroll
         for (int k = 0; k < kLocal; ++k) {
             const int e = k * THREADS + tid;
             const int key = DIM == 1 ? e / COLS : e % COLS;
-            if ((kElems % THREADS == 0 || e < kElems) && key == o) acc = R::combine(acc, R::elem(to_float(frag[k])));
+            if ((kElems % THREADS == 0 || e < kElems) && key == o) acc = R::combine(acc, R::elem(reduce_in<V>(frag[k])));
         }
 #pragma unroll
         for (int m = 16; m > 0; m >>= 1) acc = R::combine(acc, __shfl_xor_sync(0xffffffffu, acc, m));
@@ -34,10 +37,10 @@ __device__ __forceinline__ void reduce_striped(const FragT* frag, OutT* out, flo
     }
     __syncthreads();
     for (int o = 0; o < kOut; ++o) {
-        float v = R::init();
+        V v = R::init();
 #pragma unroll
         for (int w = 0; w < kWarps; ++w) v = R::combine(v, scratch[o * kWarps + w]);
-        out[o] = OutT(CLEAR ? v : R::combine(static_cast<float>(out[o]), v));
+        reduce_store<OP, CLEAR>(out[o], v);
     }
     __syncthreads();  // scratch may be reused right after
 }
