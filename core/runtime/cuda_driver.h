@@ -80,6 +80,10 @@ struct CudaDriver {
     CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent) = nullptr;
     CUresult (*cuEventDestroy)(CUevent) = nullptr;
     CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
+    // Optional (CUDA 12+ drivers): TMA tensor maps for sm_90a kernels; null when absent.
+    CUresult (*cuTensorMapEncodeTiled)(void* map, int dtype, unsigned rank, void* global, const uint64_t* dims,
+                                       const uint64_t* strides, const uint32_t* box, const uint32_t* elem_strides,
+                                       int interleave, int swizzle, int l2_promotion, int oob_fill) = nullptr;
 
     bool loaded = false;
     std::string why;  // why loading failed, for `tilec doctor` and error messages

@@ -1,6 +1,7 @@
 // Device properties, context, buffers, tensors and kernel launches; see device.h.
 #include "runtime/device.h"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -175,33 +176,23 @@ LaunchConfig make_launch_config(const std::vector<int64_t>& grid, const std::vec
     return c;
 }
 
-void KernelArgs::add_pointer(CUdeviceptr p) { slots_.push_back(p); }
-void KernelArgs::add_i32(int32_t v) {
-    uint64_t s = 0;
-    std::memcpy(&s, &v, sizeof(v));
-    slots_.push_back(s);
-}
-void KernelArgs::add_i64(int64_t v) {
-    uint64_t s = 0;
-    std::memcpy(&s, &v, sizeof(v));
-    slots_.push_back(s);
-}
-void KernelArgs::add_f32(float v) {
-    uint64_t s = 0;
-    std::memcpy(&s, &v, sizeof(v));
-    slots_.push_back(s);
-}
-void KernelArgs::add_f64(double v) {
-    uint64_t s = 0;
-    std::memcpy(&s, &v, sizeof(v));
-    slots_.push_back(s);
+void KernelArgs::add_pointer(CUdeviceptr p) { add_bytes(&p, sizeof(p)); }
+void KernelArgs::add_i32(int32_t v) { add_bytes(&v, sizeof(v)); }
+void KernelArgs::add_i64(int64_t v) { add_bytes(&v, sizeof(v)); }
+void KernelArgs::add_f32(float v) { add_bytes(&v, sizeof(v)); }
+void KernelArgs::add_f64(double v) { add_bytes(&v, sizeof(v)); }
+void KernelArgs::add_bytes(const void* data, size_t bytes) {
+    starts_.push_back(slots_.size());
+    size_t n = std::max<size_t>(1, (bytes + 7) / 8);
+    slots_.resize(slots_.size() + n, 0);
+    std::memcpy(&slots_[starts_.back()], data, bytes);
 }
 
 void** KernelArgs::pointers() {
     // cuLaunchKernel reads each argument through its pointer, sized by the kernel's
     // signature; little-endian slots make a 4-byte read of an 8-byte slot correct.
     ptrs_.clear();
-    for (auto& s : slots_) ptrs_.push_back(&s);
+    for (size_t s : starts_) ptrs_.push_back(&slots_[s]);
     return ptrs_.data();
 }
 

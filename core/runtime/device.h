@@ -111,11 +111,14 @@ public:
     void add_i64(int64_t v);
     void add_f32(float v);
     void add_f64(double v);
+    // An argument passed by value as raw bytes (a 128-byte CUtensorMap for __grid_constant__).
+    void add_bytes(const void* data, size_t bytes);
     void** pointers();  // what cuLaunchKernel wants; valid until the next add
-    size_t size() const { return slots_.size(); }
+    size_t size() const { return starts_.size(); }  // arguments added
 
 private:
-    std::vector<uint64_t> slots_;  // each argument stored in its own 8-byte slot
+    std::vector<uint64_t> slots_;  // each argument stored in its own 8-byte slot(s)
+    std::vector<size_t> starts_;   // first slot of each argument
     std::vector<void*> ptrs_;
 };
 

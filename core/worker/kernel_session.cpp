@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include "runtime/tensor_map.h"
 #include "tensor/npy.h"
 #include "tileplay/interp.h"
 #include "tileplay/sample_header.h"
@@ -51,6 +52,7 @@ Json KernelSession::describe() const {
             {"threads", k.threads},
             {"dynamic_shared_bytes", k.dynamic_shared_bytes},
             {"bound_params", k.bound_params},
+            {"tensor_maps", k.tensor_maps.size()},
             {"registers", attrs.registers},
             {"static_shared_bytes", attrs.static_smem},
             {"local_bytes", attrs.local_bytes}};
@@ -91,6 +93,19 @@ PreparedArgs prepare_args(const KernelSession& s, uint64_t seed, const std::map<
         }
         auto [pos, _] = a.device.emplace(p.name, runtime::DeviceTensor::from_host(a.host.at(p.name)));
         a.args.add_pointer(pos->second.buffer.ptr());
+    }
+    // sm_90a warp-specialized kernels take TMA tensor maps of their tensors after the
+    // ordinary parameters (compiler.h, TensorMapInfo).
+    for (const auto& m : k.tensor_maps) {
+        auto it = a.device.find(m.param);
+        if (it == a.device.end()) throw WorkerError("launch_failed", "tensor map of unknown parameter `" + m.param + "`");
+        try {
+            auto req = runtime::tensor_map_request(it->second.dtype, it->second.shape, m.box, m.swizzle_bytes);
+            runtime::TensorMapBytes bytes = runtime::encode_tensor_map(req, it->second.buffer.ptr());
+            a.args.add_bytes(bytes.words.data(), sizeof(bytes.words));
+        } catch (const std::exception& e) {
+            throw WorkerError("launch_failed", "cannot describe `" + m.param + "` for TMA: " + e.what());
+        }
     }
     try {
         a.launch = runtime::make_launch_config(resolve_grid(k, scalars), k.threads, k.dynamic_shared_bytes);

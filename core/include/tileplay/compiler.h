@@ -79,6 +79,15 @@ struct TensorParamInfo {
     bool is_scalar = false;
 };
 
+// A TMA tensor map (sm_90a warp-specialized GEMM): the launcher encodes it with
+// cuTensorMapEncodeTiled over the tensor parameter `param` (row-major; dims and strides come
+// from its shape) and passes the 128 bytes by value after the ordinary parameters, in order.
+struct TensorMapInfo {
+    std::string param;
+    std::vector<int64_t> box;  // box extents in elements, innermost first
+    int swizzle_bytes = 128;   // 0 (none), 32, 64 or 128
+};
+
 struct KernelInfo {
     std::string name;         // name of the generated __global__ function
     std::string factory;      // Python function it came from
@@ -92,6 +101,7 @@ struct KernelInfo {
     std::vector<std::string> logical_grid_text;
     int64_t dynamic_shared_bytes = 0;
     std::map<std::string, std::string> bound_params;  // factory argument -> value used
+    std::vector<TensorMapInfo> tensor_maps;           // extra __grid_constant__ parameters
 };
 
 // A kernel factory found in the file, for pickers and parameter panels.
