@@ -14,6 +14,7 @@
 #include "pipeline.h"
 #include "runtime/nvrtc.h"
 #include "target.h"
+#include "transform/warp_specialize.h"
 
 namespace tp {
 
@@ -186,6 +187,7 @@ CompileResult compile(const CompileRequest& req) {
         r.lowered_func = pr.func;
         r.lowered = ir::print(*pr.func);
         fill_launch_info(*pr.func, r.kernel);
+        r.kernel.tensor_maps = transform::tensor_maps_of(*pr.func);
         if (req.stop_after == Stage::Lowered) return finish();
 
         t0 = Clock::now();

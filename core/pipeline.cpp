@@ -15,6 +15,7 @@
 #include "transform/pipeline_loops.h"
 #include "transform/simplify.h"
 #include "transform/verify.h"
+#include "transform/warp_specialize.h"
 
 namespace tp {
 
@@ -39,6 +40,10 @@ const std::vector<Pass>& passes() {
         // Element-wise kernels with a huge 1-D grid run several blocks per launched block, so
         // each thread keeps more loads in flight; decided on the tile-level IR it inspects.
         {"coarsen-blocks", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::coarsen_blocks(f); }},
+        // sm_90a: a TMA + wgmma GEMM loop gets its consumer warpgroups (threads, FullRow warps)
+        // before layout-inference gives the accumulator the matching layout.
+        {"plan-warp-specialized", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine&) {
+             return transform::plan_warp_specialized(f, o.target); }},
         // Fragments to registers first: everything that touches them (T.Parallel loops, T.gemm,
         // T.reduce_*, fragment copies) needs their layout; gemm tiles get their swizzle here.
         {"layout-inference", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
@@ -46,6 +51,10 @@ const std::vector<Pass>& passes() {
         // The remaining tile ops: tile copies into shared memory as cp.async template calls,
         // the rest as T.Parallel nests. Reads the swizzle chosen above.
         {"lower-tile-ops", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine& d) { return transform::lower_tile_ops(f, d); }},
+        // sm_90a: the planned loop becomes the producer/consumer ring over the lowered copies and
+        // gemm (so before pipeline-loops would multi-buffer them for cp.async).
+        {"warp-specialize", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine&) {
+             return transform::warp_specialize(f, o.target); }},
         // Multi-buffers the cp.async copies of T.Pipelined loops; emits its own waits and barriers.
         {"pipeline-loops", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine&) { return transform::pipeline_loops(f, o.target); }},
         // Barriers between whole T.Parallel steps and template calls, so before bind-threads

@@ -16,6 +16,7 @@ namespace {
 
 struct BenchArgs {
     std::string file, suite, kernel;
+    std::string arch = "auto";  // sm_90a on an H100/H200 takes the wgmma path
     std::vector<std::string> defines, baselines;
     bool json = false, no_flush = false, no_check = false;
     std::string json_out;  // also write the JSON report here while printing the table
@@ -46,6 +47,7 @@ tp::Json bench_file(tp::WorkerClient& client, const std::string& path, const Ben
     ls.path = path;
     ls.source = source;
     ls.kernel = a.kernel.empty() ? h.kernel : a.kernel;
+    ls.target = a.arch;
     if (!parse_defines(a.defines, ls.defines)) {
         rec["error"] = "bad -D value";
         return rec;
@@ -140,6 +142,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     cmd->add_option("file", a->file, "DSL file (with a `# tileplay:` header)");
     cmd->add_option("--suite", a->suite, "benchmark every .py file with a `# tileplay: kernel=` header in DIR");
     cmd->add_option("-k,--kernel", a->kernel, "kernel factory (default: the header's, else the first)");
+    cmd->add_option("--arch", a->arch, "target (auto: the GPU's; sm_90a for wgmma on Hopper)")->capture_default_str();
     cmd->add_option("-D", a->defines, "NAME=VALUE for a kernel parameter")->allow_extra_args(false);
     cmd->add_option("--baseline", a->baselines, "baseline: cublas.gemm, cublaslt.gemm_bias_gelu, 'torch: EXPR'");
     cmd->add_option("--iters", a->iters, "timed launches")->default_val(50);

@@ -8,6 +8,7 @@
 
 #include "codegen/cuda/codegen_cuda_impl.h"
 #include "ir/functor.h"
+#include "transform/warp_specialize.h"
 
 namespace tp::codegen {
 
@@ -135,7 +136,9 @@ void CudaEmitter::stmt(const Stmt& s) {
                     // pipeline placed the barriers they need. Offsets stay 16-byte aligned for
                     // cp.async and ldmatrix.
                     int64_t bytes = elems * b->dtype.bytes();
-                    int64_t off = (dynamic_smem_bytes + 15) / 16 * 16;
+                    // TMA's 128B swizzle needs 1024-byte aligned tiles (warp-specialized kernels).
+                    int64_t align = transform::is_warp_specialized(func) ? 1024 : 16;
+                    int64_t off = (dynamic_smem_bytes + align - 1) / align * align;
                     dynamic_smem_offsets.emplace_back(b.get(), off);
                     dynamic_smem_bytes = off + bytes;
                     emit(ty + "* " + name + " = reinterpret_cast<" + ty + "*>(tp_smem + " + std::to_string(off) + ");");
@@ -249,6 +252,10 @@ CudaModule generate_cuda(const ir::PrimFunc& func, const Target& target, const s
             params.push_back(em.cuda_type(p.var->dtype) + " " + em.var_name(p.var));
         }
     }
+    // sm_90a warp-specialized GEMM: tensor maps by value, after the ordinary parameters.
+    const bool ws = transform::is_warp_specialized(func);
+    const size_t maps = transform::tensor_maps_of(func).size();
+    for (size_t i = 0; i < maps; ++i) params.push_back("const __grid_constant__ tp::TmaDesc tp_tma_" + std::to_string(i));
     int64_t threads = 1;
     const StmtNode* cur = func.body.get();
     while (cur) {  // find the launch to read its block size
@@ -274,14 +281,20 @@ CudaModule generate_cuda(const ir::PrimFunc& func, const Target& target, const s
         m.headers_used.push_back(h);
     }
     out.push_back({"", 0});
-    std::string sig = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + ") " + m.kernel_name + "(";
+    std::string sig = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + (ws ? ", 1" : "") + ") " + m.kernel_name + "(";
     for (size_t i = 0; i < params.size(); ++i) sig += (i ? ", " : "") + params[i];
     uint32_t fline = func.span.valid() ? func.span.begin.line : 0;
     out.push_back({sig + ") {", fline});
     if (!em.dynamic_smem_offsets.empty()) {
         // Up to 48 KiB fits a static array; beyond needs dynamic shared memory (the launcher
         // passes CudaModule::dynamic_shared_bytes and raises the per-kernel limit).
-        if (em.dynamic_smem_bytes <= 48 * 1024) {
+        if (ws) {
+            // setmaxnreg needs the register cap of __launch_bounds__(T, 1); the tiles 1024-byte
+            // alignment, which a dynamic allocation only promises to 16 bytes: align by hand.
+            out.push_back({"    extern __shared__ __align__(1024) unsigned char tp_smem_raw[];", fline});
+            out.push_back({"    unsigned char* tp_smem = tp_smem_raw + ((1024u - (static_cast<unsigned>(__cvta_generic_to_shared(tp_smem_raw)) & 1023u)) & 1023u);", fline});
+            m.dynamic_shared_bytes = em.dynamic_smem_bytes + 1024;
+        } else if (em.dynamic_smem_bytes <= 48 * 1024) {
             out.push_back({"    __shared__ __align__(16) unsigned char tp_smem[" + std::to_string(em.dynamic_smem_bytes) + "];", fline});
         } else {
             out.push_back({"    extern __shared__ __align__(16) unsigned char tp_smem[];", fline});

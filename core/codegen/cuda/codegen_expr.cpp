@@ -188,6 +188,7 @@ std::string CudaEmitter::expr(const Expr& e) {
 // Calls into the runtime templates made by the lowering passes (transform/tile_lowering.h).
 std::string CudaEmitter::device_call(const CallNode& c) {
     if (c.op == "tp.null") return "nullptr";
+    if (c.op == "tp.tma_desc") return "&tp_tma_" + std::to_string(as_const_int(c.args.at(0)).value_or(0));
     if (c.op == "tp.addr_r" || c.op == "tp.addr_w") {
         auto* l = c.args.empty() ? nullptr : c.args[0]->as<BufferLoadNode>();
         if (!l) throw InternalError("tp.addr of a non-buffer operand", __FILE__, __LINE__, "codegen");
@@ -199,7 +200,8 @@ std::string CudaEmitter::device_call(const CallNode& c) {
     const std::string& fn = name->value;
     static const std::pair<const char*, const char*> owners[] = {
         {"tp::gemm_", "tp_gemm.cuh"}, {"tp::reduce_striped", "tp_reduce_striped.cuh"}, {"tp::reduce_", "tp_reduce.cuh"}, {"tp::copy_", "tp_copy.cuh"},
-        {"tp::cp_async", "tp_copy.cuh"}, {"tp::frag_", "tp_copy.cuh"}, {"tp::rasterize", "tp_layout.cuh"}};
+        {"tp::cp_async", "tp_copy.cuh"}, {"tp::frag_", "tp_copy.cuh"}, {"tp::rasterize", "tp_layout.cuh"},
+        {"tp::WsGemm", "tp_ws_gemm.cuh"}, {"tp::setmaxnreg", "tp_tma.cuh"}};
     for (const auto& [prefix, header] : owners)
         if (fn.rfind(prefix, 0) == 0) headers.insert(header);
     if (fn.find("half_t") != std::string::npos || fn.find("bfloat16_t") != std::string::npos) uses_half = true;

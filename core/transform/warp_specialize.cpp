@@ -1,0 +1,479 @@
+// plan_warp_specialized and warp_specialize (see warp_specialize.h).
+#include "transform/warp_specialize.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "ir/functor.h"
+#include "transform/tile_lowering.h"
+
+namespace tp::transform {
+
+using namespace ir;
+
+namespace {
+
+constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128*40 + 256*232 <= 64K registers
+
+void flatten(const Stmt& s, std::vector<Stmt>& out) {
+    if (!s) return;
+    if (auto* q = s->as<SeqStmtNode>()) {
+        for (const auto& c : q->seq) flatten(c, out);
+        return;
+    }
+    out.push_back(s);
+}
+
+int attr_int(const PrimFunc& f, const std::string& key, int fallback = 0) {
+    auto it = f.attrs.find(key);
+    return it == f.attrs.end() ? fallback : std::stoi(it->second);
+}
+
+std::optional<std::pair<int64_t, int64_t>> shape_2d(const Buffer& b) {
+    if (b->shape.size() != 2) return std::nullopt;
+    auto r = as_const_int(b->shape[0]), c = as_const_int(b->shape[1]);
+    if (!r || !c) return std::nullopt;
+    return std::make_pair(*r, *c);
+}
+
+bool is_16bit_mma(DataType t) { return t == DataType::float16() || t == DataType::bfloat16(); }
+
+// Rewrites the statement list under the launch's allocations: `top` sees the list and returns
+// its replacement (or null to keep everything).
+class TopRewriter : public IRMutator {
+public:
+    std::function<Stmt(const Stmt&)> top;
+    std::function<KernelLaunchNode(const KernelLaunchNode&)> relaunch;
+    bool done = false;
+
+    Stmt visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override {
+        Stmt body = descend(n.body);
+        if (!done) return s;
+        KernelLaunchNode k = relaunch(n);
+        return std::make_shared<KernelLaunchNode>(k.grid, k.block_vars, k.threads, k.thread_vars, body, n.span);
+    }
+    Stmt descend(const Stmt& s) {
+        if (auto* a = s->as<AllocateNode>()) {
+            Stmt b = descend(a->body);
+            return b == a->body ? s : std::make_shared<AllocateNode>(a->buffer, a->init, b, a->span);
+        }
+        if (auto* l = s->as<LetStmtNode>()) {
+            Stmt b = descend(l->body);
+            return b == l->body ? s : std::make_shared<LetStmtNode>(l->var, l->value, b, l->span);
+        }
+        if (done) return s;
+        Stmt r = top(s);
+        if (!r) return s;
+        done = true;
+        return r;
+    }
+};
+
+// --- plan (tile-level IR) ------------------------------------------------------------------
+
+struct TileMatch {
+    const ForNode* loop = nullptr;
+    const GemmOpNode* gemm = nullptr;
+};
+
+// Epilogue statements that lower to per-thread code only (no shared memory, no barriers).
+struct EpilogueCheck : IRVisitor {
+    bool ok = true;
+    void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
+        ok &= n.buffer->scope != Scope::Shared;
+        IRVisitor::visit_BufferLoad(n, e);
+    }
+    void visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override {
+        ok &= n.buffer->scope != Scope::Shared;
+        IRVisitor::visit_BufferStore(n, s);
+    }
+    void visit_CopyOp(const CopyOpNode& n, const Stmt&) override {
+        ok &= n.src.buffer->scope == Scope::Fragment && n.dst.buffer->scope == Scope::Global;
+    }
+    void visit_FillOp(const FillOpNode& n, const Stmt&) override { ok &= n.dst.buffer->scope == Scope::Fragment; }
+    void visit_GemmOp(const GemmOpNode&, const Stmt&) override { ok = false; }
+    void visit_ReduceOp(const ReduceOpNode&, const Stmt&) override { ok = false; }
+    void visit_AtomicAddOp(const AtomicAddOpNode&, const Stmt&) override { ok = false; }
+    void visit_PrintOp(const PrintOpNode&, const Stmt&) override { ok = false; }
+    void visit_For(const ForNode& n, const Stmt& s) override {
+        ok &= n.for_kind != ForKind::Pipelined;
+        IRVisitor::visit_For(n, s);
+    }
+    void visit_Call(const CallNode& n, const Expr& e) override {
+        ok &= n.op != "__syncthreads";
+        IRVisitor::visit_Call(n, e);
+    }
+};
+
+bool global_tile_ok(const CopyOpNode& c, int64_t rows, int64_t cols) {
+    const Buffer& g = c.src.buffer;
+    auto gs = shape_2d(g);
+    if (g->scope != Scope::Global || !gs || (gs->second * g->dtype.bytes()) % 16 != 0) return false;
+    auto t = tile_2d(c.src);
+    return t && t->rows == rows && t->cols == cols;
+}
+
+std::optional<TileMatch> match_tile_level(const Stmt& top, const Target& target, int64_t& stages, int64_t& consumers) {
+    std::vector<Stmt> stmts;
+    flatten(top, stmts);
+    TileMatch m;
+    size_t at = 0;
+    for (size_t i = 0; i < stmts.size(); ++i) {
+        auto* f = stmts[i]->as<ForNode>();
+        if (!f || f->for_kind != ForKind::Pipelined) continue;
+        if (m.loop) return std::nullopt;
+        m.loop = f;
+        at = i;
+    }
+    if (!m.loop) return std::nullopt;
+    for (size_t i = 0; i < at; ++i) {
+        const Stmt& s = stmts[i];
+        bool ok = s->as<SwizzleOpNode>() || s->as<LayoutAnnotationOpNode>() ||
+                  (s->as<FillOpNode>() && s->as<FillOpNode>()->dst.buffer->scope == Scope::Fragment);
+        if (!ok) return std::nullopt;
+    }
+    EpilogueCheck epi;
+    for (size_t i = at + 1; i < stmts.size(); ++i) epi.visit(stmts[i]);
+    if (!epi.ok) return std::nullopt;
+
+    std::vector<Stmt> body;
+    flatten(m.loop->body, body);
+    if (body.size() != 3) return std::nullopt;
+    auto *c0 = body[0]->as<CopyOpNode>(), *c1 = body[1]->as<CopyOpNode>();
+    m.gemm = body[2]->as<GemmOpNode>();
+    if (!c0 || !c1 || !m.gemm) return std::nullopt;
+    const GemmOpNode& g = *m.gemm;
+    const CopyOpNode* ca = c0->dst.buffer == g.A.buffer ? c0 : (c1->dst.buffer == g.A.buffer ? c1 : nullptr);
+    const CopyOpNode* cb = c0->dst.buffer == g.B.buffer ? c0 : (c1->dst.buffer == g.B.buffer ? c1 : nullptr);
+    if (!ca || !cb || ca == cb || g.transpose_A || g.clear_accum) return std::nullopt;
+    if (g.A.buffer->scope != Scope::Shared || g.B.buffer->scope != Scope::Shared || g.C.buffer->scope != Scope::Fragment)
+        return std::nullopt;
+    if (!whole_buffer(g.A) || !whole_buffer(g.B) || !whole_buffer(g.C) || !whole_buffer(ca->dst) || !whole_buffer(cb->dst))
+        return std::nullopt;
+    DataType t = g.A.buffer->dtype;
+    if (!is_16bit_mma(t) || g.B.buffer->dtype != t || g.C.buffer->dtype != DataType::float32() ||
+        ca->src.buffer->dtype != t || cb->src.buffer->dtype != t)
+        return std::nullopt;
+    auto as = shape_2d(g.A.buffer), bs = shape_2d(g.B.buffer), cs = shape_2d(g.C.buffer);
+    if (!as || !bs || !cs) return std::nullopt;
+    int64_t bm = as->first, bk = as->second;
+    int64_t bn = g.transpose_B ? bs->first : bs->second;
+    int64_t bk_b = g.transpose_B ? bs->second : bs->first;
+    if (bk != 64 || bk_b != 64 || (bm != 64 && bm != 128) || bn % 64 != 0 || bn > 256 || cs->first != bm || cs->second != bn)
+        return std::nullopt;
+    if (!global_tile_ok(*ca, as->first, as->second) || !global_tile_ok(*cb, bs->first, bs->second)) return std::nullopt;
+    // The shared tiles must live only in this loop (the ring replaces them).
+    consumers = bm / 64;
+    int64_t stage_bytes = (bm * bk + bk * bn) * t.bytes();
+    stages = std::max<int64_t>(m.loop->num_stages, 2);
+    int64_t limit = target.max_smem_per_block > 0 ? target.max_smem_per_block : 227 * 1024;
+    while (stages > 2 && stages * stage_bytes + 16 * stages + 1024 > limit) --stages;
+    if (stages * stage_bytes + 16 * stages + 1024 > limit) return std::nullopt;
+    return m;
+}
+
+}  // namespace
+
+PrimFuncPtr plan_warp_specialized(const PrimFuncPtr& func, const Target& target) {
+    if (!target.has_wgmma() || !func) return func;
+    int64_t stages = 0, consumers = 0;
+    const GemmOpNode* gemm = nullptr;
+    TopRewriter rw;
+    rw.top = [&](const Stmt& top) -> Stmt {
+        auto m = match_tile_level(top, target, stages, consumers);
+        if (!m) return nullptr;
+        gemm = m->gemm;
+        // FullRow gives every warp 16 whole rows: the wgmma accumulator layout.
+        struct Policy : IRMutator {
+            const GemmOpNode* g;
+            Stmt visit_GemmOp(const GemmOpNode& n, const Stmt& s) override {
+                if (&n != g) return s;
+                auto c = std::make_shared<GemmOpNode>(n);
+                c->policy = GemmWarpPolicy::FullRow;
+                return c;
+            }
+        } pol;
+        pol.g = gemm;
+        return pol.mutate(top);
+    };
+    bool one_dim = true;
+    rw.relaunch = [&](const KernelLaunchNode& n) {
+        KernelLaunchNode k = n;
+        one_dim = n.threads.size() <= 1 || n.num_threads() == n.threads[0];
+        k.threads = {128 * consumers};
+        return k;
+    };
+    auto out = std::make_shared<PrimFunc>(*func);
+    out->body = rw.mutate(func->body);
+    if (!rw.done || !one_dim) return func;
+    out->attrs["tp.ws.consumers"] = std::to_string(consumers);
+    out->attrs["tp.ws.stages"] = std::to_string(stages);
+    out->attrs["tp.ws.trans_b"] = gemm->transpose_B ? "1" : "0";
+    return out;
+}
+
+namespace {
+
+// --- rewrite (lowered IR) --------------------------------------------------------------------
+
+struct CopyCall {
+    Buffer tile;         // the shared tile written
+    const BufferLoadNode* src = nullptr;  // &global[origin]
+};
+
+const CallNode* call_of(const Stmt& s) {
+    auto* e = s ? s->as<EvaluateNode>() : nullptr;
+    return e ? e->value->as<CallNode>() : nullptr;
+}
+const BufferLoadNode* addr_load(const Expr& e) {
+    auto* c = e->as<CallNode>();
+    if (!c || (c->op != "tp.addr_r" && c->op != "tp.addr_w") || c->args.empty()) return nullptr;
+    return c->args[0]->as<BufferLoadNode>();
+}
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+// The consumers' code outside the main loop must be per-thread: no T.Parallel nests left for
+// bind-threads (it would deal elements to the producer threads too), no barriers (the producer
+// is not there to arrive), no shared memory, no template calls besides fragment <-> global.
+struct ConsumerCheck : IRVisitor {
+    bool ok = true;
+    void visit_For(const ForNode& n, const Stmt& s) override {
+        ok &= n.for_kind != ForKind::Parallel && n.for_kind != ForKind::Pipelined;
+        IRVisitor::visit_For(n, s);
+    }
+    void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
+        ok &= n.buffer->scope != Scope::Shared;
+        IRVisitor::visit_BufferLoad(n, e);
+    }
+    void visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override {
+        ok &= n.buffer->scope != Scope::Shared;
+        IRVisitor::visit_BufferStore(n, s);
+    }
+    void visit_Call(const CallNode& n, const Expr& e) override {
+        if (n.op == "__syncthreads" || n.op == "tp.call_async") ok = false;
+        if (n.op == "tp.call") {
+            auto* name = n.args.empty() ? nullptr : n.args[0]->as<StringImmNode>();
+            ok &= name && (starts_with(name->value, "tp::frag_store_global<") || starts_with(name->value, "tp::frag_load_global<"));
+        }
+        IRVisitor::visit_Call(n, e);
+    }
+    void visit_PrintOp(const PrintOpNode&, const Stmt&) override { ok = false; }
+};
+
+struct Persist {
+    int64_t gx = 0, gy = 0, programs = 0;
+    int panel = 0;  // T.use_swizzle panel (row order), 0 = row-major tile order
+    Var bx, by, pid;
+};
+
+class Rebind : public IRMutator {
+public:
+    std::map<const BufferNode*, Buffer> map;
+    Buffer mutate_buffer(const Buffer& b) override {
+        auto it = map.find(b.get());
+        return it == map.end() ? b : it->second;
+    }
+};
+
+}  // namespace
+
+PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
+    if (!target.has_wgmma() || !func || !func->attrs.count("tp.ws.consumers")) return func;
+    const int consumers = attr_int(*func, "tp.ws.consumers"), S = attr_int(*func, "tp.ws.stages");
+    const bool trans_b = attr_int(*func, "tp.ws.trans_b") != 0;
+    const int64_t consumer_threads = 128 * consumers;
+    Rebind rebind;
+    std::vector<TensorMapInfo> maps;
+    Expr tid;
+    // The thread index the lowering used (layout_inference made sure the launch has one).
+    struct FindTid : IRVisitor {
+        Expr tid;
+        const KernelLaunchNode* launch = nullptr;
+        const SwizzleOpNode* swizzle = nullptr;
+        void visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override {
+            if (!n.thread_vars.empty()) tid = n.thread_vars[0];
+            launch = &n;
+            IRVisitor::visit_KernelLaunch(n, s);
+        }
+        void visit_SwizzleOp(const SwizzleOpNode& n, const Stmt&) override {
+            if (n.enable && !swizzle) swizzle = &n;
+        }
+    } ft;
+    ft.visit(func->body);
+    if (!ft.tid || !ft.launch) return func;
+    tid = ft.tid;
+    // Persistent grid: one block per multiprocessor walks the tiles (in T.use_swizzle's panel
+    // order), so the producer streams the next tile while the consumers store this one.
+    const KernelLaunchNode& kl = *ft.launch;
+    std::optional<Persist> persist;
+    if (kl.grid.size() == 2 && as_const_int(kl.grid[0]) && as_const_int(kl.grid[1])) {
+        Persist ps;
+        ps.gx = *as_const_int(kl.grid[0]);
+        ps.gy = *as_const_int(kl.grid[1]);
+        ps.programs = std::min<int64_t>(ps.gx * ps.gy, target.sm_count > 0 ? target.sm_count : 132);
+        ps.panel = ft.swizzle && ft.swizzle->row_order ? ft.swizzle->panel_size : 0;
+        ps.bx = kl.block_vars[0];
+        ps.by = kl.block_vars[1];
+        ps.pid = std::make_shared<VarNode>("tp_pid", DataType::int32(), VarKind::BlockIdx, kl.span);
+        if (ps.programs > 0 && ps.programs < ps.gx * ps.gy) persist = ps;
+    }
+    TopRewriter rw;
+    rw.top = [&](const Stmt& top) -> Stmt {
+        std::vector<Stmt> stmts;
+        flatten(top, stmts);
+        size_t at = stmts.size();
+        for (size_t i = 0; i < stmts.size(); ++i)
+            if (auto* f = stmts[i]->as<ForNode>(); f && f->for_kind == ForKind::Pipelined) at = i;
+        if (at == stmts.size()) return nullptr;
+        const ForNode& loop = *stmts[at]->as<ForNode>();
+        std::vector<Stmt> body;
+        flatten(loop.body, body);
+        // [copy_g2s, commit, wait<0>] x 2, gemm_ss: what lower_tile_ops and layout_inference made.
+        if (body.size() != 7) return nullptr;
+        std::vector<CopyCall> copies;
+        for (size_t i : {size_t(0), size_t(3)}) {
+            auto* c = call_of(body[i]);
+            if (!c || !starts_with(device_callee(body[i]), "tp::copy_g2s<") || device_callee(body[i + 1]) != "tp::cp_async_commit" ||
+                device_callee(body[i + 2]) != "tp::cp_async_wait<0>" || c->args.size() < 3)
+                return nullptr;
+            auto *dst = addr_load(c->args[1]), *src = addr_load(c->args[2]);
+            if (!dst || !src || src->buffer->scope != Scope::Global || src->indices.size() != 2) return nullptr;
+            copies.push_back({dst->buffer, src});
+        }
+        auto* g = call_of(body[6]);
+        if (!g || !starts_with(device_callee(body[6]), "tp::gemm_ss<") || g->args.size() != 4) return nullptr;
+        auto *ga = addr_load(g->args[1]), *gb = addr_load(g->args[2]), *gc = addr_load(g->args[3]);
+        if (!ga || !gb || !gc || gc->buffer->scope != Scope::Local) return nullptr;
+        const CopyCall* ca = copies[0].tile == ga->buffer ? &copies[0] : (copies[1].tile == ga->buffer ? &copies[1] : nullptr);
+        const CopyCall* cb = copies[0].tile == gb->buffer ? &copies[0] : (copies[1].tile == gb->buffer ? &copies[1] : nullptr);
+        if (!ca || !cb || ca == cb) return nullptr;
+        ConsumerCheck check;
+        for (size_t i = 0; i < stmts.size(); ++i)
+            if (i != at) check.visit(stmts[i]);
+        if (!check.ok) return nullptr;
+        auto as = shape_2d(ca->tile), bs = shape_2d(cb->tile);
+        if (!as || !bs) return nullptr;
+        const int64_t bm = as->first, bn = trans_b ? bs->first : bs->second;
+        auto param_of = [&](const BufferNode* b) -> std::string {
+            for (const auto& p : func->params)
+                if (p.buffer.get() == b) return p.name;
+            return {};
+        };
+        std::string pa = param_of(ca->src->buffer.get()), pb = param_of(cb->src->buffer.get());
+        if (pa.empty() || pb.empty()) return nullptr;
+        maps = {{pa, {64, bm}, 128}, {pb, {64, trans_b ? bn : 64}, 128}};
+
+        // The ring: S stages of each tile (1024-byte aligned by codegen) and 2*S mbarriers.
+        Span sp = loop.span;
+        auto staged = [&](const Buffer& b) {
+            auto nb = std::make_shared<BufferNode>(b->name, b->dtype, std::vector<Expr>{int_imm(S * *as_const_int(b->shape[0])), b->shape[1]},
+                                                   Scope::Shared, b->span);
+            rebind.map[b.get()] = nb;
+            return Buffer(nb);
+        };
+        Buffer A = staged(ca->tile), B = staged(cb->tile), C = gc->buffer;
+        Buffer bars = std::make_shared<BufferNode>("tp_ws_barriers", DataType::int64(), std::vector<Expr>{int_imm(2 * S)}, Scope::Shared, sp);
+        std::string G = "tp::WsGemm<" + ca->tile->dtype.cuda_name() + ", " + std::to_string(bm) + ", " + std::to_string(bn) + ", 64, " +
+                        std::to_string(S) + ", " + std::to_string(consumers) + ", false, " + cuda_bool(trans_b) + ">";
+        auto addr = [&](const Buffer& b, bool w) {
+            std::vector<Expr> zero(b->shape.size(), int_imm(0));
+            return buffer_addr(b, zero, w, sp);
+        };
+        auto tma = [&](int i) { return make_call("tp.tma_desc", {int_imm(i)}, DataType(DataType::Handle, 64), sp); };
+        Expr it = make_binary(BinaryOp::Sub, loop.loop_var, loop.min);
+        const Expr local_it = it;  // use number within the tile: 0 means no slot to release yet
+        auto serial = [&](Stmt b) { return std::make_shared<ForNode>(loop.loop_var, loop.min, loop.extent, ForKind::Serial, b, sp); };
+        const auto &ai = ca->src->indices, &bi = cb->src->indices;
+        // Ring uses run on across the tiles of a persistent block: use = tile round * k tiles + k.
+        Expr round_base = int_imm(0);
+        Var tile_i;
+        if (persist) {
+            if (!as_const_int(loop.extent)) return nullptr;
+            tile_i = std::make_shared<VarNode>("tp_tile", DataType::int32(), VarKind::Loop, sp);
+            round_base = make_binary(BinaryOp::Mul, tile_i, loop.extent);
+            it = make_binary(BinaryOp::Add, round_base, it);
+        }
+        auto tiles = [&](Stmt work) -> Stmt {
+            if (!persist) return work;
+            const Persist& ps = *persist;
+            Var t = std::make_shared<VarNode>("tp_t", DataType::int32(), VarKind::Plain, sp);
+            Expr x, y;
+            if (ps.panel > 0) {  // tp::rasterize with row order, on the linear tile index
+                Expr per = int_imm(int64_t(ps.panel) * ps.gx);
+                Expr pn = make_binary(BinaryOp::FloorDiv, t, per), o = make_binary(BinaryOp::FloorMod, t, per);
+                Expr rows = make_binary(BinaryOp::Min, make_binary(BinaryOp::Sub, int_imm(ps.gy), make_binary(BinaryOp::Mul, pn, int_imm(ps.panel))),
+                                        int_imm(ps.panel));
+                x = make_binary(BinaryOp::FloorDiv, o, rows);
+                y = make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, pn, int_imm(ps.panel)), make_binary(BinaryOp::FloorMod, o, rows));
+            } else {
+                x = make_binary(BinaryOp::FloorMod, t, int_imm(ps.gx));
+                y = make_binary(BinaryOp::FloorDiv, t, int_imm(ps.gx));
+            }
+            Stmt body = std::make_shared<LetStmtNode>(ps.bx, x, std::make_shared<LetStmtNode>(ps.by, y, work, sp), sp);
+            body = std::make_shared<LetStmtNode>(t, make_binary(BinaryOp::Add, ps.pid, make_binary(BinaryOp::Mul, tile_i, int_imm(ps.programs))), body, sp);
+            Expr count = make_binary(BinaryOp::FloorDiv, make_binary(BinaryOp::Sub, int_imm(ps.gx * ps.gy + ps.programs - 1), ps.pid), int_imm(ps.programs));
+            return std::make_shared<ForNode>(tile_i, int_imm(0), count, ForKind::Serial, body, sp);
+        };
+        Stmt produce = device_call(G + "::produce", {tma(0), tma(1), addr(A, true), addr(B, true), addr(bars, true), it, ai[1], ai[0], bi[1], bi[0]}, sp);
+        Stmt producer = make_seq({device_call("tp::setmaxnreg_dec<" + std::to_string(kProducerRegs) + ">", {}, sp),
+                                  std::make_shared<IfThenElseNode>(make_binary(BinaryOp::EQ, tid, int_imm(consumer_threads)), tiles(serial(produce)), nullptr, sp)},
+                                 sp);
+        std::vector<Stmt> cons;
+        for (size_t i = 0; i < at; ++i) cons.push_back(stmts[i]);
+        Expr first = make_binary(BinaryOp::EQ, local_it, int_imm(0));
+        cons.push_back(serial(device_call(G + "::consume", {addr(A, false), addr(B, false), addr(bars, true), it, first, addr(C, true), tid}, sp)));
+        Expr last = make_binary(BinaryOp::Add, round_base, make_binary(BinaryOp::Sub, loop.extent, int_imm(1)));
+        cons.push_back(std::make_shared<IfThenElseNode>(make_binary(BinaryOp::GT, loop.extent, int_imm(0)),
+                                                        device_call(G + "::finish", {addr(bars, true), last, addr(C, true), tid}, sp), nullptr, sp));
+        for (size_t i = at + 1; i < stmts.size(); ++i) cons.push_back(stmts[i]);
+        Stmt consumer = tiles(make_seq(cons, sp));
+        if (consumers > 1)
+            consumer = make_seq({device_call("tp::setmaxnreg_inc<" + std::to_string(kConsumerRegs) + ">", {}, sp), consumer}, sp);
+        Stmt branch = std::make_shared<IfThenElseNode>(make_binary(BinaryOp::GE, tid, int_imm(consumer_threads)), producer, consumer, sp);
+        Stmt init = device_call(G + "::init", {addr(bars, true), tid}, sp);
+        return std::make_shared<AllocateNode>(bars, nullptr, make_seq({init, branch}, sp), sp);
+    };
+    rw.relaunch = [&](const KernelLaunchNode& n) {
+        KernelLaunchNode k = n;
+        k.threads = {consumer_threads + 128};
+        if (persist) {
+            k.grid = {int_imm(persist->programs)};
+            k.block_vars = {persist->pid};
+        }
+        return k;
+    };
+    auto out = std::make_shared<PrimFunc>(*func);
+    out->body = rw.mutate(func->body);
+    if (!rw.done) return func;
+    out->body = rebind.mutate(out->body);
+    std::ostringstream m;
+    for (size_t i = 0; i < maps.size(); ++i)
+        m << (i ? ";" : "") << maps[i].param << ":" << maps[i].box[0] << "x" << maps[i].box[1] << ":" << maps[i].swizzle_bytes;
+    out->attrs["tp.ws"] = "1";
+    out->attrs["tp.tma_maps"] = m.str();
+    return out;
+}
+
+bool is_warp_specialized(const PrimFunc& func) { return func.attrs.count("tp.ws") != 0; }
+
+std::vector<TensorMapInfo> tensor_maps_of(const PrimFunc& func) {
+    std::vector<TensorMapInfo> out;
+    auto it = func.attrs.find("tp.tma_maps");
+    if (it == func.attrs.end()) return out;
+    std::stringstream ss(it->second);
+    std::string entry;
+    while (std::getline(ss, entry, ';')) {
+        size_t a = entry.find(':'), x = entry.find('x', a), b = entry.find(':', x);
+        if (a == std::string::npos || x == std::string::npos || b == std::string::npos) continue;
+        TensorMapInfo t;
+        t.param = entry.substr(0, a);
+        t.box = {std::stoll(entry.substr(a + 1, x - a - 1)), std::stoll(entry.substr(x + 1, b - x - 1))};
+        t.swizzle_bytes = std::stoi(entry.substr(b + 1));
+        out.push_back(t);
+    }
+    return out;
+}
+
+}  // namespace tp::transform

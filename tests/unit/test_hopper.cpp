@@ -1,0 +1,151 @@
+// The sm_90a path without a GPU: which kernels take the warp-specialized TMA + wgmma lowering
+// (and which keep mma.sync), the tensor maps the compile result describes, the driver request
+// those become, and kernel arguments passed by value as raw bytes.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "runtime/device.h"
+#include "runtime/tensor_map.h"
+#include "tileplay/compiler.h"
+
+namespace {
+
+using namespace tp;
+
+CompileResult compile_sample(const std::string& name, const std::string& arch, std::vector<std::pair<std::string, std::string>> defines) {
+    CompileRequest req;
+    req.path = std::string(TILEPLAY_SOURCE_DIR) + "/samples/" + name;
+    std::ifstream in(req.path);
+    std::stringstream text;
+    text << in.rdbuf();
+    req.source = text.str();
+    req.target = arch;
+    req.defines = std::move(defines);
+    req.stop_after = Stage::Cuda;
+    return compile(req);
+}
+
+const std::vector<std::pair<std::string, std::string>> kHopperTiles = {
+    {"M", "1024"}, {"N", "1024"}, {"K", "1024"}, {"block_M", "128"}, {"block_N", "256"}, {"block_K", "64"}, {"num_stages", "4"}};
+
+TEST(Hopper, GemmOnSm90aIsWarpSpecialized) {
+    CompileResult r = compile_sample("gemm.py", "sm_90a", kHopperTiles);
+    ASSERT_TRUE(r.ok) << r.render_diagnostics();
+    ASSERT_EQ(r.kernel.tensor_maps.size(), 2u);
+    EXPECT_EQ(r.kernel.tensor_maps[0].param, "A");
+    EXPECT_EQ(r.kernel.tensor_maps[0].box, (std::vector<int64_t>{64, 128}));
+    EXPECT_EQ(r.kernel.tensor_maps[1].param, "B");
+    EXPECT_EQ(r.kernel.tensor_maps[1].box, (std::vector<int64_t>{64, 64}));
+    EXPECT_EQ(r.kernel.tensor_maps[1].swizzle_bytes, 128);
+    EXPECT_EQ(r.kernel.threads, (std::vector<int64_t>{384}));  // 2 consumer warpgroups + the producer
+    EXPECT_EQ(r.kernel.grid, (std::vector<int64_t>{4, 8}));    // fewer tiles than SMs: one block each
+    EXPECT_NE(r.cuda.find("tp::WsGemm<half_t, 128, 256, 64, 4, 2, false, false>::consume("), std::string::npos);
+    EXPECT_EQ(r.cuda.find("tp::gemm_ss<"), std::string::npos);
+}
+
+TEST(Hopper, LargeGemmRunsPersistent) {
+    auto d = kHopperTiles;
+    d[0].second = d[1].second = "4096";
+    CompileResult r = compile_sample("gemm.py", "sm_90a", d);
+    ASSERT_TRUE(r.ok) << r.render_diagnostics();
+    EXPECT_EQ(r.kernel.grid, (std::vector<int64_t>{132}));  // 512 tiles over the H100/H200's SMs
+    EXPECT_EQ(r.kernel.logical_grid, (std::vector<int64_t>{16, 32}));  // what the interpreter checks
+}
+
+TEST(Hopper, OtherTargetsAndShapesKeepMmaSync) {
+    // sm_90 has TMA but no wgmma; block_K = 32 is not a 128-byte swizzle row; the tutorial's
+    // default 128 threads with block_M = 256 needs more than two consumer warpgroups.
+    for (auto [arch, key, value] : {std::tuple{"sm_90", "block_K", "64"}, std::tuple{"sm_90a", "block_K", "32"},
+                                    std::tuple{"sm_90a", "block_M", "256"}, std::tuple{"sm_80", "block_K", "64"}}) {
+        auto d = kHopperTiles;
+        for (auto& kv : d) {
+            if (kv.first == key) kv.second = value;
+            if (kv.first == "num_stages") kv.second = "2";  // fits every case's shared memory
+        }
+        CompileResult r = compile_sample("gemm.py", arch, d);
+        ASSERT_TRUE(r.ok) << arch << " " << key << "=" << value << "\n" << r.render_diagnostics();
+        EXPECT_TRUE(r.kernel.tensor_maps.empty()) << arch << " " << key << "=" << value;
+        EXPECT_NE(r.cuda.find("tp::gemm_ss<"), std::string::npos) << arch << " " << key << "=" << value;
+        EXPECT_EQ(r.cuda.find("wgmma"), std::string::npos);
+    }
+}
+
+TEST(Hopper, ElementwiseEpilogueIsWarpSpecialized) {
+    CompileResult r = compile_sample("gemm_bias_gelu.py", "sm_90a", kHopperTiles);
+    ASSERT_TRUE(r.ok) << r.render_diagnostics();
+    EXPECT_EQ(r.kernel.tensor_maps.size(), 2u);  // bias + GELU on the accumulator is per-thread
+}
+
+const char* kSharedEpilogue = R"(import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[-1])
+def staged(M=1024, N=1024, K=1024, block_M=128, block_N=256, block_K=64):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"), C: T.Tensor((M, N), "float16")):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=256) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), "float16")
+            B_shared = T.alloc_shared((block_K, block_N), "float16")
+            C_shared = T.alloc_shared((block_M, block_N), "float16")
+            C_local = T.alloc_fragment((block_M, block_N), "float")
+            T.clear(C_local)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=3):
+                T.copy(A[by * block_M, k * block_K], A_shared)
+                T.copy(B[k * block_K, bx * block_N], B_shared)
+                T.gemm(A_shared, B_shared, C_local)
+            T.copy(C_local, C_shared)
+            T.copy(C_shared, C[by * block_M, bx * block_N])
+    return main
+)";
+
+TEST(Hopper, EpilogueThroughSharedMemoryKeepsMmaSync) {
+    // Staging C through shared memory needs block-wide barriers the producer never reaches.
+    CompileRequest req;
+    req.path = "staged.py";
+    req.source = kSharedEpilogue;
+    req.target = "sm_90a";
+    req.stop_after = Stage::Cuda;
+    CompileResult r = compile(req);
+    ASSERT_TRUE(r.ok) << r.render_diagnostics();
+    EXPECT_TRUE(r.kernel.tensor_maps.empty());
+    EXPECT_NE(r.cuda.find("tp::gemm_ss<128, 256, 64,"), std::string::npos) << r.cuda;
+    EXPECT_EQ(r.cuda.find("wgmma"), std::string::npos);
+}
+
+TEST(Hopper, TensorMapRequestOfARowMajorTensor) {
+    auto r = runtime::tensor_map_request(ir::DataType::float16(), {4096, 2048}, {64, 128}, 128);
+    EXPECT_EQ(r.dtype, 6);
+    EXPECT_EQ(r.dims, (std::vector<uint64_t>{2048, 4096}));
+    EXPECT_EQ(r.strides, (std::vector<uint64_t>{4096}));
+    EXPECT_EQ(r.box, (std::vector<uint32_t>{64, 128}));
+    EXPECT_EQ(r.swizzle, 3);
+    EXPECT_EQ(runtime::tensor_map_request(ir::DataType::bfloat16(), {8, 64}, {64, 8}, 0).dtype, 9);
+}
+
+TEST(Hopper, TensorMapRequestRejectsWhatTmaCannotDescribe) {
+    // Rows of 100 halves are 200 bytes: not whole 16-byte units.
+    EXPECT_THROW(runtime::tensor_map_request(ir::DataType::float16(), {64, 100}, {64, 64}, 128), std::invalid_argument);
+    // A 128-element box row is 256 bytes, wider than the 128-byte swizzle span.
+    EXPECT_THROW(runtime::tensor_map_request(ir::DataType::float16(), {256, 256}, {128, 64}, 128), std::invalid_argument);
+    EXPECT_THROW(runtime::tensor_map_request(ir::DataType::float16(), {256, 256}, {64, 512}, 128), std::invalid_argument);
+    EXPECT_THROW(runtime::tensor_map_request(ir::DataType::int32(), {256, 256}, {32, 64}, 128), std::invalid_argument);
+}
+
+TEST(Hopper, KernelArgsPassBlobsByValue) {
+    runtime::KernelArgs a;
+    a.add_pointer(0x1000);
+    runtime::TensorMapBytes m;
+    for (size_t i = 0; i < m.words.size(); ++i) m.words[i] = 100 + i;
+    a.add_bytes(m.words.data(), sizeof(m.words));
+    a.add_i32(42);
+    ASSERT_EQ(a.size(), 3u);
+    void** p = a.pointers();
+    EXPECT_EQ(*static_cast<runtime::CUdeviceptr*>(p[0]), 0x1000u);
+    const uint64_t* blob = static_cast<const uint64_t*>(p[1]);
+    for (size_t i = 0; i < 16; ++i) EXPECT_EQ(blob[i], 100 + i);
+    EXPECT_EQ(*static_cast<int32_t*>(p[2]), 42);
+}
+
+}  // namespace
