@@ -19,5 +19,16 @@ for f in "$root"/samples/*.py; do
         n=$((n + 1))
     done
 done
+# The sm_90a warp-specialized path (TMA + wgmma + setmaxnreg) takes Hopper-sized tiles.
+for base in gemm gemm_bias_gelu; do
+    if ! out=$("$tilec" compile "$root/samples/$base.py" --arch sm_90a --emit ptx -D block_M=128 -D block_N=256 -D block_K=64 \
+            -D num_stages=4 -o "$tmp/$base.ws.ptx" 2>&1); then
+        echo "FAIL compile $base sm_90a (warp-specialized)"; echo "$out"; fail=1; continue
+    fi
+    if ! grep -q "wgmma.mma_async" "$tmp/$base.ws.ptx" || ! out=$("$ptxas" -arch=sm_90a "$tmp/$base.ws.ptx" -o "$tmp/$base.ws.cubin" 2>&1); then
+        echo "FAIL ptxas $base sm_90a (warp-specialized)"; echo "$out"; fail=1; continue
+    fi
+    n=$((n + 1))
+done
 echo "ptxas accepted $n sample/target pairs"
 exit $fail
