@@ -30,6 +30,16 @@ build_one fa2_test & pids+=($!)
 build_one gemm_bench -lcublas & pids+=($!)
 status=0
 for p in "${pids[@]}"; do wait "$p" || status=1; done
+# The Hopper harness: wgmma and setmaxnreg exist only for sm_90a; the driver (stub at build time)
+# provides cuTensorMapEncodeTiled.
+cuda_home_b=$(cd "$(dirname "$nvcc")/.." && pwd)
+if "$nvcc" -std=c++17 -O3 -lineinfo -gencode arch=compute_90a,code=sm_90a -I"$root/core/codegen/cuda/runtime" -Xptxas -v \
+        -Xcompiler -static-libstdc++ -Xcompiler -static-libgcc "$here/wgmma_gemm_test.cu" -o "$out/wgmma_gemm_test" -lcublas \
+        -L"$cuda_home_b/lib64/stubs" -lcuda >"$out/ptxas-wgmma_gemm_test.txt" 2>&1; then
+    echo "built $out/wgmma_gemm_test"
+else
+    echo "FAILED wgmma_gemm_test (see $out/ptxas-wgmma_gemm_test.txt)"; status=1
+fi
 # NVRTC check: the headers as the code generator compiles them (in memory, every target).
 mkdir -p "$out/runtime"
 cp "$root"/core/codegen/cuda/runtime/tp_*.cuh "$out/runtime/"

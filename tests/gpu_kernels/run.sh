@@ -43,12 +43,13 @@ step layout 60 "$bin/layout_test"
 step reduce 120 "$bin/reduce_test"
 step fa2 240 "$bin/fa2_test"
 step gemm 420 "$bin/gemm_bench" "$size"
+step wgmma 240 "$bin/wgmma_gemm_test" "$size"
 echo
-for n in layout reduce fa2 gemm; do
+for n in layout reduce fa2 gemm wgmma; do
     grep -E '^\[FAIL\]' "$res/$n.log" | head -20
 done
 echo
-for n in fa2 gemm; do
+for n in fa2 gemm wgmma; do
     sed -n '/^== /,$p' "$res/$n.log"
 done
 echo
