@@ -15,6 +15,7 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "editor/dsl_editor.h"
 #include "editor/find_bar.h"
@@ -60,12 +61,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     left_->addWidget(welcome_);
     left_->addWidget(editor_box);
     views_ = new CodeViewsPanel;
-    auto* split = new QSplitter(Qt::Horizontal);
-    split->addWidget(left_);
-    split->addWidget(views_);
-    split->setStretchFactor(0, 5);
-    split->setStretchFactor(1, 6);
-    setCentralWidget(split);
+    split_ = new QSplitter(Qt::Horizontal);
+    split_->setObjectName("central_splitter");
+    split_->addWidget(left_);
+    split_->addWidget(views_);
+    split_->setStretchFactor(0, 5);
+    split_->setStretchFactor(1, 6);
+    setCentralWidget(split_);
 
     build_docks();
     build_actions();
@@ -100,7 +102,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
     resize(1600, 1000);
     restoreGeometry(Settings::window_geometry());
-    restoreState(Settings::window_state());
+    docks_restored_ = restoreState(Settings::window_state());
     params_->set_target(Settings::target());
     params_->set_cpu(Settings::device() == "cpu");
     set_theme(Settings::theme());
@@ -128,7 +130,6 @@ void MainWindow::build_docks() {
     tabifyDockWidget(p, r);
     tabifyDockWidget(r, c);
     p->raise();
-    resizeDocks({p}, {170}, Qt::Vertical);
 
     connect(problems_, &ProblemsPanel::go_to, this, [this](int line, int col) { editor_->go_to(line, col); });
     connect(params_, &ParametersPanel::kernel_changed, this, [this] { request_compile(true); });
@@ -153,6 +154,32 @@ void MainWindow::build_docks() {
         on_run_result(r);
         results_->job_finished(r.ok, r.ok ? tr("CPU run finished") : tr("CPU run failed: %1").arg(r.error));
     });
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+    QMainWindow::showEvent(e);
+    // Sizes only mean something once the window has its size: after the first show's resize
+    // events (and any resize() right after show(), as --screenshot does).
+    if (!shown_once_) {
+        shown_once_ = true;
+        QTimer::singleShot(0, this, &MainWindow::apply_default_layout);
+    }
+}
+
+void MainWindow::apply_default_layout() {
+    if (layout()) layout()->activate();
+    // Without a saved layout, the bottom docks (problems, results, charts) share a quarter of
+    // the height and the editor and the generated code get the rest; otherwise the dock area
+    // takes its widgets' size hints, the sweep table's tall one included.
+    if (!docks_restored_) {
+        if (auto* bottom = findChild<QDockWidget*>("dock_problems")) resizeDocks({bottom}, {height() / 4}, Qt::Vertical);
+        if (auto* right = findChild<QDockWidget*>("dock_parameters"))
+            resizeDocks({right}, {std::clamp(width() / 7, 200, 280)}, Qt::Horizontal);
+    }
+    // The splitter is not part of the saved layout. The editor is where the user works: two fifths of the central width, the two code
+    // panes share the rest.
+    int w = split_->width();
+    split_->setSizes({w * 2 / 5, w - w * 2 / 5});
 }
 
 void MainWindow::build_actions() {

@@ -15,6 +15,7 @@
 
 class QLabel;
 class QMenu;
+class QSplitter;
 class QStackedWidget;
 class QTimer;
 
@@ -59,11 +60,13 @@ public:
 
 protected:
     void closeEvent(QCloseEvent* e) override;
+    void showEvent(QShowEvent* e) override;
 
 private:
     // main_window.cpp: layout, actions, theme
     void build_actions();
     void build_docks();
+    void apply_default_layout();  // on first show: proportions that favour the code
     void update_title();
     void update_recent_menu();
     // main_window_session.cpp: compile and runs
@@ -97,6 +100,9 @@ private:
     QLabel* status_timings_ = nullptr;
     QLabel* status_state_ = nullptr;
     QTimer* autosave_timer_ = nullptr;
+    QSplitter* split_ = nullptr;
+    bool docks_restored_ = false;  // a saved dock layout was restored: keep its sizes
+    bool shown_once_ = false;
     std::unique_ptr<RecoveryStore> recovery_;
 
     CompileService* compile_ = nullptr;

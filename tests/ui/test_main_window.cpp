@@ -1,6 +1,11 @@
 // The whole window offscreen: open a sample, wait for the first compile, check that every
 // panel got its part (or a message saying why not), switch themes, export charts.
+#include <QChartView>
+#include <QDockWidget>
+#include <QLabel>
 #include <QSignalSpy>
+#include <QSplitter>
+#include <QStackedWidget>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -52,11 +57,60 @@ private Q_SLOTS:
         w.editor()->setModified(false);
     }
 
+    // First start (no saved layout): the bottom docks take about a quarter of the height and
+    // the editor two fifths of the central width; a layout the user saved is kept.
+    void default_layout_favours_code() {
+        Settings::set_window_state({});
+        Settings::set_window_geometry({});
+        int saved_height = 0;
+        {
+            MainWindow w;
+            w.resize(1400, 900);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            auto* bottom = w.findChild<QDockWidget*>("dock_problems");
+            auto* central = w.centralWidget();
+            QTRY_VERIFY(bottom->height() < w.height() / 3);
+            double share = double(bottom->height()) / w.height();
+            QVERIFY2(share > 0.18 && share < 0.3, qPrintable(QString::number(share)));
+            QVERIFY(central->height() > w.height() * 0.6);
+            auto* split = w.findChild<QSplitter*>("central_splitter");
+            double editor = double(split->sizes().at(0)) / split->width();
+            QVERIFY2(editor > 0.33 && editor < 0.47, qPrintable(QString::number(editor)));
+            auto* params = w.findChild<QDockWidget*>("dock_parameters");
+            QVERIFY2(params->width() >= 180 && params->width() <= 300, qPrintable(QString::number(params->width())));
+            // The user closes the parameters and brings the results to the front; closing
+            // the window saves that layout.
+            params->close();
+            w.findChild<QDockWidget*>("dock_results")->raise();
+            saved_height = bottom->height();
+            QVERIFY(w.close());
+        }
+        MainWindow again;
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        QTest::qWait(50);
+        auto* results = again.findChild<QDockWidget*>("dock_results");
+        QVERIFY(!again.findChild<QDockWidget*>("dock_parameters")->isVisible());
+        QVERIFY(!results->visibleRegion().isEmpty());                                          // the front tab
+        QVERIFY(again.findChild<QDockWidget*>("dock_problems")->visibleRegion().isEmpty());  // behind it
+        QVERIFY2(qAbs(results->height() - saved_height) < 30, qPrintable(QString::number(results->height())));
+        // Without the parameters dock, the central splitter still gives the editor two fifths.
+        auto* split = again.findChild<QSplitter*>("central_splitter");
+        QTRY_VERIFY(qAbs(double(split->sizes().at(0)) / split->width() - 0.4) < 0.05);
+        Settings::set_window_state({});
+        Settings::set_window_geometry({});
+    }
+
     void charts_export() {
         QTemporaryDir dir;
         BarChart c("Latency", "ms", true);
+        // With nothing to plot the chart says how to fill it instead of drawing empty axes.
+        auto* empty = c.findChild<QStackedWidget*>()->currentWidget();
+        QVERIFY(qobject_cast<QLabel*>(empty) && qobject_cast<QLabel*>(empty)->text().contains("run a sweep"));
         c.set_data({{"a", 2.0}, {"b", 1.0}}, {{"cuBLAS", 1.5}});
         QCOMPARE(c.bars().front().label, QString("b"));  // sorted, fastest first
+        QVERIFY(qobject_cast<QChartView*>(c.findChild<QStackedWidget*>()->currentWidget()));
         QVERIFY(c.save_png(dir.filePath("c.png"), {400, 300}));
         QVERIFY(QImage(dir.filePath("c.png")).width() == 400);
         QVERIFY(c.save_csv(dir.filePath("c.csv")));

@@ -7,11 +7,15 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QCursor>
 #include <QFile>
+#include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
+#include <QStackedWidget>
+#include <QToolTip>
 #include <QValueAxis>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -39,9 +43,48 @@ ChartWidget::ChartWidget(QWidget* parent) : QWidget(parent), theme_(&dark_theme(
     chart_ = new QChart;
     view_ = new QChartView(chart_);
     view_->setRenderHint(QPainter::Antialiasing);
+    // In a quarter-height dock every pixel counts: thin chart margins.
+    chart_->setMargins(QMargins(4, 4, 4, 4));
+    placeholder_ = new QLabel;
+    placeholder_->setAlignment(Qt::AlignCenter);
+    placeholder_->setEnabled(false);  // dimmed text in the app palette of either theme
+    stack_ = new QStackedWidget;
+    stack_->addWidget(view_);
+    stack_->addWidget(placeholder_);
     auto* l = new QVBoxLayout(this);
     l->setContentsMargins(0, 0, 0, 0);
-    l->addWidget(view_);
+    l->addWidget(stack_);
+}
+
+namespace {
+constexpr int kTitleMinHeight = 320;
+}
+
+void ChartWidget::set_title(const QString& title) {
+    title_text_ = title;
+    chart_->setTitle(height() >= kTitleMinHeight ? title_text_ : QString());
+}
+
+void ChartWidget::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    chart_->setTitle(height() >= kTitleMinHeight ? title_text_ : QString());
+    if (built_ticks_ && value_ticks() != built_ticks_) rebuild();
+}
+
+int ChartWidget::value_ticks() const { return std::clamp(view_->height() / 45, 2, 6); }
+
+// The smallest of 1, 2, 2.5, 5 x 10^k that is at least `raw`.
+double ChartWidget::nice_step(double raw) {
+    if (raw <= 0) return 1;
+    double mag = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+        if (m * mag >= raw * (1 - 1e-9)) return m * mag;
+    return 10 * mag;
+}
+
+void ChartWidget::set_placeholder(const QString& text) {
+    placeholder_->setText(text);
+    stack_->setCurrentWidget(text.isEmpty() ? static_cast<QWidget*>(view_) : placeholder_);
 }
 
 void ChartWidget::apply_theme(const Theme& t) {
@@ -51,6 +94,7 @@ void ChartWidget::apply_theme(const Theme& t) {
 
 bool ChartWidget::save_png(const QString& path, QSize size) {
     QSize old = view_->size();
+    chart_->setTitle(title_text_);
     view_->resize(size);
     QPixmap pm(size);
     pm.fill(theme_->base);
@@ -59,6 +103,7 @@ bool ChartWidget::save_png(const QString& path, QSize size) {
     view_->render(&p);
     p.end();
     view_->resize(old);
+    chart_->setTitle(height() >= kTitleMinHeight ? title_text_ : QString());
     return pm.save(path, "PNG");
 }
 
@@ -93,11 +138,13 @@ void BarChart::rebuild() {
     const Theme& t = *theme_;
     chart_->removeAllSeries();
     for (auto* a : chart_->axes()) chart_->removeAxis(a), delete a;
-    chart_->setTitle(bars_.empty() ? title_ + tr(" — run a sweep to fill this chart") : title_);
+    set_title(title_);
+    set_placeholder(bars_.empty() ? tr("%1: run a sweep (Ctrl+Alt+S) to fill this chart").arg(title_) : QString());
     chart_->setBackgroundBrush(t.base);
     chart_->setTitleBrush(t.text);
     chart_->legend()->setLabelColor(t.text);
-    chart_->legend()->setAlignment(Qt::AlignBottom);
+    chart_->legend()->setAlignment(Qt::AlignRight);  // beside the plot: height is scarce, width is not
+    chart_->legend()->setVisible(!refs_.empty());     // one bar series needs no legend
     chart_->setAnimationOptions(QChart::NoAnimation);
 
     auto* set = new QBarSet(axis_);
@@ -110,6 +157,10 @@ void BarChart::rebuild() {
         cats << b.label;
         vmax = std::max(vmax, b.value);
     }
+    connect(set, &QBarSet::hovered, view_, [this](bool on, int i) {
+        if (!on || i < 0 || size_t(i) >= bars_.size()) return QToolTip::hideText();
+        QToolTip::showText(QCursor::pos(), QStringLiteral("%1: %2 %3").arg(bars_[size_t(i)].label).arg(bars_[size_t(i)].value, 0, 'g', 4).arg(axis_), view_);
+    });
     auto* series = new QBarSeries;
     series->append(set);
     series->setBarWidth(0.7);
@@ -117,11 +168,18 @@ void BarChart::rebuild() {
     auto* ax = new QBarCategoryAxis;
     ax->append(cats.isEmpty() ? QStringList{" "} : cats);
     ax->setLabelsAngle(cats.size() > 4 ? -45 : 0);
+    // Tens of long config names cannot be read under the bars; the bar's tooltip and the
+    // sweep table name them.
+    ax->setLabelsVisible(cats.size() <= 12);
     auto* ay = new QValueAxis;
     ay->setTitleText(axis_);
     for (const auto& r : refs_) vmax = std::max(vmax, r.value);
-    ay->setRange(0, vmax > 0 ? vmax * 1.12 : 1);
-    ay->applyNiceNumbers();
+    // As many ticks as the height allows (crowded labels are drawn as "..."), on round steps.
+    int ticks = built_ticks_ = value_ticks();
+    double step = nice_step((vmax > 0 ? vmax * 1.08 : 1) / (ticks - 1));
+    ay->setRange(0, step * (ticks - 1));
+    ay->setTickCount(ticks);
+    ay->setLabelFormat(step < 0.01 ? "%.2e" : step < 1 ? "%.2f" : "%.0f");
     chart_->addAxis(ax, Qt::AlignBottom);
     chart_->addAxis(ay, Qt::AlignLeft);
     series->attachAxis(ax);
@@ -182,11 +240,11 @@ void RooflineChart::rebuild() {
     const Theme& t = *theme_;
     chart_->removeAllSeries();
     for (auto* a : chart_->axes()) chart_->removeAxis(a), delete a;
-    chart_->setTitle(gpu_.isEmpty() ? tr("Roofline") : tr("Roofline — %1 (%2 TFLOP/s fp16, %3 GB/s)").arg(gpu_).arg(peak_).arg(bw_));
+    set_title(gpu_.isEmpty() ? tr("Roofline") : tr("Roofline — %1 (%2 TFLOP/s fp16, %3 GB/s)").arg(gpu_).arg(peak_).arg(bw_));
     chart_->setBackgroundBrush(t.base);
     chart_->setTitleBrush(t.text);
     chart_->legend()->setLabelColor(t.text);
-    chart_->legend()->setAlignment(Qt::AlignBottom);
+    chart_->legend()->setAlignment(Qt::AlignRight);
     chart_->setAnimationOptions(QChart::NoAnimation);
 
     auto* ax = new QLogValueAxis;

@@ -11,6 +11,8 @@
 
 class QChart;
 class QChartView;
+class QLabel;
+class QStackedWidget;
 
 namespace tpui {
 
@@ -39,9 +41,21 @@ public:
 
 protected:
     virtual void rebuild() = 0;
+    void resizeEvent(QResizeEvent* e) override;
+    // The chart's title, drawn only when the chart is tall enough to spare the line (a
+    // quarter-height dock is not; the dock's tab names the chart) and always in exports.
+    void set_title(const QString& title);
+    int value_ticks() const;  // ticks the value axis has room for at the view's height
+    static double nice_step(double raw);
+    // A chart with nothing to plot shows `text` instead of empty axes; empty text: the chart.
+    void set_placeholder(const QString& text);
     QChart* chart_;
     QChartView* view_;
+    QLabel* placeholder_;
+    QStackedWidget* stack_;
     const Theme* theme_;
+    QString title_text_;
+    int built_ticks_ = 0;  // value_ticks() at the last rebuild (0: not tick-dependent)
 };
 
 class BarChart : public ChartWidget {

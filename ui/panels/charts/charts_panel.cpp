@@ -3,8 +3,8 @@
 
 #include <QFileDialog>
 #include <QHBoxLayout>
-#include <QPushButton>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include "charts/charts.h"
@@ -21,21 +21,25 @@ ChartsPanel::ChartsPanel(SweepModel* model, QWidget* parent) : QWidget(parent), 
     tabs_->addTab(latency_, tr("Latency"));
     tabs_->addTab(tflops_, tr("TFLOP/s"));
     tabs_->addTab(roofline_, tr("Roofline"));
-    auto* png = new QPushButton(tr("Export PNG…"));
-    auto* csv = new QPushButton(tr("Export CSV…"));
-    auto* row = new QHBoxLayout;
-    row->addStretch(1);
+    // The export buttons sit beside the tabs, not in a row of their own under the chart.
+    auto* png = new QToolButton;
+    png->setText(tr("Export PNG…"));
+    auto* csv = new QToolButton;
+    csv->setText(tr("Export CSV…"));
+    auto* corner = new QWidget;
+    auto* row = new QHBoxLayout(corner);
+    row->setContentsMargins(0, 0, 2, 2);
     row->addWidget(png);
     row->addWidget(csv);
+    tabs_->setCornerWidget(corner, Qt::TopRightCorner);
     auto* l = new QVBoxLayout(this);
     l->setContentsMargins(2, 2, 2, 2);
     l->addWidget(tabs_, 1);
-    l->addLayout(row);
-    connect(png, &QPushButton::clicked, this, [this] {
+    connect(png, &QToolButton::clicked, this, [this] {
         QString p = QFileDialog::getSaveFileName(this, tr("Export chart"), "chart.png", tr("PNG images (*.png)"));
         if (!p.isEmpty()) export_png(p);
     });
-    connect(csv, &QPushButton::clicked, this, [this] {
+    connect(csv, &QToolButton::clicked, this, [this] {
         QString p = QFileDialog::getSaveFileName(this, tr("Export data"), "sweep.csv", tr("CSV files (*.csv)"));
         if (!p.isEmpty()) export_csv(p);
     });

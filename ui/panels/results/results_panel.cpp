@@ -9,6 +9,7 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "models/results_model.h"
 #include "models/sweep_model.h"
@@ -36,7 +37,6 @@ ResultsPanel::ResultsPanel(ResultsModel* results, SweepModel* sweep, QWidget* pa
     results_->setModel(results);
     results_->verticalHeader()->hide();
     results_->horizontalHeader()->setStretchLastSection(true);
-    results_->setMaximumHeight(130);
     l->addWidget(results_);
     auto* proxy = new QSortFilterProxyModel(this);
     proxy->setSourceModel(sweep);
@@ -47,8 +47,38 @@ ResultsPanel::ResultsPanel(ResultsModel* results, SweepModel* sweep, QWidget* pa
     sweep_->verticalHeader()->hide();
     sweep_->horizontalHeader()->setStretchLastSection(true);
     l->addWidget(sweep_, 1);
+    l->addStretch(0);  // takes the height while the sweep table is hidden
+    // Rows as tall as the text, not Qt's 30 px default: ours and two baselines fit a
+    // quarter-height dock without scrolling.
+    for (QTableView* t : {results_, sweep_}) {
+        t->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+        t->setWordWrap(false);
+    }
     connect(cancel_, &QPushButton::clicked, this, &ResultsPanel::cancel_requested);
-    connect(results, &QAbstractItemModel::modelReset, results_, &QTableView::resizeColumnsToContents);
+    connect(results, &QAbstractItemModel::modelReset, this, [this] {
+        results_->resizeColumnsToContents();
+        fit_tables();
+    });
+    connect(sweep, &QAbstractItemModel::modelReset, this, &ResultsPanel::fit_tables);
+    connect(sweep, &QAbstractItemModel::rowsInserted, this, &ResultsPanel::fit_tables);
+    connect(sweep, &QAbstractItemModel::rowsRemoved, this, &ResultsPanel::fit_tables);
+    fit_tables();
+}
+
+// The run table is exactly as tall as its rows; the sweep table shows only when a sweep has
+// rows and then takes the remaining height (an empty table is an empty panel).
+void ResultsPanel::fit_tables() {
+    int rows = std::max(1, results_->model()->rowCount());
+    results_->setFixedHeight(results_->horizontalHeader()->sizeHint().height() + rows * results_->verticalHeader()->defaultSectionSize() +
+                             2 * results_->frameWidth());
+    bool sweeping = sweep_->model()->rowCount() > 0;
+    sweep_->setVisible(sweeping);
+    if (sweeping) {
+        // Configs are long ("block_M=128 block_N=256 ... threads=256"): show them whole.
+        sweep_->resizeColumnToContents(0);
+        sweep_->setColumnWidth(0, std::min(sweep_->columnWidth(0), std::max(200, width() / 2)));
+    }
+    results_->setVisible(!sweeping || results_->model()->rowCount() > 0);
 }
 
 void ResultsPanel::job_started(const QString& what, int total) {

@@ -30,6 +30,8 @@ Q_SIGNALS:
     void cancel_requested();
 
 private:
+    void fit_tables();
+
     QLabel* status_;
     QProgressBar* bar_;
     QPushButton* cancel_;
