@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QStatusBar>
 #include <QTimer>
+#include <algorithm>
 
 #include "editor/dsl_editor.h"
 #include "main_window.h"
@@ -18,27 +19,9 @@
 #include "panels/parameters/parameters_panel.h"
 #include "panels/results/results_panel.h"
 #include "session/cpu_runner.h"
+#include "tileplay/tune.h"
 
 namespace tpui {
-
-namespace {
-
-std::vector<Defines> cartesian(const std::vector<std::pair<std::string, std::vector<std::string>>>& space) {
-    std::vector<Defines> out = {{}};
-    for (const auto& [name, values] : space) {
-        std::vector<Defines> next;
-        for (const auto& partial : out)
-            for (const auto& v : values) {
-                Defines d = partial;
-                d.emplace_back(name, v);
-                next.push_back(std::move(d));
-            }
-        out = std::move(next);
-    }
-    return out;
-}
-
-}  // namespace
 
 tp::CompileRequest MainWindow::make_request() const {
     tp::CompileRequest req;
@@ -152,11 +135,19 @@ void MainWindow::start_job(RunJob::Kind kind) {
     job.bytes_formula = QString::fromStdString(header_.bytes);
     for (const auto& b : header_.baselines) job.baselines << QString::fromStdString(b);
     if (kind == RunJob::Kind::Sweep || kind == RunJob::Kind::Tune) {
-        if (header_.tune.empty()) {
-            results_->show_message(tr("nothing to sweep: the file has no `# tileplay: tune NAME=v1,v2` line"), true);
+        // The same space `tilec tune` uses: the factory's @autotune(configs=...), else the
+        // header's `# tileplay: tune` line (the fixed parameters may shape the configs).
+        tp::TuneConfig fixed = req.defines;
+        for (const auto& kv : header_.args)
+            if (std::none_of(fixed.begin(), fixed.end(), [&](const auto& f) { return f.first == kv.first; })) fixed.push_back(kv);
+        tp::TuneSpace space = tp::find_tune_space(req.path, req.source, req.kernel, {}, fixed, req.target);
+        if (!space.ok || space.configs.empty()) {
+            QString why = space.diagnostics.empty() ? tr("the file has no search space")
+                                                    : QString::fromStdString(space.diagnostics.front().message);
+            results_->show_message(tr("nothing to sweep: %1").arg(why), true);
             return;
         }
-        job.configs = cartesian(header_.tune);
+        job.configs = space.configs;
         sweep_model_->clear();
     }
     runs_->start(job);

@@ -2,18 +2,22 @@
 // fake_worker.py speaks `tilec worker`'s protocol with GPU-style answers. A benchmark fills
 // the Results table with GPU timings, TFLOP/s, GB/s, the error and each baseline, labelled
 // with the GPU; a CPU run shows none of that; a worker dying mid-run leaves a message, a fresh
-// worker takes the next run and the editor's text is untouched.
+// worker takes the next run and the editor's text is untouched. Sweep runs the file's own
+// @autotune space.
 #include <QAction>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QScrollBar>
 #include <QTableView>
 #include <QtTest>
 
+#include "charts/charts.h"
 #include "editor/dsl_editor.h"
 #include "main_window.h"
 #include "models/results_model.h"
 #include "panels/parameters/parameters_panel.h"
+#include "tileplay/tune.h"
 
 using namespace tpui;
 
@@ -81,6 +85,10 @@ private Q_SLOTS:
             QVERIFY(shown(w, row, ResultsModel::Latency).contains("s"));
             QVERIFY(shown(w, row, ResultsModel::Tflops).toDouble() > 0);
         }
+        // Ours and both baselines are on screen, with no scrolling; no empty sweep table.
+        QTRY_COMPARE(results->verticalScrollBar()->maximum(), 0);
+        QVERIFY(results->isVisible());
+        QVERIFY(!w.findChild<QTableView*>("sweep_table")->isVisible());
 
         // The same window on the CPU: the interpreter's check, no GPU numbers, no baselines.
         params->set_cpu(true);
@@ -95,6 +103,40 @@ private Q_SLOTS:
         QVERIFY(shown(w, 0, ResultsModel::Tflops).isEmpty());
         QVERIFY(shown(w, 0, ResultsModel::Gbps).isEmpty());
         QVERIFY(shown(w, 0, ResultsModel::Note).contains("no GPU timings"));
+        w.editor()->setModified(false);
+    }
+
+    // Sweep runs the file's own @autotune space (what `tilec tune` uses) on the GPU worker:
+    // one row per config in the sweep table and one bar per config in the latency chart.
+    void sweep_runs_the_autotune_space() {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        w.run_service()->set_command(PYTHON3, {UI_TEST_DATA "/fake_worker.py"});
+        w.findChild<ParametersPanel*>()->set_cpu(false);
+        QString path = TILEPLAY_SOURCE_DIR "/samples/gemm_autotune.py";
+        QString source = read_sample("gemm_autotune.py");
+        w.set_text(source, path);
+        tp::TuneSpace space = tp::find_tune_space(path.toStdString(), source.toStdString(), "matmul", {},
+                                                  {{"M", "4096"}, {"N", "4096"}, {"K", "4096"}}, "sm_90");
+        QVERIFY(space.ok);
+        QVERIFY(space.configs.size() > 1);
+        QSignalSpy done(w.run_service(), &RunService::job_finished);
+        QAction* sweep = nullptr;
+        for (QAction* a : w.actions())
+            if (a->text() == "&Sweep") sweep = a;
+        QVERIFY(sweep);
+        int before = done.count();
+        sweep->trigger();
+        QVERIFY(QTest::qWaitFor([&] { return done.count() > before; }, 120000));
+        QVERIFY2(done.last().at(0).toBool(), qPrintable(done.last().at(1).toString()));
+        auto* table = w.findChild<QTableView*>("sweep_table");
+        QCOMPARE(table->model()->rowCount(), int(space.configs.size()));
+        QVERIFY(table->isVisible());
+        QCOMPARE(table->model()->index(0, 0).data().toString().count('='), int(space.configs.front().size()));
+        auto* latency = w.findChildren<BarChart*>().value(0);
+        QVERIFY(latency);
+        QCOMPARE(latency->bars().size(), space.configs.size());
         w.editor()->setModified(false);
     }
 
