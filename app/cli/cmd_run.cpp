@@ -102,6 +102,8 @@ int run_gpu(const RunOptions& o, const std::vector<std::pair<std::string, std::s
     if (o.json) {
         std::cout << j.dump() << "\n";
     } else {
+        // T.print output first, as on the CPU, where it appears while the kernel runs.
+        if (rr.body.is_object() && rr.body.contains("printed")) std::cout << rr.body["printed"].get<std::string>();
         std::cout << "device: gpu (" << reason << ")\n";
         if (!rr.ok) std::cerr << "tilec run: GPU run failed (" << rr.kind << "): " << rr.error << "\n";
         else std::cout << "time: " << fmt(rr.body.value("wall_ms", 0.0)) << " ms (GPU, wall clock incl. sync)\n";

@@ -103,7 +103,10 @@ int serve_worker_stdio(int device, double heartbeat_s) {
     worker::ServerOptions opts;
     opts.device = device;
     opts.heartbeat_s = heartbeat_s;
-    return worker::serve(stdin, stdout, opts);
+    // Device printf (T.print) writes to the process's stdout; keep the JSON lines on a private
+    // copy of it so printed text can never break the protocol, and hand the text back in replies.
+    std::FILE* proto = worker::capture_stdout();
+    return worker::serve(stdin, proto ? proto : stdout, opts);
 }
 
 }  // namespace tp

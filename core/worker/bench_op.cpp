@@ -47,6 +47,8 @@ Json handle_bench(const Json& req, WorkerState& st, Emitter& em) {
     k.launch(a.launch, a.args);
     runtime::cu_check(runtime::cuda_driver().cuCtxSynchronize(), "kernel execution");
     Json reply = {{"ok", true}, {"launch", a.launch.describe()}, {"device", dev.info().name}};
+    // What the checked launch printed; the timed launches' copies are dropped below.
+    if (std::string printed = take_printed(); !printed.empty()) reply["printed"] = printed;
     if (req.value("check", true)) {
         auto outs = download_outputs(st.session, a);
         Heartbeat hb(em, req["id"], "check", st.opts.heartbeat_s);
@@ -119,6 +121,7 @@ Json handle_bench(const Json& req, WorkerState& st, Emitter& em) {
         std::filesystem::remove_all(dir, ec);
     }
     reply["baselines"] = base;
+    take_printed();  // the timed launches' prints repeat the first one's
     reply["flops"] = flops;
     reply["bytes"] = bytes;
     reply["warmup"] = bo.warmup;

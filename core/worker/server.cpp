@@ -119,6 +119,7 @@ Json handle_run(const Json& req, WorkerState& st, Emitter& em) {
     double ms = ms_since(t0);
     auto outs = download_outputs(st.session, a);
     Json j = {{"ok", true}, {"launch", a.launch.describe()}, {"wall_ms", ms}};
+    if (std::string printed = take_printed(); !printed.empty()) j["printed"] = printed;
     std::string dir = req.value("outputs_dir", "");
     if (!dir.empty()) {
         std::error_code ec;
@@ -141,7 +142,43 @@ Json handle_run(const Json& req, WorkerState& st, Emitter& em) {
     return j;
 }
 
+int g_capture_fd = -1;
+off_t g_capture_read = 0;
+
 }  // namespace
+
+std::FILE* capture_stdout() {
+    std::fflush(stdout);
+    int proto = ::dup(STDOUT_FILENO);
+    if (proto < 0) return nullptr;
+    std::FILE* out = ::fdopen(proto, "w");
+    std::FILE* cap = std::tmpfile();
+    if (!out || !cap || ::dup2(::fileno(cap), STDOUT_FILENO) < 0) {
+        if (out) std::fclose(out);
+        else ::close(proto);
+        if (cap) std::fclose(cap);
+        return nullptr;
+    }
+    g_capture_fd = ::fileno(cap);  // cap stays open for the life of the process
+    g_capture_read = 0;
+    return out;
+}
+
+std::string take_printed(size_t limit) {
+    if (g_capture_fd < 0) return {};
+    std::fflush(stdout);
+    off_t end = ::lseek(g_capture_fd, 0, SEEK_END);
+    if (end <= g_capture_read) return {};
+    size_t n = static_cast<size_t>(end - g_capture_read);
+    std::string text(std::min(n, limit), '\0');
+    ssize_t got = ::pread(g_capture_fd, text.data(), text.size(), g_capture_read);
+    text.resize(got > 0 ? static_cast<size_t>(got) : 0);
+    if (n > limit) text += "\n[" + std::to_string(n - limit) + " more bytes of printed output dropped]\n";
+    // Start the file over so a kernel that prints in every benchmark launch cannot fill the disk.
+    if (::ftruncate(g_capture_fd, 0) == 0 && ::lseek(g_capture_fd, 0, SEEK_SET) == 0) g_capture_read = 0;
+    else g_capture_read = end;
+    return text;
+}
 
 void Emitter::emit(const Json& j) {
     std::string s = j.dump(-1, ' ', false, Json::error_handler_t::replace);

@@ -34,6 +34,13 @@ struct ServerOptions {
 // Serves requests from `in` until EOF or `shutdown`; returns the process exit code.
 int serve(std::FILE* in, std::FILE* out, const ServerOptions& opts = {});
 
+// Moves the protocol off file descriptor 1: returns a FILE* on a duplicate of the original
+// stdout for the JSON lines and points descriptor 1 at a temporary file that collects what
+// kernels print (device printf). nullptr (and nothing changed) when that is not possible.
+std::FILE* capture_stdout();
+// Text written to descriptor 1 since the last call (at most `limit` bytes, then a note).
+std::string take_printed(size_t limit = 1 << 20);
+
 // Handles one request line; exposed for tests. Sets `exit_code` >= 0 when the loop must end.
 void handle_line(const std::string& line, Emitter& em, int& exit_code);
 

@@ -2,6 +2,9 @@
 // worker that hangs or reports one that dies, and `tilec worker` itself survives bad input.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
 
 #include "tileplay/worker_client.h"
@@ -168,3 +171,40 @@ TEST(KernelSession, SampledBlocksIncludeTheEdges) {
 }
 
 }  // namespace
+
+// Device printf shares the worker's stdout with the protocol. The capture moves the JSON lines
+// to a private descriptor and hands printed text back once; a child process does it so the
+// test binary's own stdout is untouched.
+TEST(WorkerServer, PrintedTextIsCapturedOffTheProtocolChannel) {
+    int pipefd[2];
+    ASSERT_EQ(::pipe(pipefd), 0);
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        ::dup2(pipefd[1], STDOUT_FILENO);
+        ::close(pipefd[0]);
+        std::FILE* proto = tp::worker::capture_stdout();
+        if (!proto) std::_Exit(2);
+        std::printf("msg='x' BlockIdx=(0, 0, 0)\n");
+        std::string first = tp::worker::take_printed();
+        std::string again = tp::worker::take_printed();
+        std::printf("{\"looks\": \"like json\"}\n");
+        std::string second = tp::worker::take_printed(8);
+        std::fprintf(proto, "%s|%s|%s\n", first == "msg='x' BlockIdx=(0, 0, 0)\n" ? "first-ok" : "first-bad",
+                     again.empty() ? "again-ok" : "again-bad",
+                     second.rfind("{\"looks\"", 0) == 0 && second.find("more bytes") != std::string::npos ? "cap-ok" : "cap-bad");
+        std::fflush(proto);
+        std::_Exit(0);
+    }
+    ::close(pipefd[1]);
+    std::string got;
+    char buf[256];
+    ssize_t n;
+    while ((n = ::read(pipefd[0], buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
+    ::close(pipefd[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    EXPECT_EQ(got, "first-ok|again-ok|cap-ok\n");  // nothing printed leaked onto the protocol channel
+}
