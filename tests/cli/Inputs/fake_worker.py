@@ -4,6 +4,7 @@
 # loads, one bench at a time, validation, ranking, failures). Run as `$TILEC worker`.
 # A config's time follows block_N; block_N=512 is the fastest but computes a wrong answer;
 # threads=96 makes the worker die in the middle of its bench.
+# The tuner times with `bench` (check off) and validates with `run` (check on).
 import json
 import sys
 
@@ -20,16 +21,21 @@ for line in sys.stdin:
         loaded.update(req.get("defines", {}))
         reply = {"ok": True, "target": req.get("target"), "compile_ms": 1.0,
                  "kernel": {"name": "k", "bound_params": loaded, "registers": 16}}
-    elif op == "bench":
+    elif op in ("bench", "run"):
         if loaded.get("threads") == "96":
             sys.stderr.write("fake worker: simulated crash\n")
             sys.exit(3)
         block = loaded.get("block_N", "128")
         ok = block != "512"
-        reply = {"ok": True,
-                 "ours": {"n": req.get("iters", 1), "median_ms": TIMES.get(block, 9.0), "min_ms": TIMES.get(block, 9.0),
-                          "spread_pct": 1.0, "gbps": 100.0},
-                 "check": {"ok": ok, "outputs": [{"name": "C", "rel_fro": 0.0 if ok else 0.5, "tol": 1e-5, "pass": ok}]}}
+        reply = {"ok": True}
+        if op == "bench":
+            reply["ours"] = {"n": req.get("iters", 1), "median_ms": TIMES.get(block, 9.0), "min_ms": TIMES.get(block, 9.0),
+                             "spread_pct": 1.0, "gbps": 100.0}
+        else:
+            reply["wall_ms"] = TIMES.get(block, 9.0)
+        # Like the real worker: the check only when asked for (the tuner asks in `run`).
+        if req.get("check", True):
+            reply["check"] = {"ok": ok, "outputs": [{"name": "C", "rel_fro": 0.0 if ok else 0.5, "tol": 1e-5, "pass": ok}]}
     elif op == "shutdown":
         print(json.dumps({"id": req.get("id"), "ok": True}), flush=True)
         break

@@ -81,7 +81,7 @@ def main():
         req = json.loads(line)
         rid, op = req.get("id"), req.get("op")
         if op == "hello":
-            emit({"id": rid, "ok": True, "version": "fake", "pid": os.getpid(), "device": DEVICE, "driver": 12080})
+            emit({"id": rid, "ok": True, "version": "fake", "pid": os.getpid(), "device": DEVICE, "driver": "12.8"})
         elif op == "load":
             defines = pairs(req.get("fallback_defines"))
             defines.update(pairs(req.get("defines")))
