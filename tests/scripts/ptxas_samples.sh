@@ -11,7 +11,14 @@ for f in "$root"/samples/*.py; do
     for t in sm_75 sm_80 sm_86 sm_89 sm_90 sm_90a; do
         base=$(basename "$f" .py)
         if ! out=$("$tilec" compile "$f" --arch "$t" --emit ptx -o "$tmp/$base.$t.ptx" 2>&1); then
-            echo "FAIL compile $base $t"; echo "$out"; fail=1; continue
+            # A GPU schedule in the header may double-buffer past sm_75's 64 KB (the sample
+            # says so); there the single-buffered schedule must compile.
+            if [ "$t" = sm_75 ] && grep -q SharedMemoryExceeded <<<"$out" &&
+                out=$("$tilec" compile "$f" --arch "$t" --emit ptx -D num_stages=1 -o "$tmp/$base.$t.ptx" 2>&1); then
+                echo "note: $base on $t with num_stages=1 (the header's schedule needs more shared memory)"
+            else
+                echo "FAIL compile $base $t"; echo "$out"; fail=1; continue
+            fi
         fi
         if ! out=$("$ptxas" -arch="$t" "$tmp/$base.$t.ptx" -o "$tmp/$base.$t.cubin" 2>&1); then
             echo "FAIL ptxas $base $t"; echo "$out"; fail=1; continue
