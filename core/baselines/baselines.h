@@ -19,6 +19,9 @@ struct BaselineInputs {
     const std::map<std::string, runtime::DeviceTensor>* device = nullptr;
     runtime::BenchOptions opts;
     std::string scratch_dir;  // where the torch baseline's .npy inputs go
+    // Our kernel's outputs (downloaded after its checked launch): the torch result is compared
+    // with the first one, so the baseline also says whether torch and we agree.
+    const std::map<std::string, HostTensor>* ours = nullptr;
 };
 
 // An in-process baseline ready to time, or why it is unavailable. `state` keeps handles and
@@ -42,6 +45,11 @@ struct ExternalResult {
     std::string why;
     runtime::TimingStats stats;
     std::string detail;  // torch version / backend note
+    // Torch's result against our first output (`ours`): relative Frobenius error and max abs
+    // error, or why they could not be compared (shapes differ, the expression gave no tensor).
+    bool compared = false;
+    double rel_fro = -1, max_abs = -1;
+    std::string compare_why;
 };
 ExternalResult run_torch_baseline(const std::string& spec, const BaselineInputs& in, int timeout_s = 300);
 

@@ -81,14 +81,26 @@ ExternalResult run_torch_baseline(const std::string& spec, const BaselineInputs&
         }
         dtypes[p.name] = t.dtype.name();
     }
+    // Our first output goes beside (not among) the inputs, so torch can compare its result.
+    std::vector<std::string> ours_args;
+    if (in.ours) {
+        for (const auto& p : in.kernel->params) {
+            auto it = in.ours->find(p.name);
+            if (!p.is_output || p.is_scalar || it == in.ours->end()) continue;
+            std::filesystem::create_directories(in.scratch_dir + "/ours", ec);
+            std::string why, path = in.scratch_dir + "/ours/" + p.name + ".npy";
+            if (write_npy(path, it->second, &why)) ours_args = {"--ours", path, "--ours-dtype", it->second.dtype.name()};
+            break;
+        }
+    }
     // The factory's parameters (is_causal, scale, ...) are names the expression may use.
     nlohmann::json params = nlohmann::json::object();
     for (const auto& [name, value] : in.kernel->bound_params) params[name] = value;
-    worker::CommandResult cr = worker::run_command(
-        {python, script, "--inputs", in.scratch_dir, "--expr", expr, "--dtypes", dtypes.dump(), "--params", params.dump(), "--warmup",
-         std::to_string(in.opts.warmup), "--iters", std::to_string(in.opts.iters), "--flush-l2",
-         in.opts.flush_l2 ? "1" : "0"},
-        timeout_s * 1000);
+    std::vector<std::string> cmd = {python, script, "--inputs", in.scratch_dir, "--expr", expr, "--dtypes", dtypes.dump(),
+                                    "--params", params.dump(), "--warmup", std::to_string(in.opts.warmup), "--iters",
+                                    std::to_string(in.opts.iters), "--flush-l2", in.opts.flush_l2 ? "1" : "0"};
+    cmd.insert(cmd.end(), ours_args.begin(), ours_args.end());
+    worker::CommandResult cr = worker::run_command(cmd, timeout_s * 1000);
     if (!cr.started) {
         r.why = cr.error;
         return r;
@@ -108,6 +120,13 @@ ExternalResult run_torch_baseline(const std::string& spec, const BaselineInputs&
     }
     r.stats = runtime::summarize_times(j.value("times_ms", std::vector<double>{}));
     r.detail = "torch " + j.value("torch", std::string("?")) + " (CUDA " + j.value("cuda", std::string("?")) + ")";
+    if (j.contains("vs_ours") && j["vs_ours"].is_object()) {
+        const auto& v = j["vs_ours"];
+        r.compared = v.value("ok", false);
+        r.rel_fro = v.value("rel_fro", -1.0);
+        r.max_abs = v.value("max_abs", -1.0);
+        r.compare_why = v.value("why", std::string());
+    }
     r.ok = r.stats.n > 0;
     if (!r.ok) r.why = "torch_baseline.py returned no times";
     return r;

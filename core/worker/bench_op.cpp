@@ -101,6 +101,9 @@ Json handle_bench(const Json& req, WorkerState& st, Emitter& em) {
     if (any_torch) {
         std::string dir = std::filesystem::temp_directory_path() / ("tileplay-bench-" + std::to_string(::getpid()));
         bin.scratch_dir = dir;
+        // Ours after the timed launches: the same result the checked launch gave.
+        std::map<std::string, HostTensor> ours = download_outputs(st.session, a);
+        bin.ours = &ours;
         for (size_t i = 0; i < specs.size(); ++i) {
             if (!baselines::is_torch_spec(specs[i])) continue;
             baselines::ExternalResult er;
@@ -116,6 +119,14 @@ Json handle_bench(const Json& req, WorkerState& st, Emitter& em) {
             base[i]["stats"] = stats_json(er.stats, flops, bytes);
             base[i]["ratio"] = stats[0].median_ms > 0 ? er.stats.median_ms / stats[0].median_ms : 0;
             if (!er.detail.empty()) base[i]["detail"] = er.detail;
+            if (er.compared) {
+                // The same dtype-aware tolerance as the interpreter check.
+                double tol = 0;
+                for (const auto& [name, t] : ours) tol = std::max(tol, default_tolerance(t.dtype));
+                base[i]["vs_ours"] = {{"rel_fro", er.rel_fro}, {"max_abs", er.max_abs}, {"tol", tol}, {"agree", er.rel_fro <= tol}};
+            } else if (!er.compare_why.empty()) {
+                base[i]["vs_ours"] = {{"why", er.compare_why}};
+            }
         }
         std::error_code ec;
         std::filesystem::remove_all(dir, ec);

@@ -50,6 +50,22 @@ def parse_param(text):
     return text
 
 
+def compare_with_ours(torch, np, result, path, dtype):
+    """Relative Frobenius and max abs error of our output against torch's result, in fp32."""
+    if not isinstance(result, torch.Tensor):
+        return {"ok": False, "why": "the expression did not give a tensor"}
+    arr = np.load(path)
+    ours = torch.from_numpy(arr.view(np.int16)).view(torch.bfloat16) if dtype == "bfloat16" else torch.from_numpy(arr)
+    ours = ours.cuda().float()
+    ref = result.float()
+    if tuple(ours.shape) != tuple(ref.shape):
+        return {"ok": False, "why": f"shapes differ: ours {tuple(ours.shape)}, torch {tuple(ref.shape)}"}
+    norm = torch.linalg.vector_norm(ref).item()
+    diff = torch.linalg.vector_norm(ours - ref).item()
+    return {"ok": True, "rel_fro": diff / norm if norm > 0 else diff,
+            "max_abs": (ours - ref).abs().max().item() if ref.numel() else 0.0}
+
+
 def names(torch):
     F = torch.nn.functional
     env = {
@@ -72,6 +88,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--iters", type=int, default=50)
     ap.add_argument("--flush-l2", type=int, default=1)
+    ap.add_argument("--ours", default="", help="our kernel's output (.npy) to compare the result with")
+    ap.add_argument("--ours-dtype", default="")
     args = ap.parse_args()
     try:
         import numpy as np
@@ -89,8 +107,9 @@ def main():
         code = compile(args.expr, "<baseline>", "eval")
         fn = lambda: eval(code, env)  # noqa: E731
         with torch.no_grad():
-            fn()
+            result = fn()
             torch.cuda.synchronize()
+            vs_ours = compare_with_ours(torch, np, result, args.ours, args.ours_dtype) if args.ours else None
             props = torch.cuda.get_device_properties(0)
             l2 = getattr(props, "L2_cache_size", 50 * 1024 * 1024) or 50 * 1024 * 1024
             flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda") if args.flush_l2 else None
@@ -111,8 +130,11 @@ def main():
     except Exception as e:  # noqa: BLE001
         emit({"ok": False, "why": f"`{args.expr}` failed in torch: {type(e).__name__}: {e}".replace("\n", " ")})
         return
-    emit({"ok": True, "times_ms": times, "torch": torch.__version__, "cuda": torch.version.cuda,
-          "device": torch.cuda.get_device_name(0)})
+    out = {"ok": True, "times_ms": times, "torch": torch.__version__, "cuda": torch.version.cuda,
+           "device": torch.cuda.get_device_name(0)}
+    if vs_ours is not None:
+        out["vs_ours"] = vs_ours
+    emit(out)
 
 
 if __name__ == "__main__":
