@@ -102,7 +102,13 @@ def main():
         return
     try:
         env = names(torch)
-        env.update({k: parse_param(v) for k, v in json.loads(args.params).items()})
+        params = {k: parse_param(v) for k, v in json.loads(args.params).items()}
+        env.update(params)
+        if params.get("layout") == "bshd":
+            # SDPA wants (batch, heads, seq, dim); a BSHD kernel's tensors are (batch, seq, heads, dim).
+            sdpa = env["scaled_dot_product_attention"]
+            env["scaled_dot_product_attention"] = lambda q, k, v, **kw: sdpa(
+                q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), **kw).transpose(1, 2)
         env.update(load_inputs(torch, np, args.inputs, json.loads(args.dtypes)))
         code = compile(args.expr, "<baseline>", "eval")
         fn = lambda: eval(code, env)  # noqa: E731
