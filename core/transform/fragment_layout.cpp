@@ -20,7 +20,8 @@ std::string FragLayout::describe() const {
                          std::to_string(warps_m) + "x" + std::to_string(warps_n) + " warps";
         case Row: return "rows of a " + std::to_string(bm) + "-row accumulator on " + std::to_string(warps_m) + " warp rows";
         case Col: return "columns of a " + std::to_string(bn) + "-column accumulator on " + std::to_string(warps_n) + " warp columns";
-        case Striped: return "striped over " + std::to_string(threads) + " threads";
+        case Striped: return "striped over " + std::to_string(threads) + " threads" +
+                             (vec > 1 ? " in runs of " + std::to_string(vec) : std::string());
         case Replicated: return "replicated in every thread";
         default: return "none";
     }
@@ -89,6 +90,12 @@ bool warp_partition(int M, int N, int num_warps, GemmWarpPolicy policy, int& war
         }
     }
     return found;
+}
+
+// e = (s / V) * (V*T) + tid * V + s % V; V = 1 keeps the historical round * T + tid.
+Expr FragLayout::striped_elem(const Expr& tid, const Expr& s) const {
+    if (vec <= 1) return add(mul(s, I(threads)), tid);
+    return add(add(mul(div(s, vec), I(vec * threads)), mul(tid, I(vec))), mod(s, vec));
 }
 
 }  // namespace tp::transform

@@ -4,7 +4,10 @@
 //   Acc:     the mma.sync m16n8 accumulator of a BM x BN tile on WARPS_M x WARPS_N warps
 //   Row:     one value per row of such a tile (reduce over dim=1), replicated in the threads
 //            that own the row; Col: the same per column (reduce over dim=0)
-//   Striped: any other fragment: element e (row-major) lives in thread e % T at slot e / T
+//   Striped: any other fragment: element e (row-major) lives in thread (e / V) % T at slot
+//            (e / (V*T)) * V + e % V, so each thread holds runs of V contiguous elements (one
+//            16-byte global access per run); V = 1 (thread e % T, slot e / T) unless the
+//            fragment is copied to/from global memory and elems % (V*T) == 0
 //   Replicated: every thread holds every element (reductions of striped fragments), so any
 //            loop may index it anywhere; loops that write it run whole in every thread
 #pragma once
@@ -21,6 +24,7 @@ struct FragLayout {
     int bm = 0, bn = 0, warps_m = 1, warps_n = 1;  // Acc / Row / Col: the accumulator tile
     int64_t elems = 0;                             // Striped / Replicated: elements of the fragment
     int64_t threads = 0;
+    int64_t vec = 1;                               // Striped: V, contiguous elements per run
 
     int wm() const { return bm / warps_m; }
     int wn() const { return bn / warps_n; }
@@ -45,7 +49,7 @@ struct FragLayout {
     bool same_cols(const FragLayout& o) const { return bn == o.bn && warps_n == o.warps_n; }
     bool operator==(const FragLayout& o) const {
         return kind == o.kind && bm == o.bm && bn == o.bn && warps_m == o.warps_m && warps_n == o.warps_n &&
-               elems == o.elems && threads == o.threads;
+               elems == o.elems && threads == o.threads && vec == o.vec;
     }
     std::string describe() const;
 
@@ -58,6 +62,9 @@ struct FragLayout {
     // Local index of the row / column slot that accumulator index i belongs to.
     ir::Expr row_slot_of(const ir::Expr& i) const;
     ir::Expr col_slot_of(const ir::Expr& i) const;
+    // Striped: the row-major element that thread `tid` holds at slot `s` (tp::striped_elem
+    // in runtime/tp_layout.cuh is the same formula for the templates).
+    ir::Expr striped_elem(const ir::Expr& tid, const ir::Expr& s) const;
 };
 
 // GemmWarpPolicy -> warp grid, the rule of tp::warp_partition (TileLang's): each warp owns a

@@ -3,6 +3,7 @@
 // nothing changes, then stripes whatever is left.
 #include "transform/layout_inference.h"
 
+#include <algorithm>
 #include <set>
 
 #include "ir/functor.h"
@@ -239,6 +240,55 @@ public:
     }
 };
 
+// Run length V of striped fragments (see fragment_layout.h). A fragment copied to or from
+// global memory wants V elements of the narrowest such tensor to make 16 bytes, so those
+// copies become 16-byte accesses (striped_copy.cpp; a run of a wider tensor takes several).
+// T.Parallel loops and fragment copies pair striped fragments by element count, so all
+// striped fragments of one count share one V: the largest wanted, or 1 when any of them is
+// copied to or from shared or
+// local memory (runs would cost bank conflicts there) or with a type the vector copy does not
+// convert, or when V does not split the fragments into whole rounds of V*T elements and
+// whole rows. Everything else keeps V = 1, today's element e in thread e % T.
+void choose_striped_runs(const Collector& c, std::map<const BufferNode*, FragLayout>& layouts) {
+    auto vec_type = [](DataType t) {
+        return t == DataType::float32() || t == DataType::float16() || t == DataType::bfloat16();
+    };
+    std::map<int64_t, int64_t> want;  // elems -> smallest V wanted (0: none yet, 1: vetoed)
+    auto striped = [&](const BufferNode* b) {
+        auto it = layouts.find(b);
+        return it != layouts.end() && it->second.kind == FragLayout::Striped ? &it->second : nullptr;
+    };
+    for (auto* cp : c.copies) {
+        bool sf = cp->src.buffer->scope == Scope::Fragment, df = cp->dst.buffer->scope == Scope::Fragment;
+        if (sf == df) continue;
+        const BufferRegion& frag = sf ? cp->src : cp->dst;
+        const BufferRegion& mem = sf ? cp->dst : cp->src;
+        FragLayout* l = striped(frag.buffer.get());
+        if (!l) continue;
+        int64_t& w = want[l->elems];
+        if (mem.buffer->scope != Scope::Global || !vec_type(mem.buffer->dtype) || !vec_type(frag.buffer->dtype)) {
+            w = 1;
+            continue;
+        }
+        int64_t v = 16 / mem.buffer->dtype.bytes();
+        w = w == 0 ? v : (w == 1 ? 1 : std::max(w, v));
+    }
+    for (auto& [elems, v] : want) {
+        if (v <= 1) continue;
+        for (const auto& [b, buf] : c.frags) {
+            FragLayout* l = striped(b);
+            if (!l || l->elems != elems) continue;
+            auto shape = const_shape(buf);
+            if (l->elems % (v * l->threads) != 0 || shape.empty() || shape.back() % v != 0) v = 1;
+        }
+    }
+    for (auto& [b, l] : layouts)
+        if (l.kind == FragLayout::Striped) {
+            auto it = want.find(l.elems);
+            l.vec = it != want.end() && it->second > 1 ? it->second : 1;
+        }
+}
+
 }  // namespace
 
 std::map<const BufferNode*, FragLayout> infer_fragment_layouts(const PrimFunc& func, DiagnosticEngine& diags) {
@@ -260,6 +310,7 @@ std::map<const BufferNode*, FragLayout> infer_fragment_layouts(const PrimFunc& f
         if (const_shape(buf).empty() && !buf->shape.empty()) continue;  // symbolic: reported by the rewrite
         inf.layouts[b] = s;
     }
+    choose_striped_runs(c, inf.layouts);
     return inf.layouts;
 }
 

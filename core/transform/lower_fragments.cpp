@@ -8,6 +8,7 @@
 
 #include "ir/functor.h"
 #include "transform/layout_inference.h"
+#include "transform/striped_copy.h"
 #include "transform/tile_lowering.h"
 
 namespace tp::transform {
@@ -113,7 +114,7 @@ public:
             } else if (d.kind == FragLayout::Row || d.kind == FragLayout::Col) {
                 bool same = d.kind == FragLayout::Row ? l->same_rows(d) : l->same_cols(d);
                 if (l->kind == d.kind && same && idx.size() == 1 && var_is(0, 0)) return ctx->local;
-            } else if (d.kind == FragLayout::Striped && l->kind == FragLayout::Striped && l->elems == d.elems) {
+            } else if (d.kind == FragLayout::Striped && l->kind == FragLayout::Striped && l->elems == d.elems && l->vec == d.vec) {
                 // The loop's vars in order; a var of extent 1 is always 0 and may be left out
                 // (dgamma[j] inside T.Parallel(1, D) over x_hat[i, j]: the same element order).
                 std::vector<size_t> want;
@@ -235,7 +236,8 @@ public:
             }
             if (d.kind == FragLayout::Row) return std::make_shared<LetStmtNode>(nest[0]->loop_var, d.slot_row(tid, local), body, span);
             if (d.kind == FragLayout::Col) return std::make_shared<LetStmtNode>(nest[0]->loop_var, d.slot_col(tid, local), body, span);
-            // Striped: element e = round * T + tid, unflattened row-major into the loop vars.
+            // Striped: element e = d.striped_elem(tid, slot) (round * T + tid for V = 1),
+            // unflattened row-major into the loop vars.
             Var e = std::make_shared<VarNode>("tp_e", DataType::int32(), VarKind::Plain, span);
             int64_t stride = 1;
             for (size_t k = nest.size(); k-- > 0;) {
@@ -245,7 +247,7 @@ public:
                 stride *= ext[k];
             }
             if (d.elems % d.threads != 0) body = std::make_shared<IfThenElseNode>(make_binary(BinaryOp::LT, e, int_imm(d.elems)), body, nullptr, span);
-            return std::make_shared<LetStmtNode>(e, make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, local, int_imm(d.threads)), tid), body, span);
+            return std::make_shared<LetStmtNode>(e, d.striped_elem(tid, local), body, span);
         };
         const char* name = d.kind == FragLayout::Acc ? "tp_f" : d.kind == FragLayout::Striped ? "tp_r" : "tp_s";
         return local_loop(d.local_size(), name, make, span);
@@ -323,6 +325,11 @@ Stmt FragLowerer::visit_CopyOp(const CopyOpNode& n, const Stmt& s) {
             }
         }
     }
+    // Striped fragment <-> global memory in runs of V: one vector access per run.
+    const FragLayout* striped = sf && !df ? sl : (df && !sf ? dl : nullptr);
+    if (striped && striped->kind == FragLayout::Striped && striped->vec > 1 && one_dim_block) {
+        if (Stmt v = striped_global_copy(frag, mem, *striped, local_of(frag.buffer), mutate_buffer(mem.buffer), df, tid, n.span)) return v;
+    }
     Stmt nest = copy_nest(n.src, n.dst, n.span);
     if (!nest) {
         fail("T.copy between regions of different shapes", n.span);
@@ -395,7 +402,8 @@ Stmt FragLowerer::visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) {
         n.src->shape.size() == 2 && one_dim_block && threads % 32 == 0) {
         std::string fn = "tp::reduce_striped<" + std::to_string(*as_const_int(n.src->shape[0])) + ", " +
                          std::to_string(*as_const_int(n.src->shape[1])) + ", " + std::to_string(threads) + ", " +
-                         std::to_string(n.dim) + ", " + reduce_op_name(n.reduce_kind) + ", " + cuda_bool(n.clear) + ">";
+                         std::to_string(n.dim) + ", " + reduce_op_name(n.reduce_kind) + ", " + cuda_bool(n.clear) +
+                         (sl->vec > 1 ? ", " + std::to_string(sl->vec) : std::string()) + ">";
         return device_call(fn, {buffer_addr(local_of(n.src), {int_imm(0)}, false, n.span), buffer_addr(local_of(n.dst), {int_imm(0)}, true, n.span),
                                 buffer_addr(scratch, {int_imm(0)}, true, n.span), tid}, n.span);
     }

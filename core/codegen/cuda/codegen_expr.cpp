@@ -199,7 +199,7 @@ std::string CudaEmitter::device_call(const CallNode& c) {
         throw InternalError("unknown device call " + c.op, __FILE__, __LINE__, "codegen");
     const std::string& fn = name->value;
     static const std::pair<const char*, const char*> owners[] = {
-        {"tp::gemm_", "tp_gemm.cuh"}, {"tp::reduce_striped", "tp_reduce_striped.cuh"}, {"tp::reduce_", "tp_reduce.cuh"}, {"tp::copy_", "tp_copy.cuh"},
+        {"tp::gemm_", "tp_gemm.cuh"}, {"tp::reduce_striped", "tp_reduce_striped.cuh"}, {"tp::striped_", "tp_copy_striped.cuh"}, {"tp::reduce_", "tp_reduce.cuh"}, {"tp::copy_", "tp_copy.cuh"},
         {"tp::cp_async", "tp_copy.cuh"}, {"tp::frag_", "tp_copy.cuh"}, {"tp::rasterize", "tp_layout.cuh"},
         {"tp::WsGemm", "tp_ws_gemm.cuh"}, {"tp::setmaxnreg", "tp_tma.cuh"}};
     for (const auto& [prefix, header] : owners)

@@ -1,7 +1,8 @@
 // Layout formulas shared by the Tensor-Core templates and the code generator:
 // XOR-swizzled shared-memory tiles (conflict-free ldmatrix and 16-byte stores), the
 // mma.sync accumulator layout (thread, local index) -> (row, col), reduced row/column
-// vectors, the GemmWarpPolicy partition and the L2-friendly block rasterization.
+// vectors, striped fragments, the GemmWarpPolicy partition and the L2-friendly block
+// rasterization.
 // Everything here is constexpr/__host__ __device__ so host tests can check it too.
 #pragma once
 
@@ -119,6 +120,16 @@ struct AccLayout {
         return warp_n(tid / 32) * WN + (s / 2) * 8 + 2 * (tid % 4) + (s % 2);
     }
 };
+
+// --- striped fragments (fragments no T.gemm wrote) ------------------------------------
+// Element e of the row-major tile lives in thread (e / VEC) % THREADS at local slot
+// (e / (VEC*THREADS)) * VEC + e % VEC: runs of VEC contiguous elements per thread, so a
+// 16-byte global access fills a run. The inverse, for slot k of thread tid (the same formula
+// as transform::FragLayout::striped_elem; VEC = 1 is e = k * THREADS + tid):
+template <int THREADS, int VEC = 1>
+TP_HD constexpr int striped_elem(int tid, int k) {
+    return (k / VEC) * (VEC * THREADS) + tid * VEC + k % VEC;
+}
 
 // --- block rasterization for L2 reuse (T.use_swizzle(panel, order)) ------------------
 // Blocks are numbered linearly (bx fastest) and dealt out panel by panel: a panel is

@@ -1,5 +1,6 @@
 // Reductions over striped fragments (fragments no T.gemm wrote: element e of the row-major
-// ROWS x COLS tile lives in thread e % THREADS at local slot e / THREADS), e.g. a softmax row
+// ROWS x COLS tile lives in thread (e / VEC) % THREADS at local slot
+// (e / (VEC*THREADS)) * VEC + e % VEC, tp::striped_elem in tp_layout.cuh), e.g. a softmax row
 // loaded by T.copy. The result (one value per row for DIM=1, per column for DIM=0) is
 // replicated in every thread, so any later loop may read any entry. Per-thread partials,
 // warp shuffles, then one shared-memory exchange across warps: every thread of the block must
@@ -12,9 +13,10 @@
 
 namespace tp {
 
-template <int ROWS, int COLS, int THREADS, int DIM, ReduceOp OP, bool CLEAR, class FragT, class OutT>
+template <int ROWS, int COLS, int THREADS, int DIM, ReduceOp OP, bool CLEAR, int VEC = 1, class FragT, class OutT>
 __device__ __forceinline__ void reduce_striped(const FragT* frag, OutT* out, float* scratch_f, int tid) {
     static_assert(THREADS % 32 == 0, "striped reductions shuffle whole warps");
+    static_assert(VEC == 1 || (ROWS * COLS) % (VEC * THREADS) == 0, "runs of VEC need whole rounds");
     using V = typename ReduceAccum<FragT>::type;
     using R = Reducer<OP, V>;
     V* scratch = reinterpret_cast<V*>(scratch_f);
@@ -27,7 +29,7 @@ __device__ __forceinline__ void reduce_striped(const FragT* frag, OutT* out, flo
         V acc = R::init();
 #pragma unroll
         for (int k = 0; k < kLocal; ++k) {
-            const int e = k * THREADS + tid;
+            const int e = striped_elem<THREADS, VEC>(tid, k);
             const int key = DIM == 1 ? e / COLS : e % COLS;
             if ((kElems % THREADS == 0 || e < kElems) && key == o) acc = R::combine(acc, R::elem(reduce_in<V>(frag[k])));
         }
