@@ -224,6 +224,8 @@ void handle_line(const std::string& line, Emitter& em, int& exit_code) {
         if (k) what += " (kernel `" + k->name + "`)";
         Json r = {{"id", id}, {"ok", false}, {"kind", e.code == runtime::CUDA_ERROR_NO_DEVICE ? "no_device" : "cuda_error"},
                   {"error", what}, {"cuda_error", e.code}, {"fatal", e.sticky}};
+        // A failed T.device_assert prints its message, then traps: the message is the point.
+        if (std::string printed = take_printed(); !printed.empty()) r["printed"] = printed;
         em.emit(r);
         if (e.sticky) {
             // The context is lost; every later call would fail. Say so on stderr too and go.

@@ -104,6 +104,38 @@ TEST(GpuWorker, OutOfBoundsWriteKillsOnlyTheWorker) {
     EXPECT_TRUE(c.run({}).ok);
 }
 
+// T.print on the GPU prints the CPU interpreter's lines (the same text, from one thread), and
+// a failing T.device_assert stops the kernel with its message, killing only the worker.
+TEST(GpuWorker, PrintMatchesTheInterpreterAndAssertStopsTheKernel) {
+    tp::WorkerClient c;
+    auto l = c.load(sample("debug_print.py", {{"M", "16"}, {"N", "32"}}));
+    ASSERT_TRUE(l.ok) << l.error << "\n" << diags(l);
+    tp::RunSpec rs;
+    rs.check_blocks = 0;
+    auto r = c.run(rs);
+    ASSERT_TRUE(r.ok) << r.error;
+    const std::string printed = r.body.value("printed", "");
+    std::printf("printed %zu bytes; first line: %s\n", printed.size(), printed.substr(0, printed.find('\n')).c_str());
+    EXPECT_NE(printed.find("msg='first element of the tile' BlockIdx=(0, 0, 0), ThreadIdx=(0, 0, 0): dtype=int value=0"),
+              std::string::npos) << printed.substr(0, 400);
+    EXPECT_NE(printed.find("msg='scaled tile in registers'"), std::string::npos);
+    EXPECT_EQ(printed.find("BlockIdx=(1,"), std::string::npos) << "only block (0, 0) prints";
+    ASSERT_TRUE(r.body.contains("check"));
+    EXPECT_TRUE(r.body["check"].value("ok", false)) << r.body["check"].dump();
+
+    auto la = c.load(sample("debug_print.py", {{"M", "16"}, {"N", "32"}, {"limit", "0.0"}}));
+    ASSERT_TRUE(la.ok) << la.error;
+    rs.check = false;
+    auto ra = c.run(rs);
+    EXPECT_FALSE(ra.ok);
+    std::printf("assert: kind=%s error=%s printed=%s\n", ra.kind.c_str(), ra.error.c_str(),
+                ra.body.is_object() ? ra.body.value("printed", "").c_str() : "");
+    ASSERT_TRUE(ra.body.is_object());
+    EXPECT_NE(ra.body.value("printed", "").find("device assertion failed at line 29: input larger than limit"),
+              std::string::npos);
+    EXPECT_TRUE(c.hello().ok);  // a fresh worker takes over
+}
+
 TEST(GpuWorker, EndlessKernelTripsTheWatchdog) {
     tp::WorkerOptions o;
     o.watchdog_s = 3;
