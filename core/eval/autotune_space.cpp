@@ -12,7 +12,6 @@ namespace tp::eval {
 
 namespace {
 
-
 // A config value as -D text that reads back as the same value.
 std::string define_text(const Value& v) {
     if (v.kind == VK::Str) return str_of(v);
