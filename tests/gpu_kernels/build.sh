@@ -40,6 +40,14 @@ if "$nvcc" -std=c++17 -O3 -lineinfo -gencode arch=compute_90a,code=sm_90a -I"$ro
 else
     echo "FAILED wgmma_gemm_test (see $out/ptxas-wgmma_gemm_test.txt)"; status=1
 fi
+# The sm_90a FlashAttention harness (tp_ws_attention.cuh): sm_90a only; it finds
+# cuTensorMapEncodeTiled through the runtime, so it needs no driver stub.
+if "$nvcc" -std=c++17 -O3 -lineinfo -gencode arch=compute_90a,code=sm_90a -I"$root/core/codegen/cuda/runtime" -Xptxas -v \
+        -Xcompiler -static-libstdc++ -Xcompiler -static-libgcc --threads 1 "$here/wgmma_fa_test.cu" -o "$out/wgmma_fa_test" >"$out/ptxas-wgmma_fa_test.txt" 2>&1; then
+    echo "built $out/wgmma_fa_test"
+else
+    echo "FAILED wgmma_fa_test (see $out/ptxas-wgmma_fa_test.txt)"; status=1
+fi
 # NVRTC check: the headers as the code generator compiles them (in memory, every target).
 mkdir -p "$out/runtime"
 cp "$root"/core/codegen/cuda/runtime/tp_*.cuh "$out/runtime/"

@@ -44,12 +44,13 @@ step reduce 120 "$bin/reduce_test"
 step fa2 240 "$bin/fa2_test"
 step gemm 420 "$bin/gemm_bench" "$size"
 step wgmma 240 "$bin/wgmma_gemm_test" "$size"
+step wgmma_fa 300 "$bin/wgmma_fa_test"
 echo
-for n in layout reduce fa2 gemm wgmma; do
+for n in layout reduce fa2 gemm wgmma wgmma_fa; do
     grep -E '^\[FAIL\]' "$res/$n.log" | head -20
 done
 echo
-for n in fa2 gemm wgmma; do
+for n in fa2 gemm wgmma wgmma_fa; do
     sed -n '/^== /,$p' "$res/$n.log"
 done
 echo
