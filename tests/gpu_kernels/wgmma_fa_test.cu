@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <tuple>
 
 #include "common.cuh"
@@ -22,10 +23,13 @@ using namespace harness;
 static_assert(sizeof(tp::TmaDesc) == sizeof(CUtensorMap) && alignof(tp::TmaDesc) == alignof(CUtensorMap),
               "tp::TmaDesc must match CUtensorMap");
 
-template <class A, class T, bool CAUSAL>
+// PERSIST: one block per SM walks tiles blockIdx.x, + gridDim.x, ... (heads major, so blocks
+// running together share K/V in L2), and the producer loads the next tile's Q, K, V while the
+// consumers finish the current one. Otherwise one block per (query tile, head).
+template <class A, class T, bool CAUSAL, bool PERSIST>
 __global__ void __launch_bounds__(A::kThreads, 1)
     ws_fa(const __grid_constant__ tp::TmaDesc mq, const __grid_constant__ tp::TmaDesc mk,
-          const __grid_constant__ tp::TmaDesc mv, T* __restrict__ O, int seq, float scale_log2) {
+          const __grid_constant__ tp::TmaDesc mv, T* __restrict__ O, int seq, int heads, float scale_log2) {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     // 128B-swizzled TMA boxes need 1024-byte aligned slots: align the base by hand.
     const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
@@ -33,10 +37,15 @@ __global__ void __launch_bounds__(A::kThreads, 1)
     const auto sm = A::carve(smem);
     const int tid = threadIdx.x;
     A::init(sm, tid);
-    // Causal: the longest query tiles (largest q0) start first, so the tail is short ones.
-    const int qt = CAUSAL ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-    const int q0 = qt * A::BM, bh = blockIdx.y;
-    const int n_kv = A::kv_tiles(q0, seq);
+    const int nq = (seq + A::BM - 1) / A::BM;
+    const int first = PERSIST ? blockIdx.x : 0, step = PERSIST ? gridDim.x : 1, ntiles = PERSIST ? nq * heads : 1;
+    // Tile u -> (first query row, head). Causal: the longest query tiles (largest q0) first, so
+    // the tail is short ones.
+    auto tile = [&](int u, int& q0, int& bh) {
+        const int qt = PERSIST ? u % nq : blockIdx.x;
+        bh = PERSIST ? u / nq : blockIdx.y;
+        q0 = (CAUSAL ? nq - 1 - qt : qt) * A::BM;
+    };
     constexpr int kConsumerThreads = A::kThreads - 128;
     if (tid >= kConsumerThreads) {
         if constexpr (A::kThreads > 256) tp::setmaxnreg_dec<A::kProducerRegs>();
@@ -44,17 +53,31 @@ __global__ void __launch_bounds__(A::kThreads, 1)
             tp::tma_prefetch_desc(&mq);
             tp::tma_prefetch_desc(&mk);
             tp::tma_prefetch_desc(&mv);
-            A::produce(sm, &mq, &mk, &mv, q0, bh, n_kv);
+            int it = 0, i = 0;
+            for (int u = first; u < ntiles; u += step, ++i) {
+                int q0, bh;
+                tile(u, q0, bh);
+                const int n_kv = A::kv_tiles(q0, seq);
+                A::produce(sm, &mq, &mk, &mv, q0, bh, n_kv, it, i);
+                it += n_kv;
+            }
         }
     } else {
         if constexpr (A::kThreads > 256) tp::setmaxnreg_inc<A::kConsumerRegs>();
         const int wg = tid / 128, t = tid % 128;
-        const int row0 = q0 + wg * 64;
-        float o[A::kOAcc], l[2];
-        A::consume(sm, wg, t, row0, seq, n_kv, scale_log2, o, l);
-        A::normalize(o, l);
         constexpr int D = A::kOAcc * 2;
-        tp::frag_store_global<tp::AccLayout<64, D, 4, 1>>(o, O + (size_t(bh) * seq + row0) * D, D, seq - row0, D, t);
+        int it = 0, i = 0;
+        for (int u = first; u < ntiles; u += step, ++i) {
+            int q0, bh;
+            tile(u, q0, bh);
+            const int n_kv = A::kv_tiles(q0, seq);
+            const int row0 = q0 + wg * 64;
+            float o[A::kOAcc], l[2];
+            A::consume(sm, wg, t, row0, seq, n_kv, scale_log2, o, l, it, i);
+            A::normalize(o, l);
+            tp::frag_store_global<tp::AccLayout<64, D, 4, 1>>(o, O + (size_t(bh) * seq + row0) * D, D, seq - row0, D, t);
+            it += n_kv;
+        }
     }
 }
 
@@ -98,23 +121,27 @@ struct Variant {
     std::string name;
     int dim;
     bool causal;
-    std::function<void(const __half*, const __half*, const __half*, __half*, int, int)> launch;  // q k v o BH S
+    // Encodes the tensor maps for q k v o BH S and returns the launch (maps outside the timing).
+    std::function<std::function<void()>(const __half*, const __half*, const __half*, __half*, int, int)> prepare;
 };
 
-template <int D, int BN, int CONS, int STAGES, bool CAUSAL, bool OVERLAP, bool PINGPONG>
-Variant make_variant() {
+template <int D, int BN, int CONS, int STAGES, bool CAUSAL, bool OVERLAP, bool PINGPONG, bool PERSIST = false>
+Variant make_variant(int sms) {
     using A = tp::WsAttention<__half, D, BN, CONS, STAGES, CAUSAL, OVERLAP, PINGPONG>;
     char name[128];
-    std::snprintf(name, sizeof name, "D%d bm%d bn%d s%d %s %s", D, A::BM, BN, STAGES,
-                  PINGPONG ? "overlap+pingpong" : OVERLAP ? "overlap" : "serial", CAUSAL ? "causal" : "full");
-    auto kern = ws_fa<A, __half, CAUSAL>;
+    std::snprintf(name, sizeof name, "D%d bm%d bn%d s%d %s%s %s", D, A::BM, BN, STAGES,
+                  PINGPONG ? "overlap+pingpong" : OVERLAP ? "overlap" : "serial", PERSIST ? " persistent" : "",
+                  CAUSAL ? "causal" : "full");
+    auto kern = ws_fa<A, __half, CAUSAL, PERSIST>;
     const int smem = A::kSmemBytes + 1024;
     Variant v{name, D, CAUSAL, nullptr};
-    v.launch = [=](const __half* q, const __half* k, const __half* vv, __half* o, int bh, int seq) {
+    v.prepare = [=](const __half* q, const __half* k, const __half* vv, __half* o, int bh, int seq) {
         CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         tp::TmaDesc mq = make_map(q, bh, seq, D, A::BM), mk = make_map(k, bh, seq, D, BN), mv = make_map(vv, bh, seq, D, BN);
         const float scale_log2 = 1.0f / std::sqrt(float(D)) * 1.4426950408889634f;
-        kern<<<dim3((seq + A::BM - 1) / A::BM, bh), A::kThreads, smem>>>(mq, mk, mv, o, seq, scale_log2);
+        const int nq = (seq + A::BM - 1) / A::BM;
+        const dim3 grid = PERSIST ? dim3(std::min(nq * bh, sms)) : dim3(nq, bh);
+        return std::function<void()>([=] { kern<<<grid, A::kThreads, smem>>>(mq, mk, mv, o, seq, bh, scale_log2); });
     };
     return v;
 }
@@ -197,7 +224,7 @@ struct Problem {
 
 static bool check(const Variant& var, Problem& pb) {
     CK(cudaMemset(pb.o.ptr, 0xff, pb.o.n * sizeof(__half)));  // NaN pattern: unwritten rows fail
-    var.launch(pb.q.ptr, pb.k.ptr, pb.v.ptr, pb.o.ptr, pb.BH, pb.S);
+    var.prepare(pb.q.ptr, pb.k.ptr, pb.v.ptr, pb.o.ptr, pb.BH, pb.S)();
     CK(cudaGetLastError());
     sync_or_die(var.name);
     auto out = pb.o.download();
@@ -214,60 +241,67 @@ static bool check(const Variant& var, Problem& pb) {
 }
 
 int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // every line reaches the log even if a variant hangs
     require_device("wgmma_fa_test");
     if (device_sm() != 90) {
         std::printf("[SKIP] wgmma_fa_test: needs an sm_90 GPU (no CUDA device of that kind)\n");
         return 0;
     }
     const std::string filter = argc > 1 ? argv[1] : "";
-    // Serial first: the simplest schedule reports before the overlapped ones can hang.
+    cudaDeviceProp prop{};
+    CK(cudaGetDeviceProperties(&prop, 0));
+    const int sms = prop.multiProcessorCount;
+    // Simplest schedules first, so a hang in a later one (reported after 20 s) costs only the rest.
     std::vector<Variant> all = {
-        make_variant<128, 128, 2, 2, false, false, false>(), make_variant<128, 128, 2, 2, true, false, false>(),
-        make_variant<128, 128, 2, 2, false, true, false>(),  make_variant<128, 128, 2, 2, true, true, false>(),
-        make_variant<128, 128, 2, 2, false, true, true>(),   make_variant<128, 128, 2, 2, true, true, true>(),
-        make_variant<128, 64, 2, 3, false, true, true>(),    make_variant<128, 64, 2, 3, true, true, true>(),
-        make_variant<128, 192, 2, 2, false, true, true>(),   make_variant<128, 192, 2, 2, true, true, true>(),
-        make_variant<128, 64, 3, 2, false, true, true>(),    make_variant<128, 64, 3, 2, true, true, true>(),
-        make_variant<128, 128, 1, 2, false, true, false>(),  make_variant<64, 128, 2, 2, false, true, true>(),
-        make_variant<64, 128, 2, 2, true, true, true>(),
+        make_variant<128, 128, 2, 2, false, false, false>(sms), make_variant<128, 128, 2, 2, true, false, false>(sms),
+        make_variant<128, 128, 2, 2, false, true, false>(sms),  make_variant<128, 128, 2, 2, true, true, false>(sms),
+        make_variant<128, 128, 2, 2, false, true, true>(sms),   make_variant<128, 128, 2, 2, true, true, true>(sms),
+        make_variant<128, 64, 2, 3, false, true, true>(sms),    make_variant<128, 64, 2, 3, true, true, true>(sms),
+        make_variant<128, 192, 2, 2, false, true, true>(sms),   make_variant<128, 192, 2, 2, true, true, true>(sms),
+        make_variant<128, 64, 3, 2, false, true, true>(sms),    make_variant<128, 64, 3, 2, true, true, true>(sms),
+        make_variant<128, 128, 1, 2, false, true, false>(sms),
+        make_variant<128, 128, 2, 2, false, true, true, true>(sms), make_variant<128, 192, 2, 2, false, true, true, true>(sms),
+        make_variant<64, 128, 2, 2, false, true, true>(sms),    make_variant<64, 128, 2, 2, true, true, true>(sms),
     };
-    std::vector<Variant> vars;
-    for (auto& v : all)
-        if (v.name.find(filter) != std::string::npos) vars.push_back(v);
-    bool ok = true;
-    // Small shapes: whole tiles, seq not a multiple of any tile, seq below one tile.
-    const int shapes[][2] = {{3, 256}, {2, 300}, {2, 77}, {1, 1000}};
-    for (int d : {64, 128}) {
-        for (auto& s : shapes) {
-            Problem pb(s[0], s[1], d, 0);
-            for (auto& v : vars)
-                if (v.dim == d) ok = check(v, pb) && ok;
-        }
-    }
     const int B = 1, H = 32, S = 4096;
-    std::printf("\n== sm_90a FlashAttention fwd f16 B%d H%d S%d (median of 30, L2 flushed) ==\n", B, H, S);
-    std::printf("%-44s %9s %9s %9s %10s %10s\n", "config", "ms", "min ms", "TFLOP/s", "x SDPA", "x mma.sync");
-    Timer timer;
-    for (int d : {128, 64}) {
-        Problem pb(B * H, S, d, 48);  // sampled rows: every head, 48+ rows each
-        for (auto& v : vars) {
-            if (v.dim != d) continue;
-            if (!check(v, pb)) {
-                ok = false;
-                continue;
-            }
-            Timing t = timer.time([&] { v.launch(pb.q.ptr, pb.k.ptr, pb.v.ptr, pb.o.ptr, B * H, S); }, 30, 3);
-            const double flops = 4.0 * B * H * double(S) * S * d * (v.causal ? 0.5 : 1.0);
-            // The lead's H200 figures at D128: SDPA (cuDNN) 0.48 / 0.265 ms, our mma.sync path 0.877 / 0.578 ms.
-            const double sdpa = v.causal ? 0.265 : 0.48, mma = v.causal ? 0.578 : 0.877;
-            if (d == 128)
-                std::printf("%-44s %9.4f %9.4f %9.1f %10.3f %10.3f\n", v.name.c_str(), t.median_ms, t.min_ms,
-                            flops / t.median_ms / 1e9, sdpa / t.median_ms, mma / t.median_ms);
-            else
-                std::printf("%-44s %9.4f %9.4f %9.1f %10s %10s\n", v.name.c_str(), t.median_ms, t.min_ms,
-                            flops / t.median_ms / 1e9, "-", "-");
-        }
+    // Small shapes: whole tiles, seq not a multiple of any tile, seq below one tile; then the
+    // timed shape with sampled rows (every head, 80 rows each including tile edges).
+    const int shapes[][2] = {{3, 256}, {2, 300}, {2, 77}, {1, 1000}};
+    std::map<int, std::vector<std::unique_ptr<Problem>>> small;
+    std::map<int, std::unique_ptr<Problem>> big;
+    for (int d : {64, 128}) {
+        for (auto& sh : shapes) small[d].push_back(std::make_unique<Problem>(sh[0], sh[1], d, 0));
+        big[d] = std::make_unique<Problem>(B * H, S, d, 48);
     }
+    bool ok = true;
+    Timer timer;
+    std::vector<std::string> rows;
+    char line[256];
+    for (auto& v : all) {
+        if (v.name.find(filter) == std::string::npos) continue;
+        bool vok = true;
+        for (auto& pb : small[v.dim]) vok = check(v, *pb) && vok;
+        Problem& pb = *big[v.dim];
+        vok = vok && check(v, pb);
+        ok = ok && vok;
+        if (!vok) continue;
+        auto launch = v.prepare(pb.q.ptr, pb.k.ptr, pb.v.ptr, pb.o.ptr, B * H, S);
+        Timing t = timer.time(launch, 30, 3);
+        const double flops = 4.0 * B * H * double(S) * S * v.dim * (v.causal ? 0.5 : 1.0);
+        // The lead's H200 figures at D128: SDPA (cuDNN) 0.48 / 0.265 ms, our mma.sync path 0.877 / 0.578 ms.
+        const double sdpa = v.causal ? 0.265 : 0.48, mma = v.causal ? 0.578 : 0.877;
+        if (v.dim == 128)
+            std::snprintf(line, sizeof line, "%-48s %9.4f %9.4f %9.1f %10.3f %10.3f", v.name.c_str(), t.median_ms, t.min_ms,
+                          flops / t.median_ms / 1e9, sdpa / t.median_ms, mma / t.median_ms);
+        else
+            std::snprintf(line, sizeof line, "%-48s %9.4f %9.4f %9.1f %10s %10s", v.name.c_str(), t.median_ms, t.min_ms,
+                          flops / t.median_ms / 1e9, "-", "-");
+        std::printf("[TIME] %s\n", line);
+        rows.push_back(line);
+    }
+    std::printf("\n== sm_90a FlashAttention fwd f16 B%d H%d S%d (median of 30, L2 flushed) ==\n", B, H, S);
+    std::printf("%-48s %9s %9s %9s %10s %10s\n", "config", "ms", "min ms", "TFLOP/s", "x SDPA", "x mma.sync");
+    for (auto& r : rows) std::printf("%s\n", r.c_str());
     std::printf("(x SDPA / x mma.sync: against 0.48 / 0.265 ms and 0.877 / 0.578 ms measured earlier on the H200)\n");
     std::printf("wgmma_fa_test: %s\n", ok ? "all checks passed" : "CHECK FAILURES");
     return ok ? 0 : 1;

@@ -94,11 +94,11 @@ struct WsAttention {
     static constexpr int kOAcc = D / 2;         // output floats per consumer thread
     static constexpr int kP = BN / 4;           // packed P registers per thread
     // Shared memory: Q, K stages, V stages (each 1024-byte aligned), then the barriers:
-    // q_full, k_full[S], k_empty[S], v_full[S], v_empty[S].
+    // q_full, q_empty, k_full[S], k_empty[S], v_full[S], v_empty[S].
     static constexpr int kKOffset = kQElems * 2;
     static constexpr int kVOffset = kKOffset + STAGES * kKvElems * 2;
     static constexpr int kBarOffset = kVOffset + STAGES * kKvElems * 2;
-    static constexpr int kSmemBytes = kBarOffset + (1 + 4 * STAGES) * 8;
+    static constexpr int kSmemBytes = kBarOffset + (2 + 4 * STAGES) * 8;
     static constexpr unsigned kQBytes = kQElems * 2, kKvBytes = kKvElems * 2;
     // Register split for setmaxnreg (65536 per SM over kThreads): the producer needs few.
     static constexpr int kProducerRegs = CONSUMERS == 1 ? 56 : (CONSUMERS == 2 ? 24 : 32);
@@ -110,10 +110,11 @@ struct WsAttention {
         T* v;
         unsigned long long* bars;
         __device__ unsigned long long* q_full() const { return bars; }
-        __device__ unsigned long long* k_full(int s) const { return bars + 1 + s; }
-        __device__ unsigned long long* k_empty(int s) const { return bars + 1 + STAGES + s; }
-        __device__ unsigned long long* v_full(int s) const { return bars + 1 + 2 * STAGES + s; }
-        __device__ unsigned long long* v_empty(int s) const { return bars + 1 + 3 * STAGES + s; }
+        __device__ unsigned long long* q_empty() const { return bars + 1; }
+        __device__ unsigned long long* k_full(int s) const { return bars + 2 + s; }
+        __device__ unsigned long long* k_empty(int s) const { return bars + 2 + STAGES + s; }
+        __device__ unsigned long long* v_full(int s) const { return bars + 2 + 2 * STAGES + s; }
+        __device__ unsigned long long* v_empty(int s) const { return bars + 2 + 3 * STAGES + s; }
     };
 
     // `base` must be 1024-byte aligned (the 128B swizzle atom).
@@ -129,6 +130,7 @@ struct WsAttention {
     static __device__ __forceinline__ void init(const Smem& sm, int tid) {
         if (tid == 0) {
             mbar_init(sm.q_full(), 1);
+            mbar_init(sm.q_empty(), CONSUMERS);
 #pragma unroll
             for (int s = 0; s < STAGES; ++s) {
                 mbar_init(sm.k_full(s), 1);
@@ -150,14 +152,16 @@ struct WsAttention {
 
     // The producer (one thread): Q once, then K_j and V_j for every kv tile, each into the next
     // ring slot once the consumers have released it. Tensor maps are 3-D {dim, seq, heads},
-    // boxes {64, BM, 1} (Q) and {64, BN, 1} (K, V).
+    // boxes {64, BM, 1} (Q) and {64, BN, 1} (K, V). A persistent block calls it per tile with
+    // `it0` = ring uses so far and `tile_i` = tiles so far (Q waits for the last tile's QK^T).
     static __device__ __forceinline__ void produce(const Smem& sm, const TmaDesc* mq, const TmaDesc* mk, const TmaDesc* mv,
-                                                   int q0, int bh, int n_kv) {
+                                                   int q0, int bh, int n_kv, int it0 = 0, int tile_i = 0) {
+        if (tile_i > 0) mbar_wait(sm.q_empty(), static_cast<unsigned>(tile_i - 1) & 1u);
         mbar_arrive_expect_tx(sm.q_full(), kQBytes);
 #pragma unroll
         for (int c = 0; c < kChunks; ++c) tma_load_3d(sm.q + c * BM * 64, mq, 64 * c, q0, bh, sm.q_full());
         for (int j = 0; j < n_kv; ++j) {
-            RingPos<STAGES> p(j);
+            RingPos<STAGES> p(it0 + j);
             mbar_wait(sm.k_empty(p.stage), p.phase ^ 1u);
             mbar_arrive_expect_tx(sm.k_full(p.stage), kKvBytes);
             T* k = sm.k + p.stage * kKvElems;
@@ -257,9 +261,10 @@ struct WsAttention {
     }
 
     // One consumer warpgroup over all kv tiles; leaves O (unnormalised) in o and the partial row
-    // sums in l. `row0` is the warpgroup's first query row, `t` its thread index (0..127).
+    // sums in l. `row0` is the warpgroup's first query row, `t` its thread index (0..127);
+    // it0 / tile_i as for produce().
     static __device__ __forceinline__ void consume(const Smem& sm, int wg, int t, int row0, int seq, int n_kv,
-                                                   float scale_log2, float* o, float* l) {
+                                                   float scale_log2, float* o, float* l, int it0 = 0, int tile_i = 0) {
         float s[kSAcc];
         unsigned p[kP];
         float m[2] = {-__int_as_float(0x7f800000), -__int_as_float(0x7f800000)};
@@ -268,49 +273,55 @@ struct WsAttention {
 #pragma unroll
         for (int i = 0; i < kOAcc; ++i) o[i] = 0.0f;
         const bool leader = t == 0;
-        mbar_wait(sm.q_full(), 0);
+        mbar_wait(sm.q_full(), static_cast<unsigned>(tile_i) & 1u);
         if constexpr (PINGPONG) {
             if (wg == CONSUMERS - 1) named_bar_arrive(1, 256);  // warpgroup 0 goes first
         }
         if constexpr (OVERLAP) {
+            RingPos<STAGES> p0(it0);
             turn_wait(wg);
-            mbar_wait(sm.k_full(0), 0);
+            mbar_wait(sm.k_full(p0.stage), p0.phase);
             wgmma_fence();
-            issue_qk(sm, wg, 0, s);
+            issue_qk(sm, wg, p0.stage, s);
             wgmma_commit();
             turn_pass(wg, false);
             wgmma_wait<0>();
             wgmma_fence_operands<kSAcc>(s);
-            if (leader) mbar_arrive(sm.k_empty(0));
+            if (leader) mbar_arrive(sm.k_empty(p0.stage));
+            if (leader && n_kv == 1) mbar_arrive(sm.q_empty());  // the last QK^T has read Q
             if (needs_mask(row0, 0, seq)) apply_mask(s, t, row0, 0, seq);
             softmax(s, m, l, corr, scale_log2);
             pack_p(s, p);
             for (int j = 1; j < n_kv; ++j) {
-                RingPos<STAGES> pk(j), pv(j - 1);
+                RingPos<STAGES> pk(it0 + j), pv(it0 + j - 1);
                 turn_wait(wg);
                 mbar_wait(sm.k_full(pk.stage), pk.phase);
                 wgmma_fence();
                 issue_qk(sm, wg, pk.stage, s);
                 wgmma_commit();
+                // O *= corr of tile j-1 while the tensor cores run QK^T (PV_{j-2} finished at
+                // the last wait), right before PV_{j-1} accumulates onto it (as FlashAttention-3)
+                rescale_o(o, corr);
                 mbar_wait(sm.v_full(pv.stage), pv.phase);
-                wgmma_fence();  // ptxas otherwise injects one here (C7519): P and O were written
+                wgmma_fence();  // O and P were written since the last fence (else ptxas injects one, C7519)
                 issue_pv(sm, pv.stage, p, o);
                 wgmma_commit();
                 turn_pass(wg, false);
                 wgmma_wait<1>();  // S_j is done; PV_{j-1} may still run under the softmax
                 wgmma_fence_operands<kSAcc>(s);
                 if (leader) mbar_arrive(sm.k_empty(pk.stage));
+                if (leader && j == n_kv - 1) mbar_arrive(sm.q_empty());
                 if (needs_mask(row0, j * BN, seq)) apply_mask(s, t, row0, j * BN, seq);
                 softmax(s, m, l, corr, scale_log2);
                 wgmma_wait<0>();
                 wgmma_fence_operands<kOAcc>(o);
                 wgmma_fence_regs<kP>(p);
                 if (leader) mbar_arrive(sm.v_empty(pv.stage));
-                rescale_o(o, corr);
-                pack_p(s, p);
+                pack_p(s, p);  // only now: PV_{j-1} read the previous P from these registers
             }
-            RingPos<STAGES> pv(n_kv - 1);
+            RingPos<STAGES> pv(it0 + n_kv - 1);
             turn_wait(wg);
+            rescale_o(o, corr);
             mbar_wait(sm.v_full(pv.stage), pv.phase);
             wgmma_fence();
             issue_pv(sm, pv.stage, p, o);
@@ -322,7 +333,7 @@ struct WsAttention {
             if (leader) mbar_arrive(sm.v_empty(pv.stage));
         } else {
             for (int j = 0; j < n_kv; ++j) {
-                RingPos<STAGES> pos(j);
+                RingPos<STAGES> pos(it0 + j);
                 mbar_wait(sm.k_full(pos.stage), pos.phase);
                 wgmma_fence();
                 issue_qk(sm, wg, pos.stage, s);
@@ -330,6 +341,7 @@ struct WsAttention {
                 wgmma_wait<0>();
                 wgmma_fence_operands<kSAcc>(s);
                 if (leader) mbar_arrive(sm.k_empty(pos.stage));
+                if (leader && j == n_kv - 1) mbar_arrive(sm.q_empty());
                 if (needs_mask(row0, j * BN, seq)) apply_mask(s, t, row0, j * BN, seq);
                 softmax(s, m, l, corr, scale_log2);
                 rescale_o(o, corr);
