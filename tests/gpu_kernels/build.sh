@@ -48,6 +48,15 @@ if "$nvcc" -std=c++17 -O3 -lineinfo -gencode arch=compute_90a,code=sm_90a -I"$ro
 else
     echo "FAILED wgmma_fa_test (see $out/ptxas-wgmma_fa_test.txt)"; status=1
 fi
+# sm_90a GEMM schedule candidates (tp_ws_gemm_ext.cuh) against cuBLAS / cuBLASLt.
+if "$nvcc" -std=c++17 -O3 -lineinfo -gencode arch=compute_90a,code=sm_90a -I"$root/core/codegen/cuda/runtime" -Xptxas -v \
+        --threads 1 -Xcompiler -static-libstdc++ -Xcompiler -static-libgcc "$here/wgmma_gemm_variants.cu" \
+        -o "$out/wgmma_gemm_variants" -lcublasLt -lcublas -L"$cuda_home_b/lib64/stubs" -lcuda \
+        >"$out/ptxas-wgmma_gemm_variants.txt" 2>&1; then
+    echo "built $out/wgmma_gemm_variants"
+else
+    echo "FAILED wgmma_gemm_variants (see $out/ptxas-wgmma_gemm_variants.txt)"; status=1
+fi
 # NVRTC check: the headers as the code generator compiles them (in memory, every target).
 mkdir -p "$out/runtime"
 cp "$root"/core/codegen/cuda/runtime/tp_*.cuh "$out/runtime/"

@@ -1,0 +1,75 @@
+// Hopper (sm_90) thread-block-cluster and epilogue building blocks for the extended
+// warp-specialized GEMM (tp_ws_gemm_ext.cuh): the block's rank in its cluster, a cluster-wide
+// barrier, an mbarrier arrival on the same barrier in another block of the cluster (mapa),
+// the TMA load that multicasts one box into several blocks' shared memory, a named barrier
+// for one warpgroup, and the wait for bulk stores to have finished reading shared memory.
+// NVRTC-safe: no standard library headers. Bodies compile to __trap() below sm_90 so the
+// header can be included on every target.
+#pragma once
+
+#include "tp_tma.cuh"
+
+namespace tp {
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define TP_SM90_CLUSTER(...) __VA_ARGS__
+#else
+#define TP_SM90_CLUSTER(...) __trap();
+#endif
+
+__device__ __forceinline__ unsigned cluster_ctarank() {
+    unsigned r = 0;
+    TP_SM90_CLUSTER(asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));)
+    return r;
+}
+
+// Every thread of every block in the cluster: orders earlier shared-memory writes (and mbarrier
+// inits) before any block of the cluster continues. Also keeps a block alive until its peers
+// stop touching its shared memory when used at the end of a kernel. Not .aligned: callers may
+// arrive from a branch one thread of the warp took (the producer thread's loop).
+__device__ __forceinline__ void cluster_sync() {
+    TP_SM90_CLUSTER(asm volatile("barrier.cluster.arrive.release;\n"
+                                 "barrier.cluster.wait.acquire;" ::
+                                     : "memory");)
+}
+
+// Arrives on the mbarrier at the same shared-memory offset as `bar`, in block `cta` of the
+// cluster (cta may be this block). Release at cluster scope: the arriving warpgroup's reads of
+// the slot (its wgmma) happen before the peer's producer refills it.
+__device__ __forceinline__ void mbar_arrive_cluster(unsigned long long* bar, unsigned cta) {
+    TP_SM90_CLUSTER(unsigned local = tma_smem_addr(bar); unsigned remote = 0;
+                    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(cta));
+                    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");)
+}
+
+// Like tma_load_2d, but the box lands at offset `dst` of every block in `cta_mask` and each of
+// them gets the complete-tx on its own mbarrier at offset `bar`. sm_90a only (ptxas advises
+// against .multicast::cluster on plain sm_90).
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const TmaDesc* map, int c0, int c1, unsigned long long* bar,
+                                                      unsigned short cta_mask) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+                 " [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(tma_smem_addr(dst)),
+                 "l"(reinterpret_cast<unsigned long long>(map)), "r"(tma_smem_addr(bar)), "r"(c0), "r"(c1), "h"(cta_mask)
+                 : "memory");
+#else
+    __trap();
+#endif
+}
+
+// Named barrier `id` (1..15; 0 is __syncthreads) over `count` threads (a multiple of 32):
+// lets one warpgroup synchronise without stopping the others. barrier.sync, not the .aligned
+// bar.sync: one thread of the warp may come from its own branch (the TMA-store issuer).
+__device__ __forceinline__ void named_barrier_sync(int id, int count) {
+    TP_SM90_CLUSTER(asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(count) : "memory");)
+}
+
+// Waits until every committed bulk store has finished reading its shared-memory source (the
+// buffer may be rewritten; the global writes may still be in flight).
+__device__ __forceinline__ void tma_store_wait_read() {
+    TP_SM90_CLUSTER(asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");)
+}
+
+}  // namespace tp
+
+#undef TP_SM90_CLUSTER
