@@ -23,9 +23,11 @@ using namespace harness;
 static_assert(sizeof(tp::TmaDesc) == sizeof(CUtensorMap) && alignof(tp::TmaDesc) == alignof(CUtensorMap),
               "tp::TmaDesc must match CUtensorMap");
 
-// PERSIST: one block per SM walks tiles blockIdx.x, + gridDim.x, ... (heads major, so blocks
-// running together share K/V in L2), and the producer loads the next tile's Q, K, V while the
-// consumers finish the current one. Otherwise one block per (query tile, head).
+// PERSIST: one block per SM walks work units blockIdx.x, + gridDim.x, ... (heads major, so
+// blocks running together share K/V in L2), and the producer loads the next tile's Q, K, V
+// while the consumers finish the current one. A unit is one query tile, or (causal) the pair
+// of tiles qt and nq-1-qt of one head, so every unit costs the same nq+1 kv tiles and a static
+// deal balances. Otherwise one block per (query tile, head), causal ones longest first.
 template <class A, class T, bool CAUSAL, bool PERSIST>
 __global__ void __launch_bounds__(A::kThreads, 1)
     ws_fa(const __grid_constant__ tp::TmaDesc mq, const __grid_constant__ tp::TmaDesc mk,
@@ -38,13 +40,22 @@ __global__ void __launch_bounds__(A::kThreads, 1)
     const int tid = threadIdx.x;
     A::init(sm, tid);
     const int nq = (seq + A::BM - 1) / A::BM;
-    const int first = PERSIST ? blockIdx.x : 0, step = PERSIST ? gridDim.x : 1, ntiles = PERSIST ? nq * heads : 1;
-    // Tile u -> (first query row, head). Causal: the longest query tiles (largest q0) first, so
-    // the tail is short ones.
-    auto tile = [&](int u, int& q0, int& bh) {
-        const int qt = PERSIST ? u % nq : blockIdx.x;
-        bh = PERSIST ? u / nq : blockIdx.y;
-        q0 = (CAUSAL ? nq - 1 - qt : qt) * A::BM;
+    const int per_head = PERSIST && CAUSAL ? (nq + 1) / 2 : nq;  // units per head
+    const int first = PERSIST ? blockIdx.x : 0, step = PERSIST ? gridDim.x : 1;
+    const int nunits = PERSIST ? per_head * heads : 1;
+    // Tiles of unit w (1 or 2) and the h-th one's first query row and head.
+    auto unit_tiles = [&](int w) { return PERSIST && CAUSAL && 2 * (w % per_head) + 1 != nq ? 2 : 1; };
+    auto tile = [&](int w, int h, int& q0, int& bh) {
+        int qt;
+        if (PERSIST) {
+            bh = w / per_head;
+            const int r = w % per_head;
+            qt = CAUSAL ? (h == 0 ? nq - 1 - r : r) : r;
+        } else {
+            bh = blockIdx.y;
+            qt = CAUSAL ? nq - 1 - blockIdx.x : blockIdx.x;
+        }
+        q0 = qt * A::BM;
     };
     constexpr int kConsumerThreads = A::kThreads - 128;
     if (tid >= kConsumerThreads) {
@@ -54,12 +65,14 @@ __global__ void __launch_bounds__(A::kThreads, 1)
             tp::tma_prefetch_desc(&mk);
             tp::tma_prefetch_desc(&mv);
             int it = 0, i = 0;
-            for (int u = first; u < ntiles; u += step, ++i) {
-                int q0, bh;
-                tile(u, q0, bh);
-                const int n_kv = A::kv_tiles(q0, seq);
-                A::produce(sm, &mq, &mk, &mv, q0, bh, n_kv, it, i);
-                it += n_kv;
+            for (int w = first; w < nunits; w += step) {
+                for (int h = 0; h < unit_tiles(w); ++h, ++i) {
+                    int q0, bh;
+                    tile(w, h, q0, bh);
+                    const int n_kv = A::kv_tiles(q0, seq);
+                    A::produce(sm, &mq, &mk, &mv, q0, bh, n_kv, it, i);
+                    it += n_kv;
+                }
             }
         }
     } else {
@@ -67,16 +80,18 @@ __global__ void __launch_bounds__(A::kThreads, 1)
         const int wg = tid / 128, t = tid % 128;
         constexpr int D = A::kOAcc * 2;
         int it = 0, i = 0;
-        for (int u = first; u < ntiles; u += step, ++i) {
-            int q0, bh;
-            tile(u, q0, bh);
-            const int n_kv = A::kv_tiles(q0, seq);
-            const int row0 = q0 + wg * 64;
-            float o[A::kOAcc], l[2];
-            A::consume(sm, wg, t, row0, seq, n_kv, scale_log2, o, l, it, i);
-            A::normalize(o, l);
-            tp::frag_store_global<tp::AccLayout<64, D, 4, 1>>(o, O + (size_t(bh) * seq + row0) * D, D, seq - row0, D, t);
-            it += n_kv;
+        for (int w = first; w < nunits; w += step) {
+            for (int h = 0; h < unit_tiles(w); ++h, ++i) {
+                int q0, bh;
+                tile(w, h, q0, bh);
+                const int n_kv = A::kv_tiles(q0, seq);
+                const int row0 = q0 + wg * 64;
+                float o[A::kOAcc], l[2];
+                A::consume(sm, wg, t, row0, seq, n_kv, scale_log2, o, l, it, i);
+                A::normalize(o, l);
+                tp::frag_store_global<tp::AccLayout<64, D, 4, 1>>(o, O + (size_t(bh) * seq + row0) * D, D, seq - row0, D, t);
+                it += n_kv;
+            }
         }
     }
 }
@@ -139,8 +154,8 @@ Variant make_variant(int sms) {
         CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         tp::TmaDesc mq = make_map(q, bh, seq, D, A::BM), mk = make_map(k, bh, seq, D, BN), mv = make_map(vv, bh, seq, D, BN);
         const float scale_log2 = 1.0f / std::sqrt(float(D)) * 1.4426950408889634f;
-        const int nq = (seq + A::BM - 1) / A::BM;
-        const dim3 grid = PERSIST ? dim3(std::min(nq * bh, sms)) : dim3(nq, bh);
+        const int nq = (seq + A::BM - 1) / A::BM, units = CAUSAL ? (nq + 1) / 2 : nq;
+        const dim3 grid = PERSIST ? dim3(std::min(units * bh, sms)) : dim3(nq, bh);
         return std::function<void()>([=] { kern<<<grid, A::kThreads, smem>>>(mq, mk, mv, o, seq, bh, scale_log2); });
     };
     return v;
@@ -260,7 +275,8 @@ int main(int argc, char** argv) {
         make_variant<128, 192, 2, 2, false, true, true>(sms),   make_variant<128, 192, 2, 2, true, true, true>(sms),
         make_variant<128, 64, 3, 2, false, true, true>(sms),    make_variant<128, 64, 3, 2, true, true, true>(sms),
         make_variant<128, 128, 1, 2, false, true, false>(sms),
-        make_variant<128, 128, 2, 2, false, true, true, true>(sms), make_variant<128, 192, 2, 2, false, true, true, true>(sms),
+        make_variant<128, 128, 2, 2, false, true, true, true>(sms), make_variant<128, 128, 2, 2, true, true, true, true>(sms),
+        make_variant<128, 192, 2, 2, false, true, true, true>(sms),
         make_variant<64, 128, 2, 2, false, true, true>(sms),    make_variant<64, 128, 2, 2, true, true, true>(sms),
     };
     const int B = 1, H = 32, S = 4096;
