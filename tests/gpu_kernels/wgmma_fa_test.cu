@@ -271,6 +271,7 @@ int main(int argc, char** argv) {
         make_variant<128, 128, 2, 2, false, false, false>(sms), make_variant<128, 128, 2, 2, true, false, false>(sms),
         make_variant<128, 128, 2, 2, false, true, false>(sms),  make_variant<128, 128, 2, 2, true, true, false>(sms),
         make_variant<128, 128, 2, 2, false, true, true>(sms),   make_variant<128, 128, 2, 2, true, true, true>(sms),
+        make_variant<128, 128, 2, 3, false, true, true>(sms),   make_variant<128, 128, 2, 3, true, true, true>(sms),
         make_variant<128, 64, 2, 3, false, true, true>(sms),    make_variant<128, 64, 2, 3, true, true, true>(sms),
         make_variant<128, 192, 2, 2, false, true, true>(sms),   make_variant<128, 192, 2, 2, true, true, true>(sms),
         make_variant<128, 64, 3, 2, false, true, true>(sms),    make_variant<128, 64, 3, 2, true, true, true>(sms),

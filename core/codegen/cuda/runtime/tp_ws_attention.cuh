@@ -28,6 +28,10 @@
 //  - Tensor maps: the BHSD tensors as 3-D maps {dim, seq, batch*heads} (or the 4-D tensor with
 //    box {64, rows, 1, 1}), box {64, rows}, 128B swizzle; out-of-range rows arrive as zeros,
 //    so seq need not divide the tiles (the column mask handles kv rows past seq).
+//  - Persistent grid (one block per SM, units dealt blockIdx.x + i * gridDim.x): pass each
+//    tile's ring-use base and tile ordinal to produce()/consume(); Q is reloaded only after the
+//    q_empty barrier says every warpgroup's last QK^T of the previous tile is done. Causal units
+//    are the query-tile pairs (qt, nq-1-qt) of one head, which cost the same (wgmma_fa_test.cu).
 //  - Overlap needs two score fragments live (S_j as float, P_{j-1} as packed halves): about
 //    BN/2 + BN/4 + dim/2 registers plus ~40; keep block_N * 3/4 + dim/2 under ~200.
 #pragma once
