@@ -283,8 +283,8 @@ struct WsAttention {
         }
         if constexpr (OVERLAP) {
             RingPos<STAGES> p0(it0);
+            mbar_wait(sm.k_full(p0.stage), p0.phase);  // data first, then the turn (as FlashAttention-3)
             turn_wait(wg);
-            mbar_wait(sm.k_full(p0.stage), p0.phase);
             wgmma_fence();
             issue_qk(sm, wg, p0.stage, s);
             wgmma_commit();
@@ -298,8 +298,8 @@ struct WsAttention {
             pack_p(s, p);
             for (int j = 1; j < n_kv; ++j) {
                 RingPos<STAGES> pk(it0 + j), pv(it0 + j - 1);
-                turn_wait(wg);
                 mbar_wait(sm.k_full(pk.stage), pk.phase);
+                turn_wait(wg);
                 wgmma_fence();
                 issue_qk(sm, wg, pk.stage, s);
                 wgmma_commit();
