@@ -70,5 +70,5 @@ fi
 if grep -h "spill stores" "$out"/ptxas-*.txt | grep -qv " 0 bytes spill stores"; then
     echo "note: some kernels spill registers (see $out/ptxas-*.txt)"
 fi
-cp "$here/run.sh" "$out/run.sh"
+cp "$here/run.sh" "$here/run_gemm_variants.sh" "$out/"
 exit $status

@@ -45,31 +45,18 @@ step fa2 240 "$bin/fa2_test"
 step gemm 420 "$bin/gemm_bench" "$size"
 step wgmma 240 "$bin/wgmma_gemm_test" "$size"
 step wgmma_fa 300 "$bin/wgmma_fa_test"
-# The GEMM schedule candidates, one process per variant (a hang or fault costs one variant).
-wgv=()
-if [ -x "$bin/wgmma_gemm_variants" ]; then
-    "$bin/wgmma_gemm_variants" --list > "$res/wgv-list.txt" 2>&1
-    i=0
-    while IFS= read -r name; do
-        case "$name" in "#"* | "[SKIP]"* | "") continue ;; esac
-        i=$((i + 1))
-        step "wgv$i" 150 "$bin/wgmma_gemm_variants" "$size" "$name"
-        wgv+=("wgv$i")
-    done < "$res/wgv-list.txt"
+# The GEMM schedule candidates, one process per variant (run_gemm_variants.sh beside this).
+if [ -x "$bin/wgmma_gemm_variants" ] && [ -x "$(dirname "$0")/run_gemm_variants.sh" ]; then
+    step wgv 2400 "$(dirname "$0")/run_gemm_variants.sh" "$bin" "$res/wgv" "$size"
 fi
 echo
-for n in layout reduce fa2 gemm wgmma wgmma_fa "${wgv[@]}"; do
+for n in layout reduce fa2 gemm wgmma wgmma_fa wgv; do
     grep -E '^\[FAIL\]' "$res/$n.log" | head -20
 done
 echo
 for n in fa2 gemm wgmma wgmma_fa; do
     sed -n '/^== /,$p' "$res/$n.log"
 done
-# One row per GEMM variant (each process printed the header and its own row).
-first=1
-for n in "${wgv[@]}"; do
-    [ $first = 1 ] && sed -n '/^== /,/^variant /p' "$res/$n.log" && first=0
-    sed -n '/^variant /{n;p}' "$res/$n.log"
-done
+[ -f "$res/wgv.log" ] && sed -n '/^== /,$p' "$res/wgv.log"
 echo
 cat "$summary"

@@ -5,7 +5,8 @@
 // GEMM + bias + GELU (erf) epilogue of samples/gemm_bias_gelu.py applied to the accumulators.
 // Every variant is checked first (relative Frobenius error against cuBLAS, and against cuBLAS +
 // a host bias/GELU), then timed (CUDA events, median of 30, L2 flushed).
-// Usage: wgmma_gemm_variants [size] [variant-substring ...]; --list prints the variant names.
+// Usage: wgmma_gemm_variants [size] [--panel P] [variant-substring ...]; --list prints the
+// variant names; P is the T.use_swizzle panel (tile rows per band, default 8).
 // Exit code 1 when a check fails. run.sh runs each variant in its own process (a hang or a
 // fault costs one variant, not the sweep).
 #include <cublasLt.h>
@@ -103,6 +104,8 @@ __global__ void __launch_bounds__(G::kThreads, 1)
     if (tid >= G::kConsumerThreads) {
         tp::setmaxnreg_dec<40>();
         if (tid == G::kConsumerThreads) {
+            tp::tma_prefetch_desc(&ta);
+            tp::tma_prefetch_desc(&tb);
             int it = 0;
             for (int t = unit; t < ntiles; t += units) {
                 tp::BlockXY b = tp::rasterize(t % tiles_n, t / tiles_n, tiles_n, tiles_m, panel);
@@ -181,7 +184,7 @@ static cudaLaunchConfig_t persistent_config(cudaLaunchAttribute* attr, int clust
 }
 
 template <class T, int BM, int BN, int S, int CONS>
-Variant make_base(int sms, int panel = 8) {
+Variant make_base(int sms, int panel) {
     using G = tp::WsGemm<T, BM, BN, 64, S, CONS, false, false>;
     char name[128];
     std::snprintf(name, sizeof name, "base %dx%d s%d coop%d %s", BM, BN, S, CONS, dtype_name<T>());
@@ -200,7 +203,7 @@ Variant make_base(int sms, int panel = 8) {
 }
 
 template <class T, int BM, int BN, int S, int CONS, bool PP, int CL, bool ES>
-Variant make_ext(int sms, int panel = 8) {
+Variant make_ext(int sms, int panel) {
     using G = tp::WsGemmExt<T, BM, BN, S, CONS, PP, CL, ES>;
     char name[128];
     std::snprintf(name, sizeof name, "ext %dx%d s%d %s%d cl%d %s %s", BM, BN, S, PP ? "pp" : "coop", CONS, CL,
@@ -319,10 +322,12 @@ static bool check(cublasHandle_t h, const Variant& v, int M, int N, int K, bool 
 int main(int argc, char** argv) {
     int size = 4096;
     bool list = false;
+    int panel = 8;
     std::vector<std::string> only;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--list") list = true;
+        else if (a == "--panel" && i + 1 < argc) panel = std::atoi(argv[++i]);
         else if (!a.empty() && a.find_first_not_of("0123456789") == std::string::npos) size = std::atoi(a.c_str());
         else only.push_back(a);
     }
@@ -338,20 +343,21 @@ int main(int argc, char** argv) {
     using BF = __nv_bfloat16;
     // Today's schedule first (the reference row), then the candidates. ext = tp::WsGemmExt.
     std::vector<Variant> half_vs = {
-        make_base<H, 128, 256, 4, 2>(sms),
-        make_ext<H, 128, 256, 4, 2, false, 1, false>(sms),  // = base through WsGemmExt
-        make_ext<H, 128, 256, 3, 2, false, 1, true>(sms),   // + TMA-store epilogue
-        make_ext<H, 128, 256, 4, 2, false, 2, false>(sms),  // + cluster of 2, B multicast
-        make_ext<H, 128, 256, 3, 2, false, 2, true>(sms),   // both
-        make_ext<H, 64, 256, 5, 2, true, 1, false>(sms),    // ping-pong, 64x256 per warpgroup
-        make_ext<H, 64, 256, 5, 2, true, 2, false>(sms),
-        make_ext<H, 128, 128, 6, 2, true, 1, false>(sms),   // ping-pong, 128x128 per warpgroup
-        make_ext<H, 128, 128, 6, 2, true, 2, false>(sms),
-        make_ext<H, 128, 128, 5, 2, true, 2, true>(sms),
-        make_ext<H, 256, 128, 4, 2, false, 1, false>(sms),  // cooperative 256x128 (128 rows each)
+        make_base<H, 128, 256, 4, 2>(sms, panel),
+        make_ext<H, 128, 256, 4, 2, false, 1, false>(sms, panel),  // = base through WsGemmExt
+        make_ext<H, 128, 256, 3, 2, false, 1, true>(sms, panel),   // + TMA-store epilogue
+        make_ext<H, 128, 256, 4, 2, false, 2, false>(sms, panel),  // + cluster of 2, B multicast
+        make_ext<H, 128, 256, 3, 2, false, 2, true>(sms, panel),   // both
+        make_ext<H, 64, 256, 5, 2, true, 1, false>(sms, panel),    // ping-pong, 64x256 per warpgroup
+        make_ext<H, 64, 256, 5, 2, true, 2, false>(sms, panel),
+        make_ext<H, 64, 256, 4, 2, true, 2, true>(sms, panel),
+        make_ext<H, 128, 128, 6, 2, true, 1, false>(sms, panel),   // ping-pong, 128x128 per warpgroup
+        make_ext<H, 128, 128, 6, 2, true, 2, false>(sms, panel),
+        make_ext<H, 128, 128, 5, 2, true, 2, true>(sms, panel),
+        make_ext<H, 256, 128, 4, 2, false, 1, false>(sms, panel),  // cooperative 256x128 (128 rows each)
     };
-    std::vector<Variant> bf16_vs = {make_ext<BF, 128, 256, 4, 2, false, 2, false>(sms),
-                                    make_ext<BF, 128, 128, 6, 2, true, 2, false>(sms)};
+    std::vector<Variant> bf16_vs = {make_ext<BF, 128, 256, 4, 2, false, 2, false>(sms, panel),
+                                    make_ext<BF, 128, 128, 6, 2, true, 2, false>(sms, panel)};
     auto selected = [&](const Variant& v) {
         if (only.empty()) return true;
         for (auto& o : only)
@@ -385,8 +391,8 @@ int main(int argc, char** argv) {
     const int M = size, N = size, K = size;
     const double flops = 2.0 * M * N * K;
     Timer timer;
-    std::printf("\n== wgmma GEMM variants %dx%dx%d (median of 30, L2 flushed; cuBLAS / cuBLASLt in the same process) ==\n",
-                M, N, K);
+    std::printf("\n== wgmma GEMM variants %dx%dx%d, panel %d (median of 30, L2 flushed; cuBLAS / cuBLASLt in the same process) ==\n",
+                M, N, K, panel);
     std::printf("%-40s %8s %7s %8s %7s | %9s %9s %7s\n", "variant", "ms", "TFLOP/s", "cuBLAS", "x cuBLAS", "gelu ms",
                 "Lt gelu", "x Lt");
     auto sweep = [&](auto tag, const std::vector<Variant>& vs) {

@@ -201,3 +201,23 @@ struct WsGemmExt {
 };
 
 }  // namespace tp
+
+// Folding a winner into core/transform/warp_specialize.cpp (it emits tp::WsGemm today):
+// - The emitted kernel keeps its shape (init; producer branch with setmaxnreg_dec<40>; consumer
+//   branch with setmaxnreg_inc<232>); ext_gemm in tests/gpu_kernels/wgmma_gemm_variants.cu is
+//   the reference for what to emit. produce() takes the whole shared-memory base (A stages at
+//   0, B at kBOffset, C staging at kCOffset, barriers at kBarOffset) and the cluster rank.
+// - PINGPONG with BM == 64 (a 64 x BN tile per warpgroup) keeps the accumulator exactly
+//   AccLayout<64, BN, 4, 1> over t = threadIdx.x % 128, so layout inference needs a warpgroup-
+//   local thread index but no new layout; with BM == 128 (MI == 2) row(t, i) is block mi =
+//   i / (BN / 2) stacked at +64 rows, which AccLayout does not express (warps own 32
+//   consecutive rows there): it needs a layout of its own or MI == 1.
+// - Ping-pong: the consumer loop walks the same tile sequence as the producer and skips tiles
+//   j % CONSUMERS != wg, advancing the ring counter by nk for each skipped tile; the epilogue
+//   (T.Parallel + store) then runs per warpgroup with bx/by of its own tile.
+// - CLUSTER == 2: launch with cluster dims (2, 1, 1) (cuLaunchKernelEx +
+//   CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION), grid = 2 * min(cluster tiles, max active clusters
+//   from cuOccupancyMaxActiveClusters); tiles are dealt per cluster (blockIdx.x / 2), the
+//   block's rows are (by * 2 + rank) * BM; every thread ends with cluster_sync().
+// - EPI_SMEM needs a third tensor map (C, box {64, kWgM}) and only fits with fewer stages; the
+//   store clips edges itself, so the epilogue's bounds checks go away.
