@@ -31,7 +31,7 @@ while IFS= read -r name; do
     case "$name" in "#"* | "[SKIP]"* | "") continue ;; esac
     i=$((i + 1))
     log="$res/wgv-$i.log"
-    timeout -k 10 150 "$bin/wgmma_gemm_variants" "$size" "$@" "$name" > "$log" 2>&1
+    timeout -k 10 120 "$bin/wgmma_gemm_variants" "$size" "$@" "$name" > "$log" 2>&1
     rc=$?
     if [ $rc -ne 0 ]; then
         status=1

@@ -9,6 +9,9 @@
 // variant names; P is the T.use_swizzle panel (tile rows per band, default 8).
 // Exit code 1 when a check fails. run.sh runs each variant in its own process (a hang or a
 // fault costs one variant, not the sweep).
+// A deadlocked schedule traps after ~2 s instead of hanging (see WsGemmExt::wait).
+#define TP_WS_WATCHDOG 1
+
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda.h>

@@ -57,6 +57,17 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const TmaDesc* 
 #endif
 }
 
+// One poll of the mbarrier phase with parity `parity` (see mbar_wait): true once it completed.
+__device__ __forceinline__ bool mbar_try_wait(unsigned long long* bar, unsigned parity) {
+    unsigned done = 0;
+    TP_SM90_CLUSTER(asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                                 " selp.u32 %0, 1, 0, p;\n}"
+                                 : "=r"(done)
+                                 : "r"(tma_smem_addr(bar)), "r"(parity)
+                                 : "memory");)
+    return done != 0;
+}
+
 // Named barrier `id` (1..15; 0 is __syncthreads) over `count` threads (a multiple of 32):
 // lets one warpgroup synchronise without stopping the others. barrier.sync, not the .aligned
 // bar.sync: one thread of the warp may come from its own branch (the TMA-store issuer).

@@ -72,13 +72,29 @@ struct WsGemmExt {
         else __syncthreads();
     }
 
+    // mbar_wait, or with TP_WS_WATCHDOG defined (test harnesses) one that traps after about
+    // 2^32 cycles (~2 s; a healthy wait lasts microseconds), so a schedule bug ends the process
+    // with an error instead of hanging the GPU until a timeout.
+    static __device__ __forceinline__ void wait(unsigned long long* bar, unsigned parity) {
+#if defined(TP_WS_WATCHDOG)
+        unsigned n = 0;
+        long long start = 0;
+        while (!mbar_try_wait(bar, parity)) {  // the clock is read only once a wait is long
+            if (++n == 1024u) start = clock64();
+            else if ((n & 1023u) == 0 && clock64() - start > (1ll << 32)) __trap();
+        }
+#else
+        mbar_wait(bar, parity);
+#endif
+    }
+
     // Producer thread, ring use `it`: A's box at (a_col, a_row) into this block; B's panels at
     // (b_col + 64 j, b_row), the ones with j % CLUSTER == rank multicast to the whole cluster.
     // One expect_tx covers the whole stage, whichever block's copy delivers it.
     static __device__ __forceinline__ void produce(const TmaDesc* ta, const TmaDesc* tb, T* smem, unsigned long long* bars, int it,
                                                    int a_col, int a_row, int b_col, int b_row, unsigned rank) {
         RingPos<STAGES> p(it);
-        mbar_wait(&bars[STAGES + p.stage], p.phase ^ 1u);
+        wait(&bars[STAGES + p.stage], p.phase ^ 1u);
         unsigned long long* full = &bars[p.stage];
         mbar_arrive_expect_tx(full, kStageBytes);
         T* a = smem + p.stage * kAElems;
@@ -110,7 +126,7 @@ struct WsGemmExt {
     static __device__ __forceinline__ void consume(const T* smem, unsigned long long* bars, int it, bool first, float* acc,
                                                    int wg, int t) {
         RingPos<STAGES> p(it);
-        mbar_wait(&bars[p.stage], p.phase);
+        wait(&bars[p.stage], p.phase);
         const T* a = smem + p.stage * kAElems + (PINGPONG ? 0 : wg * kWgM * BK);
         const T* b = smem + kBOffset / 2 + p.stage * kBElems;
         wgmma_fence_operands<kAccSize>(acc);
