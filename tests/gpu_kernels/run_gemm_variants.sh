@@ -35,7 +35,7 @@ while IFS= read -r name; do
     rc=$?
     if [ $rc -ne 0 ]; then
         status=1
-        echo "wgv-$i ($name): exit $rc$([ $rc -eq 124 ] || [ $rc -eq 137 ] && echo ' TIMEOUT')"
+        echo "[FAIL] wgv-$i ($name): exit $rc$([ $rc -eq 124 ] || [ $rc -eq 137 ] && echo ' TIMEOUT')"
     fi
     logs+=("$log")
 done < "$res/wgv-list.txt"

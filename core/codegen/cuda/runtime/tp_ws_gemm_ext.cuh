@@ -3,7 +3,8 @@
 // compiler's warp_specialize pass adopts one:
 //   PINGPONG   each consumer warpgroup owns a whole BM x BN tile and the warpgroups take
 //              alternate tiles of the block, so one's epilogue runs under the other's mainloop
-//              (the ring hands them the tiles in order, which keeps their mainloops apart);
+//              (the ring hands out tiles in order: a tile's loads start only as the previous
+//              tile's slots free up, so the two mainloops overlap by at most STAGES k-steps);
 //              otherwise (cooperative) the warpgroups split the tile's rows, as WsGemm does.
 //   CLUSTER    1 or 2 blocks along M that compute vertically adjacent tiles with the same B
 //              columns: each block loads BN / 64 / CLUSTER of B's panels and multicasts them
