@@ -1,11 +1,13 @@
 // Models: QAbstractItemModelTester on each, plus their own behaviour (defines from edited
-// parameters, results rows for CPU and GPU runs, sweep sorting and CSV).
+// parameters, results rows for CPU and GPU runs, sweep sorting and CSV, the printed-output log
+// and its caps).
 #include <QAbstractItemModelTester>
 #include <QJsonDocument>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QtTest>
 
+#include "models/output_log.h"
 #include "models/parameters_model.h"
 #include "models/problems_model.h"
 #include "models/results_model.h"
@@ -167,6 +169,84 @@ private Q_SLOTS:
         QCOMPARE(static_cast<int>(r.baselines.size()), 2);
         QCOMPARE(r.baselines[0].median_ms, 0.1815);
         QCOMPARE(r.baselines[1].note, QString("unavailable: torch missing"));
+    }
+
+    // `printed` from a worker reply (a run's, and the fatal reply after a trapped assertion).
+    void run_result_printed() {
+        const char* run = R"({"ok":true,"wall_ms":0.1,"printed":"msg='x' BlockIdx=(0, 0, 0), ThreadIdx=(0, 0, 0): dtype=int value=3\n"})";
+        RunResult r = run_result_from_json(QJsonDocument::fromJson(run).object());
+        QCOMPARE(r.printed, QString("msg='x' BlockIdx=(0, 0, 0), ThreadIdx=(0, 0, 0): dtype=int value=3\n"));
+        QCOMPARE(run_result_from_json(run_result_to_json(r)).printed, r.printed);
+        QVERIFY(run_result_from_json(QJsonObject{{"ok", true}}).printed.isEmpty());
+    }
+
+    // Past kPrintedLimit the text is cut at a line end and says how much it left out.
+    void printed_is_capped() {
+        QString line = QString(99, 'x') + '\n';  // 100 bytes
+        QString big = line.repeated(int(kPrintedLimit / 100) + 50);
+        QString cut = cap_printed(big);
+        QVERIFY(cut.toUtf8().size() < kPrintedLimit + 100);
+        QStringList lines = cut.split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.last(), QString("[%1 more bytes of printed output not shown]").arg(big.size() - (lines.size() - 1) * 100));
+        lines.removeLast();
+        for (const QString& l : lines) QCOMPARE(l.size(), 99);  // no line shown half
+        QCOMPARE(cap_printed(line), line);                      // small text untouched
+        QVERIFY(cap_printed(line, 7).endsWith("[7 more bytes of printed output not shown]\n"));
+    }
+
+    // One section per run that printed or failed, headed by where it ran and what.
+    void output_log() {
+        OutputLog log;
+        QSignalSpy changed(&log, &OutputLog::changed);
+        RunResult quiet;
+        quiet.config = "k";
+        QVERIFY(!log.add(quiet));  // ran, printed nothing: nothing to show
+        QVERIFY(log.empty());
+        QCOMPARE(changed.count(), 0);
+
+        RunResult cpu;
+        cpu.cpu = true;
+        cpu.config = "scale_tile";
+        cpu.params = {{"M", "16"}, {"N", "32"}};
+        cpu.printed = "line one\nline two\n";
+        QVERIFY(log.add(cpu));
+        RunResult gpu;
+        gpu.device = "NVIDIA H200";
+        gpu.config = "block_M=64";
+        gpu.params = {{"block_M", "64"}};
+        gpu.ok = false;
+        gpu.error = "CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure";
+        gpu.printed = "device assertion failed at line 29: too big block=(0,0,0) thread=(0,0,0)";
+        QVERIFY(log.add(gpu));
+        QCOMPARE(changed.count(), 2);
+        QCOMPARE(log.line_count(), 3);
+        QCOMPARE(log.plain_text(), QString("CPU interpreter · scale_tile · M=16 N=32\nline one\nline two\n"
+                                           "GPU: NVIDIA H200 · block_M=64\n"
+                                           "device assertion failed at line 29: too big block=(0,0,0) thread=(0,0,0)\n"
+                                           "the run failed: CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure\n"));
+        QVERIFY(OutputLog::is_assert_line(log.sections()[1].text.trimmed()));
+        QVERIFY(!OutputLog::is_assert_line("line one"));
+        RunResult plain_gpu;
+        plain_gpu.config = "k";
+        QCOMPARE(OutputLog::header_for(plain_gpu), QString("GPU · k"));
+
+        // A sweep whose every configuration prints the most stops adding text at the total cap.
+        log.clear();
+        QCOMPARE(changed.count(), 3);
+        RunResult loud = gpu;
+        loud.ok = true;
+        loud.printed = QString(kPrintedLimit, 'x');
+        int kept = 0;
+        for (int i = 0; i < 10; ++i) {
+            QVERIFY(log.add(loud));
+            kept = int(log.sections().size());
+        }
+        QCOMPARE(kept, int(OutputLog::kTotalLimit / kPrintedLimit));
+        QCOMPARE(log.dropped_sections(), 10 - kept);
+        QVERIFY(log.plain_text().endsWith(QString("[%1 more configurations printed; not shown, the panel is full]\n").arg(10 - kept)));
+        log.clear();
+        QVERIFY(log.empty());
+        QCOMPARE(log.dropped_sections(), 0);
     }
 
     void settings_declared_once() {

@@ -17,6 +17,21 @@ double num(const QJsonObject& o, std::initializer_list<const char*> keys, double
 
 }  // namespace
 
+QString cap_printed(const QString& text, qsizetype dropped_bytes) {
+    QByteArray utf8 = text.toUtf8();
+    if (utf8.size() <= kPrintedLimit && dropped_bytes == 0) return text;
+    if (utf8.size() > kPrintedLimit) {
+        // Cut at the last line end inside the limit so no line is shown half.
+        qsizetype cut = utf8.lastIndexOf('\n', kPrintedLimit - 1) + 1;
+        if (cut <= 0) cut = kPrintedLimit;
+        dropped_bytes += utf8.size() - cut;
+        utf8.truncate(cut);
+    }
+    QString out = QString::fromUtf8(utf8);
+    if (!out.isEmpty() && !out.endsWith('\n')) out += '\n';
+    return out + QStringLiteral("[%1 more bytes of printed output not shown]\n").arg(dropped_bytes);
+}
+
 RunResult run_result_from_json(const QJsonObject& o) {
     RunResult r;
     r.config = o.value("config").toString(o.value("kernel").toString());
@@ -36,6 +51,7 @@ RunResult run_result_from_json(const QJsonObject& o) {
     r.ok = o.value("ok").toBool(true);
     r.error = o.value("error").toString();
     r.note = o.value("note").toString();
+    r.printed = cap_printed(o.value("printed").toString());
     // The worker's bench reply keeps our kernel's statistics under "ours".
     QJsonObject timing = o.contains("ours") ? o.value("ours").toObject() : o.value("timing").toObject();
     const QJsonObject& t = timing.isEmpty() ? o : timing;
@@ -92,6 +108,7 @@ QJsonObject run_result_to_json(const RunResult& r) {
     QJsonArray bs;
     for (const auto& b : r.baselines) bs.append(QJsonObject{{"name", b.name}, {"median_ms", b.median_ms}, {"note", b.note}});
     o["baselines"] = bs;
+    if (!r.printed.isEmpty()) o["printed"] = r.printed;
     return o;
 }
 

@@ -1,6 +1,7 @@
 // One measured (or CPU-checked) run of a kernel configuration, as reported by the worker:
-// latency, throughput, error against the reference and each baseline's time. Parsed from the
-// worker's JSON result event; shared by the results and sweep models and the charts.
+// latency, throughput, error against the reference, each baseline's time and what the kernel
+// printed (T.print, a failed T.device_assert). Parsed from the worker's JSON result event;
+// shared by the results and sweep models, the charts and the Output panel.
 #pragma once
 
 #include <QJsonObject>
@@ -32,11 +33,21 @@ struct RunResult {
     double flops = -1, bytes = -1;  // per launch, from the sample's formulas
     double rel_error = -1, max_abs_error = -1;
     std::vector<BaselineTime> baselines;
+    // What the kernel printed (device printf on the GPU, the interpreter's lines on the CPU),
+    // at most kPrintedLimit bytes; the cut is said in a last line.
+    QString printed;
 
     bool has_timing() const { return !cpu && median_ms > 0; }
     // FLOP per byte, or -1 when unknown.
     double arithmetic_intensity() const { return flops > 0 && bytes > 0 ? flops / bytes : -1; }
 };
+
+// A kernel printing in a loop can produce megabytes; the Output panel keeps what a reader can use.
+constexpr qsizetype kPrintedLimit = 256 * 1024;
+
+// `text` cut to kPrintedLimit UTF-8 bytes at a line end, with a note saying how much was left out
+// (`dropped_bytes` more were already dropped before the text got here).
+QString cap_printed(const QString& text, qsizetype dropped_bytes = 0);
 
 // Reads a result object; missing fields stay at their "unknown" values.
 RunResult run_result_from_json(const QJsonObject& o);

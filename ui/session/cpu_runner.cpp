@@ -1,6 +1,7 @@
-// CpuRunner: compile -> allocate random inputs -> interpret every block.
+// CpuRunner: compile -> allocate random inputs -> interpret every block, keeping what it printed.
 #include "session/cpu_runner.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -35,8 +36,18 @@ RunResult CpuRunner::run(const tp::CompileRequest& in, quint64 seed) {
         return r;
     }
     tp::InterpOptions opts;
-    opts.print_sink = [](const std::string&) {};
+    // T.print lines for the Output panel. Keep a little over the cap so cap_printed can cut at
+    // a line end; the rest is only counted, so a kernel printing in a loop cannot eat memory.
+    std::string printed;
+    qsizetype dropped = 0;
+    opts.print_sink = [&](const std::string& text) {
+        size_t room = kPrintedLimit + 4096 > printed.size() ? kPrintedLimit + 4096 - printed.size() : 0;
+        printed.append(text, 0, std::min(room, text.size()));
+        dropped += qsizetype(text.size() - std::min(room, text.size()));
+    };
     tp::InterpReport rep = tp::run_on_cpu(*c.func, args, opts);
+    // Printed before a failure too: the lines leading up to a failed T.device_assert matter most.
+    r.printed = cap_printed(QString::fromStdString(printed), dropped);
     r.ok = rep.ok;
     r.correct = rep.ok;
     if (!rep.ok) {

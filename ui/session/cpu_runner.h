@@ -1,6 +1,7 @@
 // Runs a kernel on the CPU reference interpreter (tileplay/interp.h) on a background thread,
 // at the sample header's CPU problem size, and checks the output against the C++ reference of
-// the sample's named baseline. CPU runs carry no GPU timings: the result says so.
+// the sample's named baseline. CPU runs carry no GPU timings: the result says so. The result
+// carries the interpreter's T.print lines, the same text device printf gives on the GPU.
 #pragma once
 
 #include <QObject>

@@ -229,6 +229,9 @@ void RunService::on_reply(const QJsonObject& msg) {
         r.correct = false;
         r.error = msg.value("error").toString(tr("the worker reported an error"));
         if (msg.value("diagnostics").isString()) r.note = msg.value("diagnostics").toString().trimmed();
+        // A failed T.device_assert prints its message before the kernel traps: the fatal reply
+        // carries it, and it says more than the CUDA error does.
+        r.printed = cap_printed(msg.value("printed").toString());
         ++failures_;
         if (msg.value("fatal").toBool()) abandon_worker(tr("the kernel failed: %1").arg(r.error));
         Q_EMIT result(r);

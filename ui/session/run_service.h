@@ -1,9 +1,11 @@
 // Drives `tilec worker` (docs/worker-protocol.md: one JSON request per line on stdin, replies
 // and progress events on stdout) through QProcess for Run, Benchmark, Sweep and Tune. Each
 // configuration is a `load` then a `run` or `bench`; results arrive one by one so charts update
-// live. Each fresh worker is first asked `hello` so results name the GPU they ran on. Cancel
-// kills the worker; a worker that dies (a fatal CUDA error reply, a crash, a hang caught by
-// the watchdog) is reported, the configuration is marked failed, and a fresh worker carries on.
+// live, each with what the kernel printed (`printed`, also on a failed reply: a trapped
+// T.device_assert's message). Each fresh worker is first asked `hello` so results name the
+// GPU they ran on. Cancel kills the worker; a worker that dies (a fatal CUDA error reply, a
+// crash, a hang caught by the watchdog) is reported, the configuration is marked failed, and a
+// fresh worker carries on.
 #pragma once
 
 #include <QByteArray>
