@@ -1,6 +1,7 @@
 // The compile service (debounce, newest request wins, stale results dropped) with a slow fake
 // compiler, and the run service driving a fake GPU worker (tests/ui/data/fake_worker.py, the
-// `tilec worker` protocol) that answers with GPU results, dies, crashes and hangs.
+// `tilec worker` protocol) that answers with GPU results, dies, crashes and hangs, and prints
+// like device printf. Both runners keep what the kernel printed.
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -73,6 +74,30 @@ std::vector<RunResult> run_job(RunService& s, const RunJob& j, QString* message 
 }
 
 QString cell(const ResultsModel& m, int row, int col) { return m.index(row, col).data().toString(); }
+
+std::string read_sample(const char* name) {
+    QFile f(QStringLiteral(TILEPLAY_SOURCE_DIR "/samples/") + name);
+    if (!f.open(QIODevice::ReadOnly)) qFatal("missing sample %s", name);
+    return f.readAll().toStdString();
+}
+
+// samples/debug_print.py at its header's cpu-args (M=16 N=32).
+tp::CompileRequest debug_print_request() {
+    tp::CompileRequest r;
+    r.path = "debug_print.py";
+    r.source = read_sample("debug_print.py");
+    r.fallback_defines = {{"M", "16"}, {"N", "32"}};
+    return r;
+}
+
+RunJob debug_print_job(const std::string& extra_source = {}) {
+    RunJob j;
+    j.path = "debug_print.py";
+    j.source = QString::fromStdString(read_sample("debug_print.py") + extra_source);
+    j.kernel = "scale_tile";
+    j.fallback_defines = {{"M", "1024"}, {"N", "1024"}};
+    return j;
+}
 
 }  // namespace
 
@@ -295,6 +320,65 @@ private Q_SLOTS:
         QVERIFY(bad.ok);
         QVERIFY(!bad.correct);
         QVERIFY(bad.rel_error > 0.1);
+    }
+
+    // The interpreter's T.print lines reach the result: block (0, 0) prints the scalar, then
+    // each element of the 4x8 shared tile and of the register fragment, one line each.
+    void cpu_run_keeps_printed_lines() {
+        RunResult r = CpuRunner::run(debug_print_request(), 0);
+        QVERIFY2(r.ok && r.correct, qPrintable(r.error));
+        QStringList lines = r.printed.split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 1 + 32 + 32);
+        QCOMPARE(lines[0], QString("msg='first element of the tile' BlockIdx=(0, 0, 0), ThreadIdx=(0, 0, 0): dtype=int value=0"));
+        QVERIFY(lines[1].startsWith("msg='A tile in shared memory' BlockIdx=(0, 0, 0), ThreadIdx=(0, 0, 0): buffer=A_shared, index=0, dtype=float value="));
+        QVERIFY(lines[33].startsWith("msg='scaled tile in registers'"));
+        // The registers hold the shared tile times `scale` (2.0).
+        double a = lines[1].section("value=", 1).toDouble(), b = lines[33].section("value=", 1).toDouble();
+        QVERIFY2(qAbs(b - 2 * a) < 1e-5, qPrintable(lines[1] + " / " + lines[33]));
+
+        // Every block printing: megabytes of lines, kept to the cap with a note.
+        tp::CompileRequest loud = debug_print_request();
+        loud.source.replace(loud.source.rfind("if bx == 0 and by == 0:"), 23, "if bx >= 0:");  // the code, not the comment
+        loud.fallback_defines = {{"M", "64"}, {"N", "256"}};
+        RunResult big = CpuRunner::run(loud, 0);
+        QVERIFY2(big.ok, qPrintable(big.error));
+        QVERIFY(big.printed.toUtf8().size() <= kPrintedLimit + 100);
+        QVERIFY2(big.printed.toUtf8().size() > kPrintedLimit - 200, qPrintable(QString::number(big.printed.size()) + big.printed.right(300)));
+        QVERIFY(big.printed.endsWith(" more bytes of printed output not shown]\n"));
+
+        // A failed assertion fails the run and names the message.
+        tp::CompileRequest fire = debug_print_request();
+        fire.defines = {{"limit", "0"}};
+        RunResult failed = CpuRunner::run(fire, 0);
+        QVERIFY(!failed.ok);
+        QVERIFY2(failed.error.contains("input larger than limit"), qPrintable(failed.error));
+    }
+
+    // The worker's `printed` reaches the result for run and bench, and after a trapped
+    // T.device_assert the fatal reply's text does too, while a fresh worker takes over.
+    void gpu_run_keeps_printed_text() {
+        RunService s;
+        s.set_command(PYTHON3, {UI_TEST_DATA "/fake_worker.py"});
+        const QString first = "msg='first element of the tile' BlockIdx=(0, 0, 0), ThreadIdx=(0, 0, 0): dtype=float value=0.500000\n";
+        for (RunJob::Kind kind : {RunJob::Kind::Run, RunJob::Kind::Bench}) {
+            RunJob j = debug_print_job();
+            j.kind = kind;
+            auto rs = run_job(s, j);
+            QCOMPARE(int(rs.size()), 1);
+            QVERIFY2(rs[0].ok, qPrintable(rs[0].error));
+            QVERIFY(!rs[0].cpu);
+            QVERIFY2(rs[0].printed.startsWith(first), qPrintable(rs[0].printed));
+            QCOMPARE(rs[0].printed.count('\n'), 3);
+        }
+        QVERIFY(run_job(s, gemm_job(RunJob::Kind::Run)).at(0).printed.isEmpty());  // prints nothing
+
+        QSignalSpy died(&s, &RunService::worker_died);
+        auto rs = run_job(s, debug_print_job("\n# fake-worker: assert=run\n"));
+        QCOMPARE(int(rs.size()), 1);
+        QVERIFY(!rs[0].ok);
+        QVERIFY(rs[0].error.contains("CUDA_ERROR_LAUNCH_FAILED"));
+        QCOMPARE(rs[0].printed, QString("device assertion failed at line 29: input larger than limit block=(0,0,0) thread=(0,0,0)\n"));
+        QCOMPARE(died.count(), 1);
     }
 
     void missing_worker_binary() {

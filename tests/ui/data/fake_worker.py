@@ -14,6 +14,10 @@ Misbehaviour on request, by a define or a `# fake-worker: ...` line in the kerne
   crash=run  kill itself with SIGSEGV during run/bench (no reply at all)
   hang=1     stop answering run/bench (the client's watchdog must act)
   wrong=1    the output differs from the reference (the check fails)
+  assert=run the kernel's T.device_assert fails: its message is printed, then the kernel traps
+             (a fatal `cuda_error` reply carrying `printed`, then exit 3)
+A kernel whose source calls T.print(..., msg="...") prints one line per msg, as device printf
+does from block 0, thread 0; run and bench replies carry them in `printed`.
 Environment: FAKE_GPU_NAME (default "NVIDIA H200"), FAKE_TORCH=0 (PyTorch unavailable).
 """
 import json
@@ -62,7 +66,23 @@ def check(defines):
                          "compared": 65536, "nonfinite": 0, "worst_index": 17, "pass": not wrong}]}
 
 
-def misbehave(defines, rid):
+def printed_lines(source):
+    # One line per T.print message, in source order, in the format device printf gives.
+    msgs = re.findall(r'T\.print\([^\n]*?msg\s*=\s*["\']([^"\']*)["\']', source)
+    return "".join("msg='%s' BlockIdx=(0, 0, 0), ThreadIdx=(0, 0, 0): dtype=float value=%d.500000\n" % (m, i)
+                   for i, m in enumerate(msgs))
+
+
+def assert_line(source):
+    # The first T.device_assert's line number and message, as the generated printf writes them.
+    for n, text in enumerate(source.splitlines(), 1):
+        m = re.search(r'T\.device_assert\(.*,\s*["\']([^"\']*)["\']\s*\)', text)
+        if m:
+            return "device assertion failed at line %d: %s block=(0,0,0) thread=(0,0,0)\n" % (n, m.group(1))
+    return "device assertion failed at line 0: assertion failed block=(0,0,0) thread=(0,0,0)\n"
+
+
+def misbehave(defines, rid, source):
     if defines.get("hang") == "1":
         time.sleep(60)
     if defines.get("crash") == "run":
@@ -73,10 +93,17 @@ def misbehave(defines, rid):
         sys.stderr.write("tilec worker: %s; exiting\n" % what)
         sys.stderr.flush()
         sys.exit(3)
+    if defines.get("assert") == "run":
+        what = "CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure (kernel `k`)"
+        emit({"id": rid, "ok": False, "kind": "cuda_error", "error": what, "cuda_error": 719, "fatal": True,
+              "printed": assert_line(source)})
+        sys.stderr.write("tilec worker: %s; exiting\n" % what)
+        sys.stderr.flush()
+        sys.exit(3)
 
 
 def main():
-    defines, kernel = {}, {}
+    defines, kernel, source = {}, {}, ""
     for line in sys.stdin:
         req = json.loads(line)
         rid, op = req.get("id"), req.get("op")
@@ -85,8 +112,12 @@ def main():
         elif op == "load":
             defines = pairs(req.get("fallback_defines"))
             defines.update(pairs(req.get("defines")))
+            source = req.get("source") or ""
+            if not source and req.get("path") and os.path.exists(req["path"]):
+                with open(req["path"]) as f:
+                    source = f.read()
             # `# fake-worker: die=run` in the source acts like a define (the GUI tests edit text).
-            for k, v in re.findall(r"#\s*fake-worker:\s*(\w+)=(\w+)", req.get("source", "")):
+            for k, v in re.findall(r"#\s*fake-worker:\s*(\w+)=(\w+)", source):
                 defines[k] = v
             if defines.get("die") == "load":
                 sys.stderr.write("CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered\n")
@@ -99,12 +130,15 @@ def main():
             emit({"id": rid, "ok": True, "kernel": kernel, "target": DEVICE["target"], "compile_ms": 180.0})
         elif op == "run":
             emit({"event": "progress", "id": rid, "stage": "inputs", "heartbeat": True})
-            misbehave(defines, rid)
+            misbehave(defines, rid, source)
             ms = simulated_ms(defines, 0, 0, 0.7)
-            emit({"id": rid, "ok": True, "launch": "grid (32, 32, 1) x 128 threads", "wall_ms": ms + 0.05,
-                  "check": check(defines) if req.get("check", True) else None})
+            reply = {"id": rid, "ok": True, "launch": "grid (32, 32, 1) x 128 threads", "wall_ms": ms + 0.05,
+                     "check": check(defines) if req.get("check", True) else None}
+            if printed_lines(source):
+                reply["printed"] = printed_lines(source)
+            emit(reply)
         elif op == "bench":
-            misbehave(defines, rid)
+            misbehave(defines, rid, source)
             flops, bytes_ = float(req.get("flops", 0)), float(req.get("bytes", 0))
             iters = int(req.get("iters", 50))
             for done in range(10, iters + 1, 10):
@@ -127,6 +161,8 @@ def main():
                      "warmup": req.get("warmup", 10), "iters": iters, "flush_l2": req.get("flush_l2", True)}
             if req.get("check", True):
                 reply["check"] = check(defines)
+            if printed_lines(source):
+                reply["printed"] = printed_lines(source)  # the checked launch's copy only
             emit(reply)
         elif op == "shutdown":
             emit({"id": rid, "ok": True})
