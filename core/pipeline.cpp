@@ -16,6 +16,7 @@
 #include "transform/simplify.h"
 #include "transform/verify.h"
 #include "transform/warp_specialize.h"
+#include "transform/warp_specialize_attention.h"
 
 namespace tp {
 
@@ -40,6 +41,11 @@ const std::vector<Pass>& passes() {
         // Element-wise kernels with a huge 1-D grid run several blocks per launched block, so
         // each thread keeps more loads in flight; decided on the tile-level IR it inspects.
         {"coarsen-blocks", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::coarsen_blocks(f); }},
+        // sm_90a: a whole FlashAttention forward becomes the tp::WsAttention template; on the
+        // tile-level IR it checks (constant shapes folded), before the GEMM planner or
+        // layout-inference claim its gemms.
+        {"warp-specialize-attention", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine&) {
+             return transform::warp_specialize_attention(f, o.target); }},
         // sm_90a: a TMA + wgmma GEMM loop gets its consumer warpgroups (threads, FullRow warps)
         // before layout-inference gives the accumulator the matching layout.
         {"plan-warp-specialized", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine&) {

@@ -363,7 +363,7 @@ PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
         };
         std::string pa = param_of(ca->src->buffer.get()), pb = param_of(cb->src->buffer.get());
         if (pa.empty() || pb.empty()) return nullptr;
-        maps = {{pa, {64, bm}, 128}, {pb, {64, trans_b ? bn : 64}, 128}};
+        maps = {{pa, {64, bm}, 128, {}}, {pb, {64, trans_b ? bn : 64}, 128, {}}};
 
         // The ring: S stages of each tile (1024-byte aligned by codegen) and 2*S mbarriers.
         Span sp = loop.span;
@@ -464,13 +464,25 @@ std::vector<TensorMapInfo> tensor_maps_of(const PrimFunc& func) {
     if (it == func.attrs.end()) return out;
     std::stringstream ss(it->second);
     std::string entry;
+    // param:box:swizzle[:view], box and view as AxBxC (innermost first / outermost first)
+    auto dims = [](const std::string& t) {
+        std::vector<int64_t> v;
+        std::stringstream ds(t);
+        std::string d;
+        while (std::getline(ds, d, 'x')) v.push_back(std::stoll(d));
+        return v;
+    };
     while (std::getline(ss, entry, ';')) {
-        size_t a = entry.find(':'), x = entry.find('x', a), b = entry.find(':', x);
-        if (a == std::string::npos || x == std::string::npos || b == std::string::npos) continue;
+        std::vector<std::string> f;
+        std::stringstream es(entry);
+        std::string part;
+        while (std::getline(es, part, ':')) f.push_back(part);
+        if (f.size() < 3 || f.size() > 4) continue;
         TensorMapInfo t;
-        t.param = entry.substr(0, a);
-        t.box = {std::stoll(entry.substr(a + 1, x - a - 1)), std::stoll(entry.substr(x + 1, b - x - 1))};
-        t.swizzle_bytes = std::stoi(entry.substr(b + 1));
+        t.param = f[0];
+        t.box = dims(f[1]);
+        t.swizzle_bytes = std::stoi(f[2]);
+        if (f.size() == 4) t.view = dims(f[3]);
         out.push_back(t);
     }
     return out;

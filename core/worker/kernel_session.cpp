@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <random>
 #include <set>
+#include <stdexcept>
 
 #include "runtime/tensor_map.h"
 #include "tensor/npy.h"
@@ -100,7 +101,15 @@ PreparedArgs prepare_args(const KernelSession& s, uint64_t seed, const std::map<
         auto it = a.device.find(m.param);
         if (it == a.device.end()) throw WorkerError("launch_failed", "tensor map of unknown parameter `" + m.param + "`");
         try {
-            auto req = runtime::tensor_map_request(it->second.dtype, it->second.shape, m.box, m.swizzle_bytes);
+            std::vector<int64_t> shape = it->second.shape;
+            if (!m.view.empty()) {  // a reshaped view of the same row-major elements
+                int64_t have = 1, want = 1;
+                for (int64_t d : shape) have *= d;
+                for (int64_t d : m.view) want *= d;
+                if (have != want) throw std::invalid_argument("its view does not hold the tensor's elements");
+                shape = m.view;
+            }
+            auto req = runtime::tensor_map_request(it->second.dtype, shape, m.box, m.swizzle_bytes);
             runtime::TensorMapBytes bytes = runtime::encode_tensor_map(req, it->second.buffer.ptr());
             a.args.add_bytes(bytes.words.data(), sizeof(bytes.words));
         } catch (const std::exception& e) {

@@ -37,5 +37,18 @@ for base in gemm gemm_bias_gelu; do
     fi
     n=$((n + 1))
 done
+# The sm_90a FlashAttention idiom lowering (tp::WsAttention: TMA 3-D maps, wgmma, ping-pong
+# named barriers), with the header's schedule, full and causal.
+for causal in False True; do
+    if ! out=$("$tilec" compile "$root/samples/flash_attention.py" --arch sm_90a --emit ptx -D is_causal=$causal \
+            -o "$tmp/fa.$causal.ptx" 2>&1); then
+        echo "FAIL compile flash_attention sm_90a is_causal=$causal (warp-specialized)"; echo "$out"; fail=1; continue
+    fi
+    if ! grep -q "wgmma.mma_async" "$tmp/fa.$causal.ptx" || ! grep -q "cp.async.bulk.tensor.3d" "$tmp/fa.$causal.ptx" ||
+        ! out=$("$ptxas" -arch=sm_90a "$tmp/fa.$causal.ptx" -o "$tmp/fa.$causal.cubin" 2>&1); then
+        echo "FAIL ptxas flash_attention sm_90a is_causal=$causal (warp-specialized)"; echo "$out"; fail=1; continue
+    fi
+    n=$((n + 1))
+done
 echo "ptxas accepted $n sample/target pairs"
 exit $fail

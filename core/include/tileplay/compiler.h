@@ -86,6 +86,9 @@ struct TensorMapInfo {
     std::string param;
     std::vector<int64_t> box;  // box extents in elements, innermost first
     int swizzle_bytes = 128;   // 0 (none), 32, 64 or 128
+    // The tensor as the map sees it (outermost first, row-major, same element count), e.g.
+    // [batch, heads, seq, dim] as [batch * heads, seq, dim]; empty: the tensor's own shape.
+    std::vector<int64_t> view;
 };
 
 struct KernelInfo {

@@ -73,7 +73,8 @@ __device__ __forceinline__ void wgmma_fence_regs(unsigned* r) {
     for (int i = 0; i < COUNT; ++i) asm volatile("" : "+r"(r[i])::"memory");
 }
 
-__device__ __forceinline__ float fast_exp2(float x) {
+// ex2.approx.ftz: named apart from tp_common.cuh's fast_exp2 (exp2f), which generated kernels include.
+__device__ __forceinline__ float ex2_approx(float x) {
     float y;
     asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
@@ -230,13 +231,13 @@ struct WsAttention {
             mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 1));
             mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 2));
             ms[r] = mx[r] == ninf ? 0.0f : mx[r] * scale_log2;  // a row masked so far stays at 0
-            corr[r] = fast_exp2(m[r] * scale_log2 - ms[r]);      // m_old = -inf -> 0
+            corr[r] = ex2_approx(m[r] * scale_log2 - ms[r]);      // m_old = -inf -> 0
             m[r] = mx[r];
         }
         float sum[2] = {0.0f, 0.0f};
 #pragma unroll
         for (int i = 0; i < kSAcc; ++i) {
-            s[i] = fast_exp2(fmaf(s[i], scale_log2, -ms[(i / 2) % 2]));
+            s[i] = ex2_approx(fmaf(s[i], scale_log2, -ms[(i / 2) % 2]));
             sum[(i / 2) % 2] += s[i];
         }
 #pragma unroll
