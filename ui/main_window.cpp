@@ -19,12 +19,14 @@
 
 #include "editor/dsl_editor.h"
 #include "editor/find_bar.h"
+#include "models/output_log.h"
 #include "models/parameters_model.h"
 #include "models/problems_model.h"
 #include "models/results_model.h"
 #include "models/sweep_model.h"
 #include "panels/charts/charts_panel.h"
 #include "panels/code_views/code_views_panel.h"
+#include "panels/output/output_panel.h"
 #include "panels/parameters/parameters_panel.h"
 #include "panels/problems/problems_panel.h"
 #include "panels/results/results_panel.h"
@@ -42,6 +44,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     problems_model_ = new ProblemsModel(this);
     results_model_ = new ResultsModel(this);
     sweep_model_ = new SweepModel(this);
+    output_log_ = new OutputLog(this);
     compile_ = new CompileService({}, this);
     compile_->set_delay_ms(Settings::compile_delay_ms());
     runs_ = new RunService(this);
@@ -116,6 +119,7 @@ void MainWindow::build_docks() {
     problems_ = new ProblemsPanel(problems_model_);
     results_ = new ResultsPanel(results_model_, sweep_model_);
     charts_ = new ChartsPanel(sweep_model_);
+    output_ = new OutputPanel(output_log_);
     auto dock = [this](QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
         auto* d = new QDockWidget(title, this);
         d->setObjectName(name);
@@ -127,9 +131,12 @@ void MainWindow::build_docks() {
     QDockWidget* p = dock(problems_, tr("Problems"), "dock_problems", Qt::BottomDockWidgetArea);
     QDockWidget* r = dock(results_, tr("Results"), "dock_results", Qt::BottomDockWidgetArea);
     QDockWidget* c = dock(charts_, tr("Charts"), "dock_charts", Qt::BottomDockWidgetArea);
+    QDockWidget* o = dock(output_, tr("Output"), "dock_output", Qt::BottomDockWidgetArea);
     tabifyDockWidget(p, r);
     tabifyDockWidget(r, c);
+    tabifyDockWidget(c, o);
     p->raise();
+    connect(output_log_, &OutputLog::changed, this, &MainWindow::update_output_title);
 
     connect(problems_, &ProblemsPanel::go_to, this, [this](int line, int col) { editor_->go_to(line, col); });
     connect(params_, &ParametersPanel::kernel_changed, this, [this] { request_compile(true); });
@@ -264,6 +271,7 @@ void MainWindow::set_theme(const QString& name) {
     editor_->apply_theme(t, Settings::font_size());
     views_->apply_theme(t, Settings::font_size() - 1);
     charts_->apply_theme(t);
+    output_->apply_theme(t, Settings::font_size() - 1);
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {

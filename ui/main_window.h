@@ -1,5 +1,5 @@
 // The playground's main window: the DSL editor beside the generated-code views, docks for
-// parameters, problems, results and charts, menus and shortcuts, files (open/save/recent,
+// parameters, problems, results, charts and printed output, menus and shortcuts, files (open/save/recent,
 // autosave and crash recovery), themes, and the wiring between the session services and the
 // panels (panels never call each other; the window routes their signals).
 #pragma once
@@ -26,6 +26,8 @@ class CodeViewsPanel;
 class CpuRunner;
 class DslEditor;
 class FindBar;
+class OutputLog;
+class OutputPanel;
 class ParametersModel;
 class ParametersPanel;
 class ProblemsModel;
@@ -75,6 +77,7 @@ private:
     void on_compiled(CompileResultPtr r, quint64 gen);
     void start_job(RunJob::Kind kind);
     void on_run_result(const RunResult& r);
+    void update_output_title();
     // main_window_files.cpp: files, autosave, recovery
     void new_file();
     void open_dialog();
@@ -96,6 +99,9 @@ private:
     ProblemsPanel* problems_ = nullptr;
     ResultsPanel* results_ = nullptr;
     ChartsPanel* charts_ = nullptr;
+    OutputLog* output_log_ = nullptr;
+    OutputPanel* output_ = nullptr;
+    bool output_shown_ = false;  // this job already brought the Output tab to the front
     QMenu* recent_menu_ = nullptr;
     QLabel* status_timings_ = nullptr;
     QLabel* status_state_ = nullptr;

@@ -10,6 +10,7 @@
 
 #include "editor/dsl_editor.h"
 #include "main_window.h"
+#include "models/output_log.h"
 #include "models/parameters_model.h"
 #include "models/problems_model.h"
 #include "models/results_model.h"
@@ -110,6 +111,11 @@ void MainWindow::start_job(RunJob::Kind kind) {
     }
     header_ = tp::parse_sample_header(editor_->text().toStdString());
     tp::CompileRequest req = make_request();
+    // The Output panel shows the job that is starting, not an older one's lines.
+    auto begin_output = [this] {
+        output_log_->clear();
+        output_shown_ = false;
+    };
     if (params_->cpu()) {
         if (kind != RunJob::Kind::Run) {
             results_->show_message(tr("%1 needs a GPU: CPU runs only check that the kernel runs; choose GPU in Parameters")
@@ -120,6 +126,7 @@ void MainWindow::start_job(RunJob::Kind kind) {
         Defines cpu_args = header_.cpu_args.empty() ? header_.args : header_.cpu_args;
         req.fallback_defines = cpu_args;
         results_->job_started(tr("CPU run"), 1);
+        begin_output();
         cpu_->start(req, 0);
         return;
     }
@@ -150,10 +157,23 @@ void MainWindow::start_job(RunJob::Kind kind) {
         job.configs = space.configs;
         sweep_model_->clear();
     }
+    begin_output();
     runs_->start(job);
 }
 
 void MainWindow::on_run_result(const RunResult& r) {
+    // What the kernel printed goes to the Output tab. A plain Run that prints is run to see the
+    // lines, and a failed assertion's message explains the failure: bring the tab to the front
+    // once per job (raise() switches tabs without taking the editor's focus). Benchmarks and
+    // sweeps keep Results in front; the tab's title counts the lines.
+    bool printed = output_log_->add(r);
+    if (printed && !output_shown_ && (job_kind_ == RunJob::Kind::Run || !r.ok)) {
+        output_shown_ = true;
+        if (auto* d = findChild<QDockWidget*>("dock_output")) {
+            d->show();
+            d->raise();
+        }
+    }
     if (job_kind_ == RunJob::Kind::Sweep || job_kind_ == RunJob::Kind::Tune) {
         sweep_model_->add(r);
     } else {
@@ -165,6 +185,13 @@ void MainWindow::on_run_result(const RunResult& r) {
         if (!best.empty())
             for (const auto& [k, v] : best.front().params) params_model_->set_value(k, v);
     }
+}
+
+void MainWindow::update_output_title() {
+    auto* d = findChild<QDockWidget*>("dock_output");
+    if (!d) return;
+    int n = output_log_->line_count();
+    d->setWindowTitle(n ? tr("Output (%1)").arg(n) : tr("Output"));
 }
 
 }  // namespace tpui
