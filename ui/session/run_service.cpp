@@ -13,10 +13,12 @@ namespace tpui {
 
 namespace {
 
-QJsonArray pairs_json(const Defines& d) {
-    QJsonArray a;
-    for (const auto& [k, v] : d) a.append(QJsonArray{QString::fromStdString(k), QString::fromStdString(v)});
-    return a;
+// `tilec worker` takes defines as an object {NAME: VALUE} and rejects anything else (a later
+// duplicate name wins, as it would on the command line).
+QJsonObject pairs_json(const Defines& d) {
+    QJsonObject o;
+    for (const auto& [k, v] : d) o[QString::fromStdString(k)] = QString::fromStdString(v);
+    return o;
 }
 
 // Integer bindings for the FLOP/byte formulas: fallback first, then overrides.

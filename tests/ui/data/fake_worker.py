@@ -37,8 +37,13 @@ def emit(obj):
 
 
 def pairs(value):
-    # The protocol allows {NAME: VALUE} and the client sends [[NAME, VALUE], ...].
-    return dict(value) if isinstance(value, list) else dict(value or {})
+    # {NAME: VALUE} only: the real worker rejects anything else, so a client that sends
+    # another shape must fail here too.
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError("must be an object of NAME: VALUE")
+    return dict(value)
 
 
 def simulated_ms(defines, flops, bytes_, efficiency):
@@ -110,8 +115,12 @@ def main():
         if op == "hello":
             emit({"id": rid, "ok": True, "version": "fake", "pid": os.getpid(), "device": DEVICE, "driver": "12.8"})
         elif op == "load":
-            defines = pairs(req.get("fallback_defines"))
-            defines.update(pairs(req.get("defines")))
+            try:
+                defines = pairs(req.get("fallback_defines"))
+                defines.update(pairs(req.get("defines")))
+            except ValueError as e:
+                emit({"id": rid, "ok": False, "kind": "bad_request", "error": "`defines` %s" % e})
+                continue
             source = req.get("source") or ""
             if not source and req.get("path") and os.path.exists(req["path"]):
                 with open(req["path"]) as f:
