@@ -106,8 +106,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     resize(1600, 1000);
     restoreGeometry(Settings::window_geometry());
     docks_restored_ = restoreState(Settings::window_state());
-    params_->set_target(Settings::target());
-    params_->set_cpu(Settings::device() == "cpu");
+    // Read both first: setting one emits settings_changed, which saves both from the panel.
+    const QString target = Settings::target(), device = Settings::device();
+    params_->set_target(target);
+    params_->set_cpu(device == "cpu");
     set_theme(Settings::theme());
     update_title();
 }

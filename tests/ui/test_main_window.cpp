@@ -13,6 +13,7 @@
 #include "charts/charts.h"
 #include "editor/dsl_editor.h"
 #include "main_window.h"
+#include "panels/parameters/parameters_panel.h"
 #include "panels/welcome/welcome_panel.h"
 #include "settings.h"
 
@@ -100,6 +101,19 @@ private Q_SLOTS:
         QTRY_VERIFY(qAbs(double(split->sizes().at(0)) / split->width() - 0.4) < 0.05);
         Settings::set_window_state({});
         Settings::set_window_geometry({});
+    }
+
+    // Where Run executes is remembered across starts (and --device sets it for --screenshot).
+    void device_setting_survives_start() {
+        Settings::set_device("cpu");
+        {
+            MainWindow w;
+            QVERIFY(w.findChild<ParametersPanel*>()->cpu());
+        }
+        QCOMPARE(Settings::device(), QString("cpu"));
+        Settings::set_device("gpu");
+        MainWindow w;
+        QVERIFY(!w.findChild<ParametersPanel*>()->cpu());
     }
 
     void charts_export() {
