@@ -123,7 +123,15 @@ void MainWindow::start_job(RunJob::Kind kind) {
             return;
         }
         if (cpu_->busy()) return;
+        // The panel shows the header's GPU problem size (args), which can take the interpreter
+        // minutes: a parameter the user left at that value takes its cpu-args value instead.
         Defines cpu_args = header_.cpu_args.empty() ? header_.args : header_.cpu_args;
+        auto has = [](const Defines& d, const std::string& k, const std::string* v) {
+            return std::any_of(d.begin(), d.end(), [&](const auto& kv) { return kv.first == k && (!v || kv.second == *v); });
+        };
+        std::erase_if(req.defines, [&](const auto& kv) {
+            return has(header_.args, kv.first, &kv.second) && has(cpu_args, kv.first, nullptr);
+        });
         req.fallback_defines = cpu_args;
         results_->job_started(tr("CPU run"), 1);
         begin_output();

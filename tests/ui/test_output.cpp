@@ -17,6 +17,7 @@
 
 #include "editor/dsl_editor.h"
 #include "main_window.h"
+#include "models/parameters_model.h"
 #include "panels/parameters/parameters_panel.h"
 #include "settings.h"
 #include "theme.h"
@@ -70,7 +71,14 @@ private Q_SLOTS:
         w.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&w));
         w.findChild<ParametersPanel*>()->set_cpu(true);
+        QSignalSpy compiled(w.compile_service(), &CompileService::finished);
         w.set_text(read_sample(), kSample);
+        // Once compiled, the panel shows the header's GPU size (M=N=1024); the CPU run must
+        // still use the cpu-args.
+        QTRY_VERIFY_WITH_TIMEOUT(!compiled.isEmpty(), 60000);
+        auto* params = w.findChild<ParametersModel*>();
+        QTRY_VERIFY(params->rowCount() > 0);
+        QVERIFY(params->values_as_defines().front() == std::make_pair(std::string("M"), std::string("1024")));
         auto* out = dock(w, "dock_output");
         QVERIFY(out);
         QCOMPARE(out->windowTitle(), QString("Output"));
@@ -86,6 +94,7 @@ private Q_SLOTS:
         QStringList lines = output_text(w).split('\n');
         QCOMPARE(lines.size(), 1 + 1 + 32 + 32);
         QVERIFY2(lines[0].startsWith("CPU interpreter · scale_tile · ") && lines[0].contains("M=16 N=32"), qPrintable(lines[0]));
+        QCOMPARE(params->values_as_defines().front().second, std::string("1024"));  // the panel is left as it was
         QCOMPARE(lines[1], QString("msg='first element of the tile' BlockIdx=(0, 0, 0), ThreadIdx=(0, 0, 0): dtype=int value=0"));
         QVERIFY(lines[2].startsWith("msg='A tile in shared memory' BlockIdx=(0, 0, 0), ThreadIdx=(0, 0, 0): buffer=A_shared, index=0"));
         QVERIFY(lines[65].startsWith("msg='scaled tile in registers' BlockIdx=(0, 0, 0), ThreadIdx=(0, 0, 0): buffer=B_frag, index=31"));
@@ -115,6 +124,11 @@ private Q_SLOTS:
         QVERIFY(output_text(w).isEmpty());
         QVERIFY(empty->isVisible());
         QCOMPARE(out->windowTitle(), QString("Output"));
+
+        // A size the user typed is used as typed.
+        params->set_value("N", "8");
+        QVERIFY(run(w, "action_run", false));
+        QTRY_VERIFY_WITH_TIMEOUT(output_text(w).startsWith("CPU interpreter · scale_tile · M=16 N=8"), 10000);
 
         // A failed assertion on the CPU: the run fails and Output says why.
         w.editor()->setText(read_sample().replace("limit=1000.0", "limit=0.0"));
