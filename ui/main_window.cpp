@@ -155,6 +155,9 @@ void MainWindow::build_docks() {
     connect(runs_, &RunService::progress, results_, &ResultsPanel::progress);
     connect(runs_, &RunService::result, this, &MainWindow::on_run_result);
     connect(runs_, &RunService::job_finished, results_, &ResultsPanel::job_finished);
+    connect(runs_, &RunService::job_finished, this, [this] {
+        if (screenshot_after_job_) grab_screenshot();
+    });
     connect(runs_, &RunService::worker_died, this, [this](const QString& why) {
         results_->worker_died(why);
         statusBar()->showMessage(why, 8000);
@@ -162,6 +165,7 @@ void MainWindow::build_docks() {
     connect(cpu_, &CpuRunner::finished, this, [this](const RunResult& r) {
         on_run_result(r);
         results_->job_finished(r.ok, r.ok ? tr("CPU run finished") : tr("CPU run failed: %1").arg(r.error));
+        if (screenshot_after_job_) grab_screenshot();
     });
 }
 

@@ -49,6 +49,9 @@ public:
     void set_text(const QString& text, const QString& path);  // without touching the disk
     // Saves a PNG of the window after the first compile finishes, then calls `done`.
     void take_screenshot_after_compile(const QString& path, std::function<void(bool)> done);
+    // The same, but first runs the kernel (Run, on the device the parameters panel names) and
+    // saves the PNG when the run has finished: the Output and Results docks show it.
+    void take_screenshot_after_run(const QString& path, std::function<void(bool)> done);
     void set_theme(const QString& name);
     // Offers the text a crashed session left behind (the newest; older ones wait for the next
     // start) in a dialog named "recovery_dialog", and restores it as an unsaved edit.
@@ -78,6 +81,7 @@ private:
     void start_job(RunJob::Kind kind);
     void on_run_result(const RunResult& r);
     void update_output_title();
+    void grab_screenshot();  // saves screenshot_path_ once the window has painted
     // main_window_files.cpp: files, autosave, recovery
     void new_file();
     void open_dialog();
@@ -120,6 +124,8 @@ private:
     QString theme_name_;
     RunJob::Kind job_kind_ = RunJob::Kind::Run;
     QString screenshot_path_;
+    bool screenshot_run_ = false;        // run the kernel before the screenshot
+    bool screenshot_after_job_ = false;  // that run is going: grab when it ends
     std::function<void(bool)> screenshot_done_;
 };
 

@@ -85,21 +85,37 @@ void MainWindow::on_compiled(CompileResultPtr r, quint64) {
     status_state_->setText(c.ok ? tr("compiled %1 for %2%3").arg(QString::fromStdString(c.kernel.name), params_->target(), res)
                                 : tr("%n error(s)", nullptr, errors) + (warnings ? tr(", %n warning(s)", nullptr, warnings) : QString()));
 
-    if (!screenshot_path_.isEmpty()) {
-        QString path = screenshot_path_;
-        screenshot_path_.clear();
-        // Let the views lay out and paint once before grabbing.
-        QTimer::singleShot(300, this, [this, path] {
-            bool ok = grab().save(path, "PNG");
-            if (screenshot_done_) screenshot_done_(ok);
-        });
+    if (!screenshot_path_.isEmpty() && !screenshot_after_job_) {
+        if (screenshot_run_) {
+            screenshot_after_job_ = true;
+            start_job(RunJob::Kind::Run);
+        } else {
+            grab_screenshot();
+        }
     }
+}
+
+void MainWindow::grab_screenshot() {
+    QString path = screenshot_path_;
+    screenshot_path_.clear();
+    screenshot_run_ = screenshot_after_job_ = false;
+    if (path.isEmpty()) return;
+    // Let the views lay out and paint once before grabbing.
+    QTimer::singleShot(300, this, [this, path] {
+        bool ok = grab().save(path, "PNG");
+        if (screenshot_done_) screenshot_done_(ok);
+    });
 }
 
 void MainWindow::take_screenshot_after_compile(const QString& path, std::function<void(bool)> done) {
     screenshot_path_ = path;
     screenshot_done_ = std::move(done);
     request_compile(true);
+}
+
+void MainWindow::take_screenshot_after_run(const QString& path, std::function<void(bool)> done) {
+    screenshot_run_ = true;
+    take_screenshot_after_compile(path, std::move(done));
 }
 
 void MainWindow::start_job(RunJob::Kind kind) {

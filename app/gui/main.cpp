@@ -1,6 +1,8 @@
 // tileplay: the Qt 6 playground's entry point.
 //   tileplay [FILE]                      open FILE (or the last file / the welcome page)
 //   tileplay --screenshot OUT.png [FILE] render the window after the first compile and exit
+//   tileplay --screenshot OUT.png --run --device cpu samples/debug_print.py
+//                                        ... after running the kernel (Output and Results filled)
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -26,9 +28,13 @@ int main(int argc, char** argv) {
     QCommandLineOption shot("screenshot", "Render the main window to FILE after the first compile and exit.", "FILE");
     QCommandLineOption theme("theme", "Colour theme: dark or light.", "NAME");
     QCommandLineOption target("target", "GPU target (sm_75 ... sm_90a).", "SM");
+    QCommandLineOption device("device", "Where Run executes: gpu (the worker) or cpu (the interpreter).", "DEVICE");
+    QCommandLineOption run("run", "With --screenshot: run the kernel after the first compile and render the window when the run ends.");
     cli.addOption(shot);
     cli.addOption(theme);
     cli.addOption(target);
+    cli.addOption(device);
+    cli.addOption(run);
     cli.addPositionalArgument("file", "A TileLang .py file to open.");
     cli.process(app);
 
@@ -36,6 +42,7 @@ int main(int argc, char** argv) {
     if (screenshot) QStandardPaths::setTestModeEnabled(true);  // leave the user's settings alone
     if (cli.isSet(theme)) tpui::Settings::set_theme(cli.value(theme));
     if (cli.isSet(target)) tpui::Settings::set_target(cli.value(target));
+    if (cli.isSet(device)) tpui::Settings::set_device(cli.value(device) == "cpu" ? "cpu" : "gpu");
 
     tpui::MainWindow w;
     QString file = cli.positionalArguments().value(0);
@@ -52,13 +59,15 @@ int main(int argc, char** argv) {
     if (screenshot) {
         QString out = cli.value(shot);
         w.resize(1720, 1040);
-        w.take_screenshot_after_compile(out, [out](bool ok) {
+        auto done = [out](bool ok) {
             std::fprintf(ok ? stdout : stderr, ok ? "wrote %s\n" : "cannot write %s\n", qPrintable(out));
             QCoreApplication::exit(ok ? 0 : 1);
-        });
-        // A compile that never finishes must not hang scripts and tests.
-        QTimer::singleShot(120000, &app, [] {
-            std::fprintf(stderr, "tileplay: no compile finished within 120 s\n");
+        };
+        if (cli.isSet(run)) w.take_screenshot_after_run(out, done);
+        else w.take_screenshot_after_compile(out, done);
+        // A compile (or run) that never finishes must not hang scripts and tests.
+        QTimer::singleShot(cli.isSet(run) ? 300000 : 120000, &app, [] {
+            std::fprintf(stderr, "tileplay: the screenshot's compile or run did not finish in time\n");
             QCoreApplication::exit(3);
         });
     } else {

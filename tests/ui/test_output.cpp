@@ -12,6 +12,7 @@
 #include <QStackedWidget>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTextBlock>
 #include <QtTest>
 
@@ -185,6 +186,31 @@ private Q_SLOTS:
         QCOMPARE(out->windowTitle(), QString("Output"));
         QVERIFY(w.findChild<QLabel*>("output_empty")->isVisibleTo(out));
         w.editor()->setModified(false);
+    }
+
+    // `tileplay --screenshot OUT --run`: the picture is taken after the run, Output in front.
+    void screenshot_after_run() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        w.findChild<ParametersPanel*>()->set_cpu(true);
+        QVERIFY(w.open_file(kSample));
+        int calls = 0;
+        bool saved = false;
+        QString text_at_grab;
+        w.take_screenshot_after_run(dir.filePath("shot.png"), [&](bool ok) {
+            ++calls;
+            saved = ok;
+            text_at_grab = output_text(w);
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(calls > 0, 60000);
+        QVERIFY(saved);
+        QCOMPARE(QImage(dir.filePath("shot.png")).size(), w.size());
+        QVERIFY2(text_at_grab.startsWith("CPU interpreter · scale_tile · M=16 N=32\nmsg='first element of the tile'"), qPrintable(text_at_grab.left(200)));
+        QVERIFY(in_front(dock(w, "dock_output")));
+        QTest::qWait(200);
+        QCOMPARE(calls, 1);  // once, not again for a later compile or run
     }
 
     // The Output dock is tabbed with the other bottom docks, and the saved layout keeps it in
