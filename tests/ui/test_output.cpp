@@ -150,7 +150,7 @@ private Q_SLOTS:
         QVERIFY(run(w, "action_run", true));
         QStringList lines = output_text(w).split('\n');
         QCOMPARE(lines.size(), 4);
-        QCOMPARE(lines[0], QString("GPU: NVIDIA H200 · scale_tile"));
+        QCOMPARE(lines[0], QString("GPU: NVIDIA H200 · scale_tile · M=1024 N=1024"));
         QCOMPARE(lines[1], QString("msg='first element of the tile' BlockIdx=(0, 0, 0), ThreadIdx=(0, 0, 0): dtype=float value=0.500000"));
         QVERIFY(lines[3].startsWith("msg='scaled tile in registers'"));
         QCOMPARE(out->windowTitle(), QString("Output (3)"));
@@ -171,7 +171,7 @@ private Q_SLOTS:
         QCOMPARE(died.count(), 1);
         lines = output_text(w).split('\n');
         QCOMPARE(lines.size(), 3);
-        QCOMPARE(lines[0], QString("GPU: NVIDIA H200 · scale_tile"));
+        QCOMPARE(lines[0], QString("GPU: NVIDIA H200 · scale_tile · M=1024 N=1024"));
         QCOMPARE(lines[1], QString("device assertion failed at line 29: input larger than limit block=(0,0,0) thread=(0,0,0)"));
         QVERIFY2(lines[2].startsWith("the run failed: CUDA_ERROR_LAUNCH_FAILED"), qPrintable(lines[2]));
         QTRY_VERIFY(in_front(out));

@@ -175,6 +175,7 @@ void RunService::next_config() {
     QJsonObject load{{"op", "load"}, {"path", job_.path}, {"kernel", job_.kernel}, {"target", job_.target},
                      {"defines", pairs_json(defs)}, {"fallback_defines", pairs_json(job_.fallback_defines)}};
     if (!job_.source.isEmpty()) load["source"] = job_.source;
+    kernel_info_ = {};  // a failed load must not describe the previous configuration's kernel
     Q_EMIT progress(int(index_), total, tr("compiling configuration %1 of %2").arg(index_ + 1).arg(total));
     send(load);
 }
@@ -190,6 +191,12 @@ RunResult RunService::base_result() const {
     }
     r.config = parts.isEmpty() ? job_.kernel : parts.join(' ');
     if (r.config.isEmpty()) r.config = kernel_info_.value("name").toString(tr("kernel"));
+    // A plain Run or Benchmark has no sweep config: name the sizes the kernel was built with
+    // (the load reply's), as a CPU run does, so Output can say what printed.
+    if (cfg.empty()) {
+        const QJsonObject bound = kernel_info_.value("bound_params").toObject();
+        for (auto it = bound.begin(); it != bound.end(); ++it) r.params.emplace_back(it.key(), it.value().toVariant().toString());
+    }
     return r;
 }
 

@@ -132,7 +132,7 @@ def main():
                 sys.stderr.write("CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered\n")
                 sys.stderr.flush()
                 sys.exit(3)
-            bound = {k: int(v) for k, v in defines.items() if v.isdigit()}
+            bound = {k: v for k, v in defines.items() if v.isdigit()}  # strings, as tilec worker sends
             kernel = {"name": (req.get("kernel") or "k") + "_kernel", "factory": req.get("kernel") or "k",
                       "params": ["A", "B", "C"], "grid": [32, 32, 1], "threads": 128, "dynamic_shared_bytes": 0,
                       "bound_params": bound, "registers": 128, "static_shared_bytes": 32768, "local_bytes": 0}
