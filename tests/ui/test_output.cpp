@@ -235,6 +235,35 @@ private Q_SLOTS:
         Settings::set_window_state({});
         Settings::set_window_geometry({});
     }
+
+    // A layout saved before the Output dock existed still restores, and the new dock joins the
+    // bottom tabs instead of vanishing or floating.
+    void layout_saved_without_output() {
+        {
+            MainWindow w;
+            w.resize(1400, 900);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QDockWidget* out = dock(w, "dock_output");
+            w.removeDockWidget(out);
+            delete out;
+            dock(w, "dock_results")->raise();
+            Settings::set_window_state(w.saveState());
+            w.editor()->setModified(false);
+        }
+        MainWindow again;
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        QTRY_VERIFY(in_front(dock(again, "dock_results")));  // the saved front tab
+        QDockWidget* out = dock(again, "dock_output");
+        QVERIFY(!out->isFloating());
+        QCOMPARE(again.dockWidgetArea(out), Qt::BottomDockWidgetArea);
+        QVERIFY(again.tabifiedDockWidgets(out).contains(dock(again, "dock_results")));
+        out->raise();
+        QTRY_VERIFY(in_front(out));
+        Settings::set_window_state({});
+        Settings::set_window_geometry({});
+    }
 };
 
 QTEST_MAIN(TestOutput)
