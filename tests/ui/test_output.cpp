@@ -207,7 +207,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(calls > 0, 60000);
         QVERIFY(saved);
         QCOMPARE(QImage(dir.filePath("shot.png")).size(), w.size());
-        QVERIFY2(text_at_grab.startsWith("CPU interpreter · scale_tile · M=16 N=32\nmsg='first element of the tile'"), qPrintable(text_at_grab.left(200)));
+        QVERIFY2(text_at_grab.startsWith("CPU interpreter · scale_tile · M=16 N=32\nmsg='first element of the tile'"),
+                 qPrintable(text_at_grab.left(200)));
         QVERIFY(in_front(dock(w, "dock_output")));
         QTest::qWait(200);
         QCOMPARE(calls, 1);  // once, not again for a later compile or run
