@@ -127,15 +127,16 @@ void print_row(const tp::Json& r) {
     std::printf("%-22s %-28s %9.4f ms %14s  check %-10s", name.c_str(), r.value("config", "").c_str(),
                 o.value("median_ms", 0.0), rate(o).c_str(), check.c_str());
     for (const auto& b : r.value("baselines", tp::Json::array())) {
-        if (b.value("ok", false))
-            std::printf("  | %s %.4f ms (%.2fx)", b.value("name", "").c_str(), b["stats"].value("median_ms", 0.0),
-                        b.value("ratio", 0.0));
+        if (!b.value("ok", false)) {
+            std::printf("  | %s %s", b.value("name", "").c_str(), b.value("why", "").c_str());
+            continue;
+        }
+        std::printf("  | %s %.4f ms (%.2fx)", b.value("name", "").c_str(), b["stats"].value("median_ms", 0.0),
+                    b.value("ratio", 0.0));
         // Whether torch computes what we compute, on the same inputs.
         if (b.contains("vs_ours") && b["vs_ours"].contains("rel_fro"))
             std::printf(" %s ours: rel_fro %.1e", b["vs_ours"].value("agree", false) ? "agrees with" : "DIFFERS from",
                         b["vs_ours"].value("rel_fro", 0.0));
-        else
-            std::printf("  | %s %s", b.value("name", "").c_str(), b.value("why", "").c_str());
     }
     std::printf("\n");
 }

@@ -31,6 +31,19 @@ for line in sys.stdin:
         if op == "bench":
             reply["ours"] = {"n": req.get("iters", 1), "median_ms": TIMES.get(block, 9.0), "min_ms": TIMES.get(block, 9.0),
                              "spread_pct": 1.0, "gbps": 100.0}
+            # Baselines as the real worker reports them: timed, torch compared with our output,
+            # or unavailable with a reason.
+            base = []
+            for name in req.get("baselines", []):
+                if name.startswith("torch:"):
+                    base.append({"name": name, "ok": True, "ratio": 2.0, "stats": {"median_ms": 2.0 * TIMES.get(block, 9.0)},
+                                 "vs_ours": {"rel_fro": 0.5 if "wrong" in name else 1e-4, "max_abs": 0.1, "tol": 1e-2,
+                                             "agree": "wrong" not in name}})
+                elif name.startswith("cublas"):
+                    base.append({"name": name, "ok": True, "ratio": 0.5, "stats": {"median_ms": 0.5 * TIMES.get(block, 9.0)}})
+                else:
+                    base.append({"name": name, "ok": False, "why": "unavailable: unknown baseline `" + name + "`"})
+            reply["baselines"] = base
         else:
             reply["wall_ms"] = TIMES.get(block, 9.0)
         # Like the real worker: the check only when asked for (the tuner asks in `run`).
