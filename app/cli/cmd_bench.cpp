@@ -99,9 +99,7 @@ std::string rate(const tp::Json& stats) {
     char buf[64] = "-";
     if (stats.contains("tflops") && stats["tflops"].get<double>() > 0)
         std::snprintf(buf, sizeof(buf), "%.1f TFLOP/s", stats["tflops"].get<double>());
-    // Memory-bound kernels (under 20 FLOP per byte, far below any GPU's balance point, e.g.
-    // softmax at 1.25) are judged by bandwidth; tflops / gbps = intensity / 1000.
-    if (stats.contains("gbps") && (!stats.contains("tflops") || 20 * stats["gbps"].get<double>() > 1000 * stats.value("tflops", 0.0)))
+    if (tp::judged_by_bandwidth(stats.value("tflops", 0.0), stats.value("gbps", 0.0)))
         std::snprintf(buf, sizeof(buf), "%.0f GB/s", stats["gbps"].get<double>());
     return buf;
 }

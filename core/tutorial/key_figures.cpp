@@ -4,6 +4,8 @@
 
 #include "tutorial/key_figures.h"
 
+#include "tileplay/worker_client.h"
+
 namespace tp::tutorial {
 
 namespace {
@@ -22,8 +24,8 @@ double num(const Json& j, const char* key, double dflt = 0) {
 
 std::string rate(const Json& stats) {
     double tf = num(stats, "tflops"), gb = num(stats, "gbps");
-    if (tf > 0 && gb < 1000 * tf) return fmt("%.1f TFLOP/s", tf);
-    if (gb > 0) return fmt("%.0f GB/s", gb);
+    if (judged_by_bandwidth(tf, gb)) return fmt("%.0f GB/s", gb);
+    if (tf > 0) return fmt("%.1f TFLOP/s", tf);
     return "";
 }
 

@@ -59,6 +59,10 @@ struct RunSpec {
     std::map<std::string, int64_t> scalars;  // values of symbolic-dimension parameters
 };
 
+// Whether a kernel's rate is best read as bandwidth: under 20 FLOP per byte (softmax is 1.25),
+// far below any GPU's balance point, so GB/s is what limits it. tflops / gbps = intensity / 1000.
+inline bool judged_by_bandwidth(double tflops, double gbps) { return gbps > 0 && (tflops <= 0 || 20 * gbps > 1000 * tflops); }
+
 struct BenchSpec {
     int warmup = 10;
     int iters = 50;
