@@ -45,6 +45,26 @@ int line_of(const std::string& text, const std::string& needle) {
 class TestViews : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // PTX starts with the module's globals; a view opens at the kernel, and a recompile keeps
+    // the reader's place.
+    void ptx_view_opens_at_the_entry() {
+        const std::string ptx = read("golden.ptx");
+        QCOMPARE(entry_line(QString::fromStdString(ptx), CodeKind::Ptx), line_of(ptx, ".visible .entry") - 1);
+        QCOMPARE(entry_line(QString::fromStdString(read("golden.sass")), CodeKind::Sass), line_of(read("golden.sass"), "Function :") - 1);
+        QCOMPARE(entry_line(QStringLiteral("int x;\n"), CodeKind::Cuda), 0);
+        QString padded = QString(QStringLiteral(".global .u8 g;\n")).repeated(200) + QString::fromStdString(ptx);
+        CodeView v(CodeKind::Ptx);
+        v.resize(600, 300);
+        v.show();
+        v.set_code(padded);
+        const int entry = entry_line(padded, CodeKind::Ptx);
+        QVERIFY(entry > 200);
+        QCOMPARE(v.firstVisibleLine(), entry - 1);
+        v.setFirstVisibleLine(10);
+        v.set_code(padded);
+        QCOMPARE(v.firstVisibleLine(), 10);
+    }
+
     void classify_words() {
         QCOMPARE(classify_word("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", CodeKind::Ptx), TokenClass::TensorCore);
         QCOMPARE(classify_word("wgmma.mma_async.sync", CodeKind::Ptx), TokenClass::TensorCore);

@@ -32,9 +32,19 @@ CodeView::CodeView(CodeKind kind, QWidget* parent) : QsciScintilla(parent), kind
     apply_theme(dark_theme(), 10);
 }
 
+int entry_line(const QString& text, CodeKind kind) {
+    // PTX opens with the module's globals (template statics, print strings) and SASS with
+    // section headers; the kernel starts at `.entry` / `Function :`.
+    const char* needle = kind == CodeKind::Ptx ? ".entry " : kind == CodeKind::Sass ? "Function :" : nullptr;
+    int pos = needle ? text.indexOf(QLatin1String(needle)) : -1;
+    return pos < 0 ? 0 : int(text.left(pos).count(QLatin1Char('\n')));
+}
+
 void CodeView::set_code(const QString& text, const tp::LineMap& map) {
     programmatic_ = true;
-    int first = firstVisibleLine();
+    // A recompile keeps the reader's place; a first text opens at the kernel.
+    const bool first_text = length() == 0;
+    int first = first_text ? std::max(0, entry_line(text, kind_) - 1) : firstVisibleLine();
     setText(text);
     setFirstVisibleLine(first);
     for (int i = 0; i < kLinkColorCount; ++i) markerDeleteAll(marks::kLinkFirst + i);

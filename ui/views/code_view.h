@@ -13,12 +13,16 @@ namespace tpui {
 
 class CodeLexer;
 
+// 0-based line where the kernel starts in PTX (`.entry`) or SASS (`Function :`); 0 otherwise.
+int entry_line(const QString& text, CodeKind kind);
+
 class CodeView : public QsciScintilla {
     Q_OBJECT
 public:
     CodeView(CodeKind kind, QWidget* parent = nullptr);
 
     // Shows `text`; `map` gives each line's DSL line (empty map: no link colours).
+    // Shows `text`; the first text of a PTX/SASS view opens at the kernel's entry line.
     void set_code(const QString& text, const tp::LineMap& map = {});
     void set_linked_lines(const std::vector<int>& lines);  // 1-based
     void apply_theme(const Theme& t, int font_size);
