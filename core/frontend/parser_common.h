@@ -1,6 +1,8 @@
-// The recursive-descent parser shared by parser_stmt.cpp (statements, blocks, definitions),
-// parser_expr.cpp (the expression ladder and displays), parser_pattern.cpp (match patterns)
-// and parser_strings.cpp (literals and f-strings). Internal to the front end.
+// The recursive-descent parser shared by parser_stmt.cpp (simple statements, blocks, entry
+// points), parser_compound.cpp (control flow), parser_definitions.cpp (def/class, parameters),
+// parser_expr.cpp (the expression ladder), parser_atoms.cpp (atoms, displays, targets),
+// parser_pattern.cpp (match patterns) and parser_strings.cpp (literals and f-strings).
+// Internal to the front end.
 #pragma once
 
 #include <string>
@@ -65,7 +67,7 @@ public:
         ~DepthGuard() { --p.depth_; }
     };
 
-    // ---- statements (parser_stmt.cpp)
+    // ---- statements (parser_stmt.cpp, parser_compound.cpp, parser_definitions.cpp)
     void statement(ast::StmtList& out);
     void simple_statements(ast::StmtList& out);
     ast::StmtPtr simple_statement();
@@ -88,7 +90,7 @@ public:
     std::vector<ast::TypeParam> type_params();
     ast::WithItem with_item();
 
-    // ---- expressions (parser_expr.cpp)
+    // ---- expressions (parser_expr.cpp, parser_atoms.cpp)
     ast::ExprPtr expression();              // conditional expressions and lambdas
     ast::ExprPtr named_expression();        // allows `name := value`
     ast::ExprPtr star_expressions();        // `a, *b` -> Tuple
