@@ -1,6 +1,7 @@
-// T.Kernel and the kernel's structure: launches, allocations, symbolic dims (T.const /
-// T.dynamic), tensor types, T.empty outputs and the IR loops (T.Parallel, T.Pipelined,
-// T.serial, T.unroll, T.vectorized, range inside a kernel).
+// The T.* builtins that describe the kernel's structure: T.Kernel launch specs, allocations,
+// symbolic dims (T.const / T.dynamic), tensor types, T.empty outputs and the loop specs
+// (T.Parallel, T.Pipelined, T.serial, T.unroll, T.vectorized, range inside a kernel).
+// Staging `with T.Kernel` and the loops themselves into IR is in tile_kernel_exec.cpp.
 #include "eval/tile_internal.h"
 
 namespace tp::eval {
@@ -78,10 +79,6 @@ Value simple_loop(Evaluator& ev, CallArgs& a, const char* fname, LoopKind kind) 
     return loop_spec(s);
 }
 
-ir::Var block_var(const std::string& name, ir::VarKind k, Span span) {
-    return std::make_shared<const ir::VarNode>(name, ir::DataType::int32(), k, span);
-}
-
 }  // namespace
 
 Value range_as_loop(Evaluator& ev, const RangeObj& r, Span span) {
@@ -98,124 +95,6 @@ Value range_as_loop(Evaluator& ev, const RangeObj& r, Span span) {
         s->step = step;
     }
     return loop_spec(s);
-}
-
-Flow exec_ir_for(Evaluator& ev, const ast::For& f, const LoopSpecObj& spec, const std::shared_ptr<Scope>& sc) {
-    require_kernel(ev, "for ... in T.*", f.iter->span);
-    if (!f.orelse.empty()) ev.fail(DiagKind::UnsupportedConstruct, f.span, {"for ... else", " over a kernel loop"});
-    std::vector<std::string> names;
-    std::vector<Span> spans;
-    if (auto* n = f.target->as<ast::Name>()) {
-        names.push_back(n->id);
-        spans.push_back(n->span);
-    } else if (auto* t = f.target->as<ast::Tuple>()) {
-        for (const auto& e : t->elts) {
-            auto* en = e->as<ast::Name>();
-            if (!en) ev.fail(DiagKind::UnsupportedConstruct, e->span, {"loop target " + std::string(ast::expr_kind_name(e->kind)), "; use plain names"});
-            names.push_back(en->id);
-            spans.push_back(en->span);
-        }
-    } else {
-        ev.fail(DiagKind::UnsupportedConstruct, f.target->span, {"loop target " + std::string(ast::expr_kind_name(f.target->kind)), "; use plain names"});
-    }
-    if (names.size() != spec.ranges.size())
-        ev.fail(DiagKind::TypeMismatch, f.target->span, {"the loop has " + std::to_string(spec.ranges.size()) + " dimension(s) but " +
-                                                       std::to_string(names.size()) + " loop variable(s)"});
-    std::vector<ir::Var> vars;
-    for (size_t i = 0; i < names.size(); ++i) {
-        ir::DataType t = ir::promote(spec.ranges[i].first->dtype, spec.ranges[i].second->dtype);
-        if (!t.is_int()) t = ir::DataType::int32();
-        auto v = std::make_shared<const ir::VarNode>(names[i], t, ir::VarKind::Loop, spans[i]);
-        vars.push_back(v);
-        Value bound = Value::expr(v);
-        const ir::Expr& lo = spec.ranges[i].first;
-        if (spec.step) bound = Value::expr(ir::make_binary(ir::BinaryOp::Add, lo, ir::make_binary(ir::BinaryOp::Mul, v, spec.step)));
-        else if (!(ir::as_const_int(lo) && *ir::as_const_int(lo) == 0)) bound = Value::expr(ir::make_binary(ir::BinaryOp::Add, v, lo));
-        ev.bind_name(names[i], bound, sc, spans[i]);
-    }
-    ev.stager.push_frame();
-    ++ev.stager.ir_loop_depth;
-    int saved = ev.python_loop_depth;
-    ev.python_loop_depth = 0;
-    Flow fl = ev.exec_block(f.body, sc);
-    ev.python_loop_depth = saved;
-    --ev.stager.ir_loop_depth;
-    auto stmts = ev.stager.pop_frame();
-    if (fl == Flow::Return) ev.fail(DiagKind::UnsupportedConstruct, f.span, {"return", " inside a kernel loop"});
-    ir::Stmt body = Stager::seal(std::move(stmts), f.span);
-    ir::ForKind kind = ir::ForKind::Serial;
-    switch (spec.loop_kind) {
-        case LoopKind::Serial: kind = ir::ForKind::Serial; break;
-        case LoopKind::Unroll: kind = ir::ForKind::Unrolled; break;
-        case LoopKind::Parallel: kind = ir::ForKind::Parallel; break;
-        case LoopKind::Pipelined: kind = ir::ForKind::Pipelined; break;
-        case LoopKind::Vectorized: kind = ir::ForKind::Vectorized; break;
-    }
-    for (size_t i = vars.size(); i-- > 0;) {
-        // Loop vars count from 0; a non-zero start is folded into the bound Python name.
-        auto node = std::make_shared<ir::ForNode>(vars[i], ir::int_imm(0, vars[i]->dtype), spec.ranges[i].second, kind, body, f.span);
-        if (kind == ir::ForKind::Pipelined) {
-            node->num_stages = spec.num_stages;
-            node->order = spec.order;
-            node->stage = spec.stage;
-            node->group = spec.group;
-        }
-        body = node;
-    }
-    ev.stager.emit(body);
-    return Flow::Normal;
-}
-
-Flow exec_kernel_with(Evaluator& ev, const ast::With& w, const Value& specv, const std::shared_ptr<Scope>& sc) {
-    const auto& spec = *specv.as<KernelSpecObj>();
-    if (ev.stager.in_kernel()) ev.fail(DiagKind::NestedKernel, spec.span);
-    if (!ev.kernel || !ev.kernel->active || ev.module_eval_depth > 0 || !ev.stager.has_frame())
-        ev.fail(DiagKind::KernelOutsideFactory, spec.span);
-    static const char* dflt[] = {"bx", "by", "bz"};
-    static const char* tnames[] = {"tx", "ty", "tz"};
-    std::vector<ir::Var> bvars, tvars;
-    const ast::Expr* target = w.items[0].optional_vars.get();
-    std::vector<const ast::Name*> tnodes;
-    if (target) {
-        if (auto* n = target->as<ast::Name>()) tnodes.push_back(n);
-        else if (auto* t = target->as<ast::Tuple>()) {
-            for (const auto& e : t->elts) {
-                auto* en = e->as<ast::Name>();
-                if (!en) ev.fail(DiagKind::BadKernelLaunch, e->span, {"bind block indices to plain names"});
-                tnodes.push_back(en);
-            }
-            if (tnodes.size() != spec.grid.size())
-                ev.fail(DiagKind::BadKernelLaunch, target->span, {std::to_string(spec.grid.size()) + " grid dimension(s) but " +
-                                                                  std::to_string(tnodes.size()) + " block index name(s)"});
-        } else {
-            ev.fail(DiagKind::BadKernelLaunch, target->span, {"bind block indices to plain names"});
-        }
-    }
-    for (size_t i = 0; i < spec.grid.size(); ++i) {
-        std::string n = tnodes.size() == spec.grid.size() ? tnodes[i]->id : dflt[i];
-        bvars.push_back(block_var(n, ir::VarKind::BlockIdx, tnodes.size() == spec.grid.size() ? tnodes[i]->span : spec.span));
-    }
-    for (size_t i = 0; i < spec.threads.size(); ++i) tvars.push_back(block_var(tnames[i], ir::VarKind::ThreadIdx, spec.span));
-    if (target) {
-        if (tnodes.size() == spec.grid.size() && (target->as<ast::Tuple>() || spec.grid.size() == 1)) {
-            for (size_t i = 0; i < tnodes.size(); ++i) ev.bind_name(tnodes[i]->id, Value::expr(bvars[i]), sc, tnodes[i]->span);
-        } else {
-            std::vector<Value> all;
-            for (const auto& v : bvars) all.push_back(Value::expr(v));
-            ev.bind_name(tnodes[0]->id, Value::tuple(std::move(all)), sc, tnodes[0]->span);
-        }
-    }
-    ev.kernel->block_vars = bvars;
-    ev.kernel->thread_vars = tvars;
-    ev.stager.begin_kernel();
-    ev.stager.push_frame();
-    Flow fl = ev.exec_block(w.body, sc);
-    auto stmts = ev.stager.pop_frame();
-    if (fl != Flow::Normal) ev.fail(DiagKind::UnsupportedConstruct, w.span, {"return/break", " inside `with T.Kernel(...)`"});
-    ir::Stmt body = ev.stager.end_kernel(Stager::seal(std::move(stmts), w.span));
-    ev.stager.emit(std::make_shared<ir::KernelLaunchNode>(spec.grid, bvars, spec.threads, tvars, body, w.span));
-    ev.kernel->kernel_seen = true;
-    return Flow::Normal;
 }
 
 void register_tile_kernel(Reg& r) {
