@@ -131,6 +131,19 @@ private:
     std::vector<Span> spans_;
 };
 
+// Compound statements (eval_control.cpp): folded at trace time or staged as IR.
+Flow exec_for(Evaluator& ev, const ast::For& f, const std::shared_ptr<Scope>& sc);
+Flow exec_if(Evaluator& ev, const ast::If& s, const std::shared_ptr<Scope>& sc);
+Flow exec_while(Evaluator& ev, const ast::While& w, const std::shared_ptr<Scope>& sc);
+
+// Bound methods of Python values (eval_methods.cpp), for Evaluator::try_getattr; nullopt when
+// the value has no such method.
+std::optional<Value> str_method(const std::string& s, const std::string& name);
+std::optional<Value> seq_method(const Value& v, const std::string& name);  // list or tuple
+std::optional<Value> dict_method(const Value& v, const std::string& name);
+// A Python index into a sequence of length n, negative counting from the end; IndexError if out.
+int64_t norm_index(Evaluator& ev, int64_t i, size_t n, Span span);
+
 // "tilelang.jit" for `@tilelang.jit(...)`, "autotune" for `@autotune`: a decorator's dotted name.
 std::string decorator_name(const ast::Expr& e);
 // `@autotune` / `@tilelang.autotune` (any module prefix).
