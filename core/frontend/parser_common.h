@@ -1,8 +1,8 @@
 // The recursive-descent parser shared by parser_stmt.cpp (simple statements, blocks, entry
 // points), parser_compound.cpp (control flow), parser_definitions.cpp (def/class, parameters),
 // parser_expr.cpp (the expression ladder), parser_atoms.cpp (atoms, displays, targets),
-// parser_pattern.cpp (match patterns) and parser_strings.cpp (literals and f-strings).
-// Internal to the front end.
+// parser_pattern.cpp (match patterns), parser_literals.cpp (numbers, escapes) and
+// parser_strings.cpp (string literals, f-strings). Internal to the front end.
 #pragma once
 
 #include <string>
@@ -118,7 +118,7 @@ public:
     ast::ExprPtr star_target();
     void set_context(ast::Expr& e, ast::ExprContext ctx);
 
-    // ---- literals (parser_strings.cpp)
+    // ---- literals (parser_literals.cpp, parser_strings.cpp)
     ast::ExprPtr number_literal(const Token& t);
     ast::ExprPtr string_literals();
     struct StringPiece;
