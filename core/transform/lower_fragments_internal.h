@@ -1,0 +1,83 @@
+// Internal to layout_inference's rewrite, which is split over three files around one mutator:
+//   lower_fragments.cpp           the entry point, the launch (thread index, scratch) and the
+//                                 swizzled gemm tiles
+//   lower_fragments_parallel.cpp  T.Parallel loops over fragments and the element accesses in them
+//   lower_fragments_ops.cpp       T.fill, T.copy, T.print, T.gemm and T.reduce_* on fragments
+// The mutator's state is shared by all of them (a T.print lowers through visit_CopyOp, every op
+// through the layouts and the thread index the launch set), hence one class declared here.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/functor.h"
+#include "tileplay/diagnostics.h"
+#include "transform/fragment_layout.h"
+
+namespace tp::transform::frag_lowering {
+
+// The moved code names IR types unqualified, as every transform source does; the directive stays
+// inside this internal namespace.
+using namespace ir;
+
+class FragLowerer : public IRMutator {
+public:
+    DiagnosticEngine& diags;
+    std::map<const BufferNode*, FragLayout> layouts;
+    std::map<const BufferNode*, Buffer> replaced;  // fragment -> local array, gemm tile -> swizzled
+    Expr tid;
+    int64_t threads = 0;
+    bool one_dim_block = true;
+    Buffer scratch;
+
+    struct Ctx {
+        FragLayout drv;
+        std::vector<const VarNode*> vars;
+        std::vector<int64_t> ext;  // the loop extents, one per var
+        Expr local;  // accumulator index, row/column slot or stripe round
+    };
+    std::optional<Ctx> ctx;
+
+    explicit FragLowerer(DiagnosticEngine& d) : diags(d) {}
+
+    Buffer mutate_buffer(const Buffer& b) override {
+        auto it = replaced.find(b.get());
+        return it == replaced.end() ? b : it->second;
+    }
+    const FragLayout* layout_of(const Buffer& b) {
+        auto it = layouts.find(b.get());
+        return it == layouts.end() ? nullptr : &it->second;
+    }
+    Buffer local_of(const Buffer& b) { return mutate_buffer(b); }
+    void fail(const std::string& what, Span span) { diags.report(DiagKind::NotYetLowered, span, {what, "CUDA"}); }
+
+    // Local index of fragment access b[idx] inside the current per-thread loop.
+    Expr frag_index(const Buffer& b, const std::vector<Expr>& full_idx, Span span);
+
+    Expr visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override;
+    Stmt visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override;
+
+    // for i in unroll(n): body(i)
+    Stmt local_loop(int64_t n, const std::string& name, const std::function<Stmt(const Expr&)>& body, Span span) {
+        Var v = std::make_shared<VarNode>(name, DataType::int32(), VarKind::Loop, span);
+        return std::make_shared<ForNode>(v, int_imm(0), int_imm(n), n <= 256 ? ForKind::Unrolled : ForKind::Serial, body(v), span);
+    }
+
+    Stmt visit_For(const ForNode& n, const Stmt& s) override;
+
+    Stmt visit_FillOp(const FillOpNode& n, const Stmt& s) override;
+
+    Stmt visit_CopyOp(const CopyOpNode& n, const Stmt& s) override;
+    // T.print of a fragment: staged through a shared tile of the same shape, which the code
+    // generator prints row-major from one thread (the same text the CPU interpreter gives).
+    std::vector<Buffer> print_tiles;
+    Stmt visit_PrintOp(const PrintOpNode& n, const Stmt& s) override;
+    Stmt visit_GemmOp(const GemmOpNode& n, const Stmt& s) override;
+    Stmt visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) override;
+    Stmt visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override;
+};
+
+}  // namespace tp::transform::frag_lowering

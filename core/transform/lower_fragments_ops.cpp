@@ -1,0 +1,199 @@
+// layout_inference's rewrite, part 3 of 3 (see lower_fragments_internal.h): the tile ops that
+// touch fragments (T.fill, T.copy, T.print, T.gemm, T.reduce_*) become per-thread loops over the
+// local elements or calls into the Tensor-Core, copy and reduction templates.
+#include <string>
+#include <variant>
+
+#include "transform/lower_fragments_internal.h"
+#include "transform/striped_copy.h"
+#include "transform/tile_lowering.h"
+
+namespace tp::transform::frag_lowering {
+
+namespace {
+
+const char* reduce_op_name(ReduceKind k) {
+    switch (k) {
+        case ReduceKind::Max: return "tp::ReduceOp::Max";
+        case ReduceKind::Sum: return "tp::ReduceOp::Sum";
+        case ReduceKind::Min: return "tp::ReduceOp::Min";
+        case ReduceKind::AbsSum: return "tp::ReduceOp::AbsSum";
+        case ReduceKind::AbsMax: return "tp::ReduceOp::AbsMax";
+    }
+    return "tp::ReduceOp::Sum";
+}
+
+bool mma_dtype(DataType t) { return t == DataType::float16() || t == DataType::bfloat16(); }
+
+// Element types tp_reduce*.cuh reduce from and into: fp32/fp16/bf16 (fp32 partials) and
+// integers up to 32 bits (int / unsigned partials, tp::ReduceAccum).
+bool reduce_dtype(DataType t) {
+    if (t.lanes != 1) return false;
+    return t == DataType::float32() || mma_dtype(t) || (t.is_int() && t.bits <= 32);
+}
+
+}  // namespace
+
+Stmt FragLowerer::visit_FillOp(const FillOpNode& n, const Stmt& s) {
+    if (n.dst.buffer->scope != Scope::Fragment) return IRMutator::visit_FillOp(n, s);
+    const FragLayout* l = layout_of(n.dst.buffer);
+    if (!l || !whole_buffer(n.dst)) {
+        fail("T.fill of part of a fragment", n.span);
+        return s;
+    }
+    Buffer b = local_of(n.dst.buffer);
+    Expr v = make_cast(b->dtype, mutate(n.value), n.span);
+    return local_loop(l->local_size(), "tp_f", [&](const Expr& i) -> Stmt {
+        return std::make_shared<BufferStoreNode>(b, std::vector<Expr>{i}, v, n.span);
+    }, n.span);
+}
+
+Stmt FragLowerer::visit_CopyOp(const CopyOpNode& n, const Stmt& s) {
+    bool sf = n.src.buffer->scope == Scope::Fragment, df = n.dst.buffer->scope == Scope::Fragment;
+    if (!sf && !df) return IRMutator::visit_CopyOp(n, s);
+    const FragLayout* sl = sf ? layout_of(n.src.buffer) : nullptr;
+    const FragLayout* dl = df ? layout_of(n.dst.buffer) : nullptr;
+    if (sf && df && sl && dl && *sl == *dl && whole_buffer(n.src) && whole_buffer(n.dst)) {
+        Buffer sb = local_of(n.src.buffer), db = local_of(n.dst.buffer);
+        return local_loop(sl->local_size(), "tp_f", [&](const Expr& i) -> Stmt {
+            Expr v = make_cast(db->dtype, std::make_shared<BufferLoadNode>(sb, std::vector<Expr>{i}, n.span), n.span);
+            return std::make_shared<BufferStoreNode>(db, std::vector<Expr>{i}, v, n.span);
+        }, n.span);
+    }
+    // Accumulator <-> memory through the templates (paired stores, swizzle-aware smem).
+    const FragLayout* acc = sf && !df ? sl : (df && !sf ? dl : nullptr);
+    const BufferRegion& frag = sf ? n.src : n.dst;
+    const BufferRegion& mem = sf ? n.dst : n.src;
+    if (acc && acc->kind == FragLayout::Acc && whole_buffer(frag) && one_dim_block) {
+        auto t = tile_2d(mem);
+        if (t && t->rows == acc->bm && t->cols == acc->bn) {
+            Buffer fb = local_of(frag.buffer), mb = mutate_buffer(mem.buffer);
+            Expr faddr = buffer_addr(fb, {int_imm(0)}, df, n.span);
+            Expr maddr = buffer_addr(mb, t->origin, sf, n.span);
+            if (mem.buffer->scope == Scope::Global) {
+                std::string fn = sf ? "tp::frag_store_global<" : "tp::frag_load_global<";
+                fn += acc->acc_type() + (sf && tile_in_bounds(mem, *t, 2) ? ", true>" : ">");
+                return device_call(fn, {faddr, maddr, t->ld, t->rows_valid, t->cols_valid, tid}, n.span);
+            }
+            if (mem.buffer->scope == Scope::Shared && whole_buffer(mem) && mem.buffer->shape.size() == 2) {
+                std::string fn = sf ? "tp::frag_store_smem<" : "tp::frag_load_smem<";
+                fn += acc->acc_type() + ", " + std::to_string(t->cols) + ", " + cuda_bool(mb->layout == "swizzle") + ">";
+                return device_call(fn, {faddr, maddr, tid}, n.span);
+            }
+        }
+    }
+    // Striped fragment <-> global memory in runs of V: one vector access per run.
+    const FragLayout* striped = sf && !df ? sl : (df && !sf ? dl : nullptr);
+    if (striped && striped->kind == FragLayout::Striped && striped->vec > 1 && one_dim_block) {
+        if (Stmt v = striped_global_copy(frag, mem, *striped, local_of(frag.buffer), mutate_buffer(mem.buffer), df, tid, n.span)) return v;
+    }
+    Stmt nest = copy_nest(n.src, n.dst, n.span);
+    if (!nest) {
+        fail("T.copy between regions of different shapes", n.span);
+        return s;
+    }
+    return mutate(nest);
+}
+
+Stmt FragLowerer::visit_PrintOp(const PrintOpNode& n, const Stmt& s) {
+    auto* b = std::get_if<Buffer>(&n.value);
+    if (!b || (*b)->scope != Scope::Fragment) return IRMutator::visit_PrintOp(n, s);
+    auto tile = std::make_shared<BufferNode>((*b)->name, (*b)->dtype, (*b)->shape, Scope::Shared, (*b)->span);
+    print_tiles.push_back(tile);
+    auto whole = [](const Buffer& x) {
+        BufferRegion r{x, {}};
+        for (const auto& d : x->shape) r.region.push_back({int_imm(0), d});
+        return r;
+    };
+    CopyOpNode cp(whole(*b), whole(tile), n.span);
+    Stmt copy = visit_CopyOp(cp, nullptr);
+    if (!copy) return s;
+    return make_seq({copy, std::make_shared<PrintOpNode>(Buffer(tile), n.msg, n.span)}, n.span);
+}
+
+Stmt FragLowerer::visit_GemmOp(const GemmOpNode& n, const Stmt& s) {
+    const FragLayout* cl = n.C.buffer->scope == Scope::Fragment ? layout_of(n.C.buffer) : nullptr;
+    if (!cl || cl->kind != FragLayout::Acc) {
+        fail("T.gemm into a " + std::string(scope_name(n.C.buffer->scope)) + " buffer", n.span);
+        return s;
+    }
+    DataType t = n.A.buffer->dtype;
+    if (!mma_dtype(t) || n.B.buffer->dtype != t || n.C.buffer->dtype != DataType::float32()) {
+        fail("T.gemm on " + t.name() + " x " + n.B.buffer->dtype.name() + " -> " + n.C.buffer->dtype.name(), n.span);
+        return s;
+    }
+    if (!one_dim_block) {
+        fail("T.gemm in a kernel with a multi-dimensional thread block", n.span);
+        return s;
+    }
+    if (n.B.buffer->scope != Scope::Shared || !whole_buffer(n.A) || !whole_buffer(n.B) || !whole_buffer(n.C) ||
+        n.A.buffer->shape.size() != 2 || n.B.buffer->shape.size() != 2) {
+        fail("T.gemm on parts of buffers or with B outside shared memory", n.span);
+        return s;
+    }
+    int64_t bk = *as_const_int(n.A.buffer->shape[n.transpose_A ? 0 : 1]);
+    int64_t bk_b = *as_const_int(n.B.buffer->shape[n.transpose_B ? 1 : 0]);
+    if (bk != bk_b || bk % 16 != 0) {
+        fail("T.gemm with K = " + std::to_string(bk) + " (A) and " + std::to_string(bk_b) + " (B), not equal multiples of 16", n.span);
+        return s;
+    }
+    std::string T = t.cuda_name();
+    Buffer a = mutate_buffer(n.A.buffer), b = mutate_buffer(n.B.buffer), c = local_of(n.C.buffer);
+    std::string dims = std::to_string(cl->bm) + ", " + std::to_string(cl->bn) + ", " + std::to_string(bk) + ", " +
+                       std::to_string(cl->warps_m) + ", " + std::to_string(cl->warps_n) + ", ";
+    std::vector<Stmt> out;
+    if (n.clear_accum)
+        out.push_back(local_loop(cl->local_size(), "tp_f", [&](const Expr& i) -> Stmt {
+            return std::make_shared<BufferStoreNode>(c, std::vector<Expr>{i}, float_imm(0.0), n.span);
+        }, n.span));
+    Expr caddr = buffer_addr(c, {int_imm(0)}, true, n.span);
+    Expr baddr = buffer_addr(b, {int_imm(0), int_imm(0)}, false, n.span);
+    if (n.A.buffer->scope == Scope::Shared) {
+        bool sw = a->layout == "swizzle" && b->layout == "swizzle";
+        std::string fn = "tp::gemm_ss<" + dims + cuda_bool(n.transpose_A) + ", " + cuda_bool(n.transpose_B) + ", " + T + ", " + cuda_bool(sw) + ">";
+        out.push_back(device_call(fn, {buffer_addr(a, {int_imm(0), int_imm(0)}, false, n.span), baddr, caddr}, n.span));
+    } else {
+        const FragLayout* al = layout_of(n.A.buffer);
+        bool ok = al && al->kind == FragLayout::Acc && !n.transpose_A && cl->warps_n == 1 && al->warps_n == 1 &&
+                  al->bm == cl->bm && al->warps_m == cl->warps_m && al->bn == bk;
+        if (!ok) {
+            fail("T.gemm with A in registers and a warp grid that splits columns (use policy=T.GemmWarpPolicy.FullRow)", n.span);
+            return s;
+        }
+        std::string fn = "tp::gemm_rs<" + dims + cuda_bool(n.transpose_B) + ", " + T + ", " + local_of(n.A.buffer)->dtype.cuda_name() +
+                         ", " + cuda_bool(b->layout == "swizzle") + ">";
+        out.push_back(device_call(fn, {buffer_addr(local_of(n.A.buffer), {int_imm(0)}, false, n.span), baddr, caddr}, n.span));
+    }
+    return make_seq(out, n.span);
+}
+
+Stmt FragLowerer::visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) {
+    const FragLayout* sl = layout_of(n.src);
+    const FragLayout* dl = layout_of(n.dst);
+    bool types_ok = reduce_dtype(n.src->dtype) && reduce_dtype(n.dst->dtype);
+    if (sl && sl->kind == FragLayout::Striped && dl && dl->kind == FragLayout::Replicated && types_ok &&
+        n.src->shape.size() == 2 && one_dim_block && threads % 32 == 0) {
+        std::string fn = "tp::reduce_striped<" + std::to_string(*as_const_int(n.src->shape[0])) + ", " +
+                         std::to_string(*as_const_int(n.src->shape[1])) + ", " + std::to_string(threads) + ", " +
+                         std::to_string(n.dim) + ", " + reduce_op_name(n.reduce_kind) + ", " + cuda_bool(n.clear) +
+                         (sl->vec > 1 ? ", " + std::to_string(sl->vec) : std::string()) + ">";
+        return device_call(fn, {buffer_addr(local_of(n.src), {int_imm(0)}, false, n.span), buffer_addr(local_of(n.dst), {int_imm(0)}, true, n.span),
+                                buffer_addr(scratch, {int_imm(0)}, true, n.span), tid}, n.span);
+    }
+    FragLayout::Kind want = n.dim == 1 ? FragLayout::Row : FragLayout::Col;
+    if (!sl || sl->kind != FragLayout::Acc || !dl || dl->kind != want || !types_ok || n.src->shape.size() != 2 || !one_dim_block) {
+        fail(std::string("T.reduce_") + reduce_kind_name(n.reduce_kind) + " from a " + n.src->dtype.name() + " " +
+                 (sl ? sl->describe() : "non-fragment") + " buffer into a " + n.dst->dtype.name() + " " +
+                 (dl ? dl->describe() : "non-fragment") + " buffer",
+             n.span);
+        return s;
+    }
+    bool cross = n.dim == 1 ? sl->warps_n > 1 : sl->warps_m > 1;
+    Expr scr = cross ? buffer_addr(scratch, {int_imm(0)}, true, n.span) : make_call("tp.null", {}, DataType(DataType::Handle, 64), n.span);
+    std::string fn = std::string(n.dim == 1 ? "tp::reduce_rows<" : "tp::reduce_cols<") + sl->acc_type() + ", " +
+                     reduce_op_name(n.reduce_kind) + ", " + cuda_bool(n.clear) + ">";
+    return device_call(fn, {buffer_addr(local_of(n.src), {int_imm(0)}, false, n.span),
+                            buffer_addr(local_of(n.dst), {int_imm(0)}, true, n.span), scr, tid}, n.span);
+}
+
+}  // namespace tp::transform::frag_lowering

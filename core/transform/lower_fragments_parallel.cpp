@@ -1,0 +1,193 @@
+// layout_inference's rewrite, part 2 of 3 (see lower_fragments_internal.h): T.Parallel loops
+// over fragments become per-thread unrolled loops over the local elements the driving fragment's
+// layout gives each thread, and every fragment access inside them a local register index.
+#include <functional>
+#include <optional>
+
+#include "transform/lower_fragments_internal.h"
+
+namespace tp::transform::frag_lowering {
+
+namespace {
+
+struct FragAccessScan : IRVisitor {
+    bool found = false;
+    void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
+        found |= n.buffer->scope == Scope::Fragment;
+        IRVisitor::visit_BufferLoad(n, e);
+    }
+    void visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override {
+        found |= n.buffer->scope == Scope::Fragment;
+        IRVisitor::visit_BufferStore(n, s);
+    }
+};
+
+// Indices of a fragment access without those on unit dims (always 0), so x[0, j] of a
+// (1, N) fragment matches a 1-D loop over j.
+std::vector<Expr> squeeze(const Buffer& b, const std::vector<Expr>& idx) {
+    if (idx.size() != b->shape.size()) return idx;
+    std::vector<Expr> out;
+    for (size_t k = 0; k < idx.size(); ++k)
+        if (!(as_const_int(b->shape[k]) == 1 && as_const_int(idx[k]) == 0)) out.push_back(idx[k]);
+    return out;
+}
+
+}  // namespace
+
+Expr FragLowerer::frag_index(const Buffer& b, const std::vector<Expr>& full_idx, Span span) {
+    const FragLayout* l = layout_of(b);
+    const std::vector<Expr>& idx = (l && l->kind == FragLayout::Replicated) ? full_idx : squeeze(b, full_idx);
+    if (l && l->kind == FragLayout::Replicated) {
+        // Every thread holds the whole fragment: the row-major offset, from any loop.
+        Expr off = int_imm(0);
+        for (size_t k = 0; k < idx.size(); ++k) {
+            // A unit dim is index 0 (constant register indices keep it out of local memory).
+            Expr i = as_const_int(b->shape[k]) == 1 ? int_imm(0) : mutate(idx[k]);
+            off = make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, off, b->shape[k]), i);
+        }
+        return off;
+    }
+    auto var_is = [&](size_t k, size_t v) { return k < idx.size() && v < ctx->vars.size() && idx[k].get() == ctx->vars[v]; };
+    if (ctx && l) {
+        const FragLayout& d = ctx->drv;
+        if (d.kind == FragLayout::Acc) {
+            if (l->kind == FragLayout::Acc && *l == d && idx.size() == 2 && var_is(0, 0) && var_is(1, 1)) return ctx->local;
+            if (l->kind == FragLayout::Row && l->same_rows(d) && idx.size() == 1 && var_is(0, 0)) return d.row_slot_of(ctx->local);
+            if (l->kind == FragLayout::Col && l->same_cols(d) && idx.size() == 1 && var_is(0, 1)) return d.col_slot_of(ctx->local);
+        } else if (d.kind == FragLayout::Row || d.kind == FragLayout::Col) {
+            bool same = d.kind == FragLayout::Row ? l->same_rows(d) : l->same_cols(d);
+            if (l->kind == d.kind && same && idx.size() == 1 && var_is(0, 0)) return ctx->local;
+        } else if (d.kind == FragLayout::Striped && l->kind == FragLayout::Striped && l->elems == d.elems && l->vec == d.vec) {
+            // The loop's vars in order; a var of extent 1 is always 0 and may be left out
+            // (dgamma[j] inside T.Parallel(1, D) over x_hat[i, j]: the same element order).
+            std::vector<size_t> want;
+            for (size_t v = 0; v < ctx->vars.size(); ++v)
+                if (idx.size() == ctx->vars.size() || ctx->ext[v] != 1) want.push_back(v);
+            bool all = idx.size() == want.size();
+            for (size_t k = 0; all && k < idx.size(); ++k) all &= var_is(k, want[k]);
+            if (all) return ctx->local;
+        }
+    }
+    fail("an access to fragment `" + b->name + "` that does not follow its layout (" + (l ? l->describe() : "unknown") +
+             ")",
+         span);
+    return int_imm(0);
+}
+
+Expr FragLowerer::visit_BufferLoad(const BufferLoadNode& n, const Expr& e) {
+    if (n.buffer->scope != Scope::Fragment) return IRMutator::visit_BufferLoad(n, e);
+    return std::make_shared<BufferLoadNode>(local_of(n.buffer), std::vector<Expr>{frag_index(n.buffer, n.indices, n.span)}, n.span);
+}
+Stmt FragLowerer::visit_BufferStore(const BufferStoreNode& n, const Stmt& s) {
+    if (n.buffer->scope != Scope::Fragment) return IRMutator::visit_BufferStore(n, s);
+    Expr v = mutate(n.value);
+    return std::make_shared<BufferStoreNode>(local_of(n.buffer), std::vector<Expr>{frag_index(n.buffer, n.indices, n.span)}, v, n.span);
+}
+
+Stmt FragLowerer::visit_For(const ForNode& n, const Stmt& s) {
+    if (n.for_kind != ForKind::Parallel || ctx) return IRMutator::visit_For(n, s);
+    FragAccessScan scan;
+    scan.visit(s);
+    if (!scan.found) return IRMutator::visit_For(n, s);
+    std::vector<const ForNode*> nest = {&n};
+    while (auto* inner = nest.back()->body->as<ForNode>()) {
+        if (inner->for_kind != ForKind::Parallel) break;
+        nest.push_back(inner);
+    }
+    std::vector<int64_t> ext;
+    for (auto* f : nest) {
+        auto e = as_const_int(f->extent);
+        if (!e || as_const_int(f->min) != 0) {
+            fail("a T.Parallel loop over fragments with a non-constant extent", n.span);
+            return s;
+        }
+        ext.push_back(*e);
+    }
+    // The driver: the first fragment indexed with all the loop variables in order.
+    Ctx c;
+    for (auto* f : nest) c.vars.push_back(f->loop_var.get());
+    c.ext = ext;
+    struct Finder : IRVisitor {
+        FragLowerer* self;
+        const std::vector<const VarNode*>* vars;
+        const std::vector<int64_t>* ext;
+        std::optional<FragLayout> found;
+        void check(const Buffer& b, const std::vector<Expr>& full_idx) {
+            const FragLayout* l = self->layout_of(b);
+            std::vector<Expr> idx = squeeze(b, full_idx);
+            if (found || !l || idx.size() != vars->size()) return;
+            for (size_t k = 0; k < idx.size(); ++k)
+                if (idx[k].get() != (*vars)[k]) return;
+            bool fits = (l->kind == FragLayout::Acc && ext->size() == 2 && (*ext)[0] == l->bm && (*ext)[1] == l->bn) ||
+                        (l->kind == FragLayout::Row && ext->size() == 1 && (*ext)[0] == l->bm) ||
+                        (l->kind == FragLayout::Col && ext->size() == 1 && (*ext)[0] == l->bn) ||
+                        l->kind == FragLayout::Striped;
+            if (fits) found = *l;
+        }
+        void visit_BufferLoad(const BufferLoadNode& x, const Expr& e) override { check(x.buffer, x.indices); IRVisitor::visit_BufferLoad(x, e); }
+        void visit_BufferStore(const BufferStoreNode& x, const Stmt& st) override { check(x.buffer, x.indices); IRVisitor::visit_BufferStore(x, st); }
+    } finder;
+    finder.self = this;
+    finder.vars = &c.vars;
+    finder.ext = &ext;
+    finder.visit(nest.back()->body);
+    if (!finder.found) {
+        // Only replicated fragments: every thread runs the whole nest on its own copy.
+        struct OnlyReplicated : IRVisitor {
+            FragLowerer* self;
+            bool ok = true;
+            void check(const Buffer& b) {
+                if (b->scope != Scope::Fragment) return;
+                const FragLayout* l = self->layout_of(b);
+                ok &= l && l->kind == FragLayout::Replicated;
+            }
+            void visit_BufferLoad(const BufferLoadNode& x, const Expr& e) override { check(x.buffer); IRVisitor::visit_BufferLoad(x, e); }
+            void visit_BufferStore(const BufferStoreNode& x, const Stmt& st) override { check(x.buffer); IRVisitor::visit_BufferStore(x, st); }
+        } only;
+        only.self = this;
+        only.visit(s);
+        if (only.ok) {
+            Stmt body = mutate(nest.back()->body);
+            for (size_t k = nest.size(); k-- > 0;) {
+                auto f = std::make_shared<ForNode>(*nest[k]);
+                f->for_kind = ext[k] <= 64 ? ForKind::Unrolled : ForKind::Serial;
+                f->body = body;
+                body = f;
+            }
+            return body;
+        }
+        fail("a T.Parallel loop whose fragments are not indexed by its loop variables over their whole shape", n.span);
+        return s;
+    }
+    c.drv = *finder.found;
+    Span span = n.span;
+    const FragLayout& d = c.drv;
+    auto make = [&](const Expr& local) -> Stmt {
+        ctx = c;
+        ctx->local = local;
+        Stmt body = mutate(nest.back()->body);
+        ctx.reset();
+        if (d.kind == FragLayout::Acc) {
+            body = std::make_shared<LetStmtNode>(nest[1]->loop_var, d.acc_col(tid, local), body, span);
+            return std::make_shared<LetStmtNode>(nest[0]->loop_var, d.acc_row(tid, local), body, span);
+        }
+        if (d.kind == FragLayout::Row) return std::make_shared<LetStmtNode>(nest[0]->loop_var, d.slot_row(tid, local), body, span);
+        if (d.kind == FragLayout::Col) return std::make_shared<LetStmtNode>(nest[0]->loop_var, d.slot_col(tid, local), body, span);
+        // Striped: element e = d.striped_elem(tid, slot) (round * T + tid for V = 1),
+        // unflattened row-major into the loop vars.
+        Var e = std::make_shared<VarNode>("tp_e", DataType::int32(), VarKind::Plain, span);
+        int64_t stride = 1;
+        for (size_t k = nest.size(); k-- > 0;) {
+            Expr v = make_binary(BinaryOp::FloorDiv, e, int_imm(stride));
+            if (k > 0) v = make_binary(BinaryOp::FloorMod, v, int_imm(ext[k]));
+            body = std::make_shared<LetStmtNode>(nest[k]->loop_var, v, body, span);
+            stride *= ext[k];
+        }
+        if (d.elems % d.threads != 0) body = std::make_shared<IfThenElseNode>(make_binary(BinaryOp::LT, e, int_imm(d.elems)), body, nullptr, span);
+        return std::make_shared<LetStmtNode>(e, d.striped_elem(tid, local), body, span);
+    };
+    const char* name = d.kind == FragLayout::Acc ? "tp_f" : d.kind == FragLayout::Striped ? "tp_r" : "tp_s";
+    return local_loop(d.local_size(), name, make, span);
+}
+
+}  // namespace tp::transform::frag_lowering
