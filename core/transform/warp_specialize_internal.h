@@ -1,0 +1,59 @@
+// Internal to the sm_90a GEMM warp specialization, split in two files by when it runs:
+//   warp_specialize_plan.cpp  plan_warp_specialized, the tile-level match before layout-inference
+//   warp_specialize.cpp       warp_specialize, the rewrite of the lowered loop into tp::WsGemm
+// Both look at the same statement list under the launch's allocations, the first to choose a
+// plan and the second to carry it out, so they share these helpers.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "ir/functor.h"
+
+namespace tp::transform::ws_gemm {
+
+// The moved code names IR types unqualified, as every transform source does; the directive stays
+// inside this internal namespace.
+using namespace ir;
+
+// Appends s to out with nested SeqStmts opened (no nulls).
+void flatten(const Stmt& s, std::vector<Stmt>& out);
+
+// The constant (rows, cols) of a 2-D buffer.
+std::optional<std::pair<int64_t, int64_t>> shape_2d(const Buffer& b);
+
+// Rewrites the statement list under the launch's allocations: `top` sees the list and returns
+// its replacement (or null to keep everything).
+class TopRewriter : public IRMutator {
+public:
+    std::function<Stmt(const Stmt&)> top;
+    std::function<KernelLaunchNode(const KernelLaunchNode&)> relaunch;
+    bool done = false;
+
+    Stmt visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override {
+        Stmt body = descend(n.body);
+        if (!done) return s;
+        KernelLaunchNode k = relaunch(n);
+        return std::make_shared<KernelLaunchNode>(k.grid, k.block_vars, k.threads, k.thread_vars, body, n.span);
+    }
+    Stmt descend(const Stmt& s) {
+        if (auto* a = s->as<AllocateNode>()) {
+            Stmt b = descend(a->body);
+            return b == a->body ? s : std::make_shared<AllocateNode>(a->buffer, a->init, b, a->span);
+        }
+        if (auto* l = s->as<LetStmtNode>()) {
+            Stmt b = descend(l->body);
+            return b == l->body ? s : std::make_shared<LetStmtNode>(l->var, l->value, b, l->span);
+        }
+        if (done) return s;
+        Stmt r = top(s);
+        if (!r) return s;
+        done = true;
+        return r;
+    }
+};
+
+}  // namespace tp::transform::ws_gemm
