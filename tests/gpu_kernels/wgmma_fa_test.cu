@@ -17,6 +17,7 @@
 #include "tp_copy.cuh"
 #include "tp_layout.cuh"
 #include "tp_ws_attention.cuh"
+#include "tp_ws_attention_kernel.cuh"
 
 using namespace harness;
 
@@ -36,64 +37,8 @@ __global__ void __launch_bounds__(A::kThreads, 1)
     // 128B-swizzled TMA boxes need 1024-byte aligned slots: align the base by hand.
     const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
     unsigned char* smem = smem_raw + ((1024 - (base & 1023)) & 1023);
-    const auto sm = A::carve(smem);
-    const int tid = threadIdx.x;
-    A::init(sm, tid);
-    const int nq = (seq + A::BM - 1) / A::BM;
-    const int per_head = PERSIST && CAUSAL ? (nq + 1) / 2 : nq;  // units per head
-    const int first = PERSIST ? blockIdx.x : 0, step = PERSIST ? gridDim.x : 1;
-    const int nunits = PERSIST ? per_head * heads : 1;
-    // Tiles of unit w (1 or 2) and the h-th one's first query row and head.
-    auto unit_tiles = [&](int w) { return PERSIST && CAUSAL && 2 * (w % per_head) + 1 != nq ? 2 : 1; };
-    auto tile = [&](int w, int h, int& q0, int& bh) {
-        int qt;
-        if (PERSIST) {
-            bh = w / per_head;
-            const int r = w % per_head;
-            qt = CAUSAL ? (h == 0 ? nq - 1 - r : r) : r;
-        } else {
-            bh = blockIdx.y;
-            qt = CAUSAL ? nq - 1 - blockIdx.x : blockIdx.x;
-        }
-        q0 = qt * A::BM;
-    };
-    constexpr int kConsumerThreads = A::kThreads - 128;
-    if (tid >= kConsumerThreads) {
-        if constexpr (A::kThreads > 256) tp::setmaxnreg_dec<A::kProducerRegs>();
-        if (tid == kConsumerThreads) {
-            tp::tma_prefetch_desc(&mq);
-            tp::tma_prefetch_desc(&mk);
-            tp::tma_prefetch_desc(&mv);
-            int it = 0, i = 0;
-            for (int w = first; w < nunits; w += step) {
-                for (int h = 0; h < unit_tiles(w); ++h, ++i) {
-                    int q0, bh;
-                    tile(w, h, q0, bh);
-                    const int n_kv = A::kv_tiles(q0, seq);
-                    A::produce(sm, &mq, &mk, &mv, q0, bh, n_kv, it, i);
-                    it += n_kv;
-                }
-            }
-        }
-    } else {
-        if constexpr (A::kThreads > 256) tp::setmaxnreg_inc<A::kConsumerRegs>();
-        const int wg = tid / 128, t = tid % 128;
-        constexpr int D = A::kOAcc * 2;
-        int it = 0, i = 0;
-        for (int w = first; w < nunits; w += step) {
-            for (int h = 0; h < unit_tiles(w); ++h, ++i) {
-                int q0, bh;
-                tile(w, h, q0, bh);
-                const int n_kv = A::kv_tiles(q0, seq);
-                const int row0 = q0 + wg * 64;
-                float o[A::kOAcc], l[2];
-                A::consume(sm, wg, t, row0, seq, n_kv, scale_log2, o, l, it, i);
-                A::normalize(o, l);
-                tp::frag_store_global<tp::AccLayout<64, D, 4, 1>>(o, O + (size_t(bh) * seq + row0) * D, D, seq - row0, D, t);
-                it += n_kv;
-            }
-        }
-    }
+    // The same body the compiler emits for samples/flash_attention.py on sm_90a.
+    tp::WsAttentionKernel<A, T, CAUSAL, PERSIST>::run(smem, &mq, &mk, &mv, O, seq, heads, scale_log2);
 }
 
 // cuTensorMapEncodeTiled through the runtime's driver entry point: no -lcuda, so the binary

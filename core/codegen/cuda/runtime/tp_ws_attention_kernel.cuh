@@ -1,8 +1,8 @@
 // The whole-kernel body of the sm_90a FlashAttention forward that warp_specialize_attention
 // (core/transform/warp_specialize_attention.h) puts in place of a recognised
-// samples/flash_attention.py kernel: the block of tests/gpu_kernels/wgmma_fa_test.cu's ws_fa
-// around tp::WsAttention (tp_ws_attention.cuh), so the compiled kernel runs exactly the
-// schedule that harness checks and times. One producer thread (the last warpgroup) streams Q,
+// samples/flash_attention.py kernel, around tp::WsAttention (tp_ws_attention.cuh). The harness
+// tests/gpu_kernels/wgmma_fa_test.cu's kernel calls this too, so the compiled kernel runs
+// exactly the schedule that harness checks and times. One producer thread (the last warpgroup) streams Q,
 // K, V by TMA; the consumer warpgroups run the wgmma softmax loop and store O.
 //   PERSIST: one block per SM walks the work units blockIdx.x, + gridDim.x, ... (heads major);
 //     a unit is one query tile or (causal) the pair of tiles qt and nq-1-qt of one head, which
