@@ -132,37 +132,6 @@ struct Fa {
     }
 };
 
-static std::vector<float> reference(const std::vector<float>& q, const std::vector<float>& k,
-                                    const std::vector<float>& v, int BH, int S, int D, bool causal,
-                                    const std::vector<int>& rows) {
-    std::vector<float> out(size_t(BH) * rows.size() * D);
-    parallel_for(size_t(BH) * rows.size(), [&](size_t b, size_t e) {
-        std::vector<double> p(S);
-        for (size_t x = b; x < e; ++x) {
-            size_t h = x / rows.size();
-            int i = rows[x % rows.size()];
-            const float* qi = &q[(h * S + i) * D];
-            double mx = -1e300;
-            int n = causal ? i + 1 : S;
-            for (int j = 0; j < n; ++j) {
-                const float* kj = &k[(h * S + j) * D];
-                double d = 0;
-                for (int t = 0; t < D; ++t) d += double(qi[t]) * kj[t];
-                p[j] = d / std::sqrt(double(D));
-                mx = std::max(mx, p[j]);
-            }
-            double sum = 0;
-            for (int j = 0; j < n; ++j) sum += (p[j] = std::exp(p[j] - mx));
-            for (int t = 0; t < D; ++t) {
-                double acc = 0;
-                for (int j = 0; j < n; ++j) acc += p[j] * v[(h * S + j) * D + t];
-                out[x * D + t] = float(acc / sum);
-            }
-        }
-    });
-    return out;
-}
-
 static bool all_ok = true;
 
 template <int BM, int BN, int D, int WARPS, class T, bool CAUSAL>
@@ -185,7 +154,7 @@ void check(int BH, int S, int row_samples) {
     std::vector<int> rows;
     for (int i = 0; i < S; ++i)
         if (row_samples <= 0 || i % std::max(1, S / row_samples) == 0 || i == S - 1) rows.push_back(i);
-    auto ref = reference(fq, fk, fv, BH, S, D, CAUSAL, rows);
+    auto ref = attention_reference(fq, fk, fv, BH, S, D, CAUSAL, rows);
     std::vector<size_t> pick;
     for (int h = 0; h < BH; ++h)
         for (int i : rows)

@@ -126,38 +126,6 @@ static void sync_or_die(const std::string& what) {
     }
 }
 
-// Softmax(Q K^T / sqrt(D)) V in double for the listed rows of every head.
-static std::vector<float> reference(const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v,
-                                    int BH, int S, int D, bool causal, const std::vector<int>& rows) {
-    std::vector<float> out(size_t(BH) * rows.size() * D);
-    parallel_for(size_t(BH) * rows.size(), [&](size_t b, size_t e) {
-        std::vector<double> p(S), acc(D);
-        for (size_t x = b; x < e; ++x) {
-            size_t h = x / rows.size();
-            int i = rows[x % rows.size()];
-            const float* qi = &q[(h * S + i) * D];
-            double mx = -1e300;
-            int n = causal ? i + 1 : S;
-            for (int j = 0; j < n; ++j) {
-                const float* kj = &k[(h * S + j) * D];
-                double d = 0;
-                for (int t = 0; t < D; ++t) d += double(qi[t]) * kj[t];
-                p[j] = d / std::sqrt(double(D));
-                mx = std::max(mx, p[j]);
-            }
-            double sum = 0;
-            for (int j = 0; j < n; ++j) sum += (p[j] = std::exp(p[j] - mx));
-            std::fill(acc.begin(), acc.end(), 0.0);
-            for (int j = 0; j < n; ++j) {
-                const float* vj = &v[(h * S + j) * D];
-                for (int t = 0; t < D; ++t) acc[t] += p[j] * vj[t];
-            }
-            for (int t = 0; t < D; ++t) out[x * D + t] = float(acc[t] / sum);
-        }
-    });
-    return out;
-}
-
 // Inputs and reference rows of one problem, built once and shared by every variant.
 struct Problem {
     int BH, S, D;
@@ -177,7 +145,7 @@ struct Problem {
     }
     const std::vector<float>& reference_for(bool causal) {
         auto it = ref.find(causal);
-        if (it == ref.end()) it = ref.emplace(causal, reference(fq, fk, fv, BH, S, D, causal, rows)).first;
+        if (it == ref.end()) it = ref.emplace(causal, attention_reference(fq, fk, fv, BH, S, D, causal, rows)).first;
         return it->second;
     }
 };

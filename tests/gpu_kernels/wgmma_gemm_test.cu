@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common.cuh"
+#include "tma_maps.cuh"
 #include "tp_copy.cuh"
 #include "tp_layout.cuh"
 #include "tp_ws_gemm.cuh"
@@ -60,27 +61,6 @@ __global__ void __launch_bounds__(128 * (CONS + 1), 1)
             tp::frag_store_global<tp::AccLayout<BM, BN, BM / 16, 1>>(acc, g, N, M - b.y * BM, N - b.x * BN, tid);
         }
     }
-}
-
-// A 2-D row-major tensor [rows][cols] as a tensor map with 128B swizzle and box {64, box_rows}.
-template <class T>
-static tp::TmaDesc make_map(const T* ptr, int rows, int cols, int box_rows) {
-    CUtensorMap m;
-    cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
-    cuuint64_t strides[1] = {cuuint64_t(cols) * sizeof(T)};
-    cuuint32_t box[2] = {64, cuuint32_t(box_rows)};
-    cuuint32_t estr[2] = {1, 1};
-    CUtensorMapDataType dt = std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    CUresult r = cuTensorMapEncodeTiled(&m, dt, 2, const_cast<T*>(ptr), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS) {
-        std::printf("[FAIL] cuTensorMapEncodeTiled: CUresult %d\n", int(r));
-        std::exit(1);
-    }
-    tp::TmaDesc d;
-    std::memcpy(&d, &m, sizeof d);
-    return d;
 }
 
 struct Config {
