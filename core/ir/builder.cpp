@@ -260,6 +260,15 @@ Expr make_call(std::string op, std::vector<Expr> args, DataType t, Span s) {
     return std::make_shared<CallNode>(std::move(op), std::move(args), t, s);
 }
 
+void flatten_seq(const Stmt& s, std::vector<Stmt>& out) {
+    if (!s) return;
+    if (auto* q = s->as<SeqStmtNode>()) {
+        for (const auto& c : q->seq) flatten_seq(c, out);
+        return;
+    }
+    out.push_back(s);
+}
+
 Stmt make_seq(std::vector<Stmt> stmts, Span s) {
     std::vector<Stmt> flat;
     auto add = [&](auto&& self, const Stmt& st) -> void {

@@ -334,6 +334,8 @@ Expr make_cast(DataType t, Expr v, Span s = {});
 Expr make_select(Expr c, Expr t, Expr f, Span s = {});
 Expr make_call(std::string op, std::vector<Expr> args, DataType t, Span s = {});
 Stmt make_seq(std::vector<Stmt> stmts, Span s = {});  // flattens nested SeqStmt, drops nulls
+// Appends the statements of `s` to `out`: nested SeqStmts opened, in order, nulls dropped.
+void flatten_seq(const Stmt& s, std::vector<Stmt>& out);
 std::optional<int64_t> as_const_int(const Expr& e);
 std::optional<double> as_const_float(const Expr& e);
 DataType promote(DataType a, DataType b);

@@ -13,15 +13,6 @@ using namespace ir;
 
 namespace {
 
-void flatten(const Stmt& s, std::vector<Stmt>& out) {
-    if (!s) return;
-    if (auto* q = s->as<SeqStmtNode>()) {
-        for (const auto& c : q->seq) flatten(c, out);
-        return;
-    }
-    out.push_back(s);
-}
-
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 
 // Replaces a variable by an expression and, for the staged buffers, prefixes every access with
@@ -91,7 +82,7 @@ public:
 
         // Producers: copy_g2s + commit + wait<0> at the top level of the body.
         std::vector<Stmt> body;
-        flatten(f->body, body);
+        flatten_seq(f->body, body);
         std::vector<Stmt> producers, rest;
         std::map<const BufferNode*, Buffer> tiles;
         for (size_t i = 0; i < body.size(); ++i) {

@@ -18,15 +18,6 @@ using namespace ir;
 
 namespace ws_gemm {
 
-void flatten(const Stmt& s, std::vector<Stmt>& out) {
-    if (!s) return;
-    if (auto* q = s->as<SeqStmtNode>()) {
-        for (const auto& c : q->seq) flatten(c, out);
-        return;
-    }
-    out.push_back(s);
-}
-
 std::optional<std::pair<int64_t, int64_t>> shape_2d(const Buffer& b) {
     if (b->shape.size() != 2) return std::nullopt;
     auto r = as_const_int(b->shape[0]), c = as_const_int(b->shape[1]);
@@ -151,14 +142,14 @@ PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
     TopRewriter rw;
     rw.top = [&](const Stmt& top) -> Stmt {
         std::vector<Stmt> stmts;
-        flatten(top, stmts);
+        flatten_seq(top, stmts);
         size_t at = stmts.size();
         for (size_t i = 0; i < stmts.size(); ++i)
             if (auto* f = stmts[i]->as<ForNode>(); f && f->for_kind == ForKind::Pipelined) at = i;
         if (at == stmts.size()) return nullptr;
         const ForNode& loop = *stmts[at]->as<ForNode>();
         std::vector<Stmt> body;
-        flatten(loop.body, body);
+        flatten_seq(loop.body, body);
         // [copy_g2s, commit, wait<0>] x 2, gemm_ss: what lower_tile_ops and layout_inference made.
         if (body.size() != 7) return nullptr;
         std::vector<CopyCall> copies;

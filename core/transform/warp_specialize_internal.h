@@ -19,9 +19,6 @@ namespace tp::transform::ws_gemm {
 // inside this internal namespace.
 using namespace ir;
 
-// Appends s to out with nested SeqStmts opened (no nulls).
-void flatten(const Stmt& s, std::vector<Stmt>& out);
-
 // The constant (rows, cols) of a 2-D buffer.
 std::optional<std::pair<int64_t, int64_t>> shape_2d(const Buffer& b);
 

@@ -65,7 +65,7 @@ bool global_tile_ok(const CopyOpNode& c, int64_t rows, int64_t cols) {
 
 std::optional<TileMatch> match_tile_level(const Stmt& top, const Target& target, int64_t& stages, int64_t& consumers) {
     std::vector<Stmt> stmts;
-    flatten(top, stmts);
+    flatten_seq(top, stmts);
     TileMatch m;
     size_t at = 0;
     for (size_t i = 0; i < stmts.size(); ++i) {
@@ -87,7 +87,7 @@ std::optional<TileMatch> match_tile_level(const Stmt& top, const Target& target,
     if (!epi.ok) return std::nullopt;
 
     std::vector<Stmt> body;
-    flatten(m.loop->body, body);
+    flatten_seq(m.loop->body, body);
     if (body.size() != 3) return std::nullopt;
     auto *c0 = body[0]->as<CopyOpNode>(), *c1 = body[1]->as<CopyOpNode>();
     m.gemm = body[2]->as<GemmOpNode>();
