@@ -10,19 +10,11 @@
 #include <string>
 
 #include "tileplay/worker_client.h"
+#include "gpu_test_util.h"
+
+using namespace gpu_test;
 
 namespace {
-
-std::string source_dir() {
-    const char* env = std::getenv("TILEPLAY_SOURCE_DIR");
-    return env && *env ? env : TILEPLAY_SOURCE_DIR;
-}
-
-bool on_hopper(tp::WorkerClient& c) {
-    auto h = c.hello();
-    if (!h.ok || !h.body.contains("device") || !h.body["device"].is_object()) return false;
-    return h.body["device"].value("target", std::string()) == "sm_90";
-}
 
 // The sample with the header's GPU schedule (threads=128 num_stages=2) at a given size.
 tp::LoadSpec attention(int batch, int heads, int seq, int dim, bool causal) {

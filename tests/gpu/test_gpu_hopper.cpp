@@ -10,13 +10,11 @@
 #include <sstream>
 
 #include "tileplay/worker_client.h"
+#include "gpu_test_util.h"
+
+using namespace gpu_test;
 
 namespace {
-
-std::string source_dir() {
-    const char* env = std::getenv("TILEPLAY_SOURCE_DIR");
-    return env && *env ? env : TILEPLAY_SOURCE_DIR;
-}
 
 tp::LoadSpec hopper_sample(const std::string& name, std::vector<std::pair<std::string, std::string>> defines) {
     tp::LoadSpec s;
@@ -25,12 +23,6 @@ tp::LoadSpec hopper_sample(const std::string& name, std::vector<std::pair<std::s
     s.defines = {{"block_M", "128"}, {"block_N", "256"}, {"block_K", "64"}, {"num_stages", "4"}};
     s.defines.insert(s.defines.end(), defines.begin(), defines.end());
     return s;
-}
-
-bool on_hopper(tp::WorkerClient& c) {
-    auto h = c.hello();
-    if (!h.ok || !h.body.contains("device") || !h.body["device"].is_object()) return false;
-    return h.body["device"].value("target", std::string()) == "sm_90";
 }
 
 void run_checked(tp::WorkerClient& c, const tp::LoadSpec& spec) {

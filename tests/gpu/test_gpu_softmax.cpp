@@ -11,23 +11,15 @@
 
 #include "tileplay/sample_header.h"
 #include "tileplay/worker_client.h"
+#include "gpu_test_util.h"
+
+using namespace gpu_test;
 
 namespace {
 
-std::string source_dir() {
-    const char* env = std::getenv("TILEPLAY_SOURCE_DIR");
-    return env && *env ? env : TILEPLAY_SOURCE_DIR;
-}
-
 void check_softmax(std::vector<std::pair<std::string, std::string>> defines, int check_blocks) {
     tp::WorkerClient c;
-    tp::LoadSpec s;
-    s.path = source_dir() + "/samples/softmax.py";
-    s.defines = std::move(defines);
-    std::ifstream in(s.path);
-    std::stringstream text;
-    text << in.rdbuf();
-    s.fallback_defines = tp::parse_sample_header(text.str()).args;
+    tp::LoadSpec s = sample("softmax.py", std::move(defines));
     auto l = c.load(s);
     ASSERT_TRUE(l.ok) << l.error << "\n" << (l.body.is_object() ? l.body.value("diagnostics", std::string()) : l.stderr_tail);
     tp::RunSpec rs;

@@ -10,13 +10,11 @@
 
 #include "tileplay/sample_header.h"
 #include "tileplay/worker_client.h"
+#include "gpu_test_util.h"
+
+using namespace gpu_test;
 
 namespace {
-
-std::string source_dir() {
-    const char* env = std::getenv("TILEPLAY_SOURCE_DIR");
-    return env && *env ? env : TILEPLAY_SOURCE_DIR;
-}
 
 const char* kOutOfBounds = R"(import tilelang
 import tilelang.language as T
@@ -49,17 +47,6 @@ def forever(N=256):
 // The compiler's diagnostics of a failed load (the body is null when the worker died).
 std::string diags(const tp::WorkerReply& r) {
     return r.body.is_object() ? r.body.value("diagnostics", std::string()) : r.stderr_tail;
-}
-
-tp::LoadSpec sample(const std::string& name, std::vector<std::pair<std::string, std::string>> defines = {}) {
-    tp::LoadSpec s;
-    s.path = source_dir() + "/samples/" + name;
-    s.defines = std::move(defines);
-    std::ifstream in(s.path);
-    std::stringstream text;
-    text << in.rdbuf();
-    s.fallback_defines = tp::parse_sample_header(text.str()).args;  // the GPU problem size
-    return s;
 }
 
 TEST(GpuWorker, HelloSeesTheDevice) {

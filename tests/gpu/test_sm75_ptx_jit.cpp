@@ -11,13 +11,11 @@
 #include "runtime/device.h"
 #include "tensor/tensor.h"
 #include "tileplay/compiler.h"
+#include "gpu_test_util.h"
+
+using namespace gpu_test;
 
 namespace {
-
-std::string source_dir() {
-    const char* env = std::getenv("TILEPLAY_SOURCE_DIR");
-    return env && *env ? env : TILEPLAY_SOURCE_DIR;
-}
 
 struct GemmCase {
     int64_t m, n, k;
