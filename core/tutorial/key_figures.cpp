@@ -68,8 +68,10 @@ std::string sweep(const Json& out, bool gpu) {
     const Json configs = out.value("configs", Json::array());
     for (const auto& c : configs)
         if (c.value("best", false)) {
-            std::string t = c.contains("ours") ? fmt("%.4f ms", num(c["ours"], "median_ms"))
-                                               : fmt("%.1f ms CPU", num(c, "cpu_ms"));
+            // sweep rows time under "ours", tune rows under "time"; neither: a CPU-only run.
+            std::string t = c.contains("ours")   ? fmt("%.4f ms", num(c["ours"], "median_ms"))
+                            : c.contains("time") ? fmt("%.4f ms", num(c["time"], "median_ms"))
+                                                 : fmt("%.1f ms CPU", num(c, "cpu_ms"));
             return "best of " + std::to_string(configs.size()) + ": " + c.value("config", "") + " (" + t + ")";
         }
     if (out.contains("best")) {

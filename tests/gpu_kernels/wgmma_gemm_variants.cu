@@ -129,8 +129,10 @@ __global__ void __launch_bounds__(G::kThreads, 1)
             }
             tp::BlockXY b = tp::rasterize(t % tiles_n, t / tiles_n, tiles_n, tiles_m, panel);
             tp::fill(acc, 0.f);
+            G::mma_turn_wait(j, wg);
             for (int k = 0; k < nk; ++k, ++it) G::consume(smem, bars, it, k == 0, acc, wg, t128);
             if (nk > 0) G::finish(bars, it - 1, acc, t128);
+            G::mma_turn_pass(t + units < ntiles, wg);
             const int row0 = (b.y * G::kCluster + int(rank)) * BM + (G::kPingPong ? 0 : wg * G::kWgM), col0 = b.x * BN;
             BiasGelu<T> op{bias, col0, N};
             if constexpr (G::kEpiSmem) {

@@ -40,6 +40,10 @@ TEST(Tutorial, KeyFigures) {
     EXPECT_EQ(tp::tutorial::key_figure(KeyFigure::Bench, bench, true), "0.5000 ms, 275.0 TFLOP/s, 1.08x cublas.gemm");
     json sweep = {{"configs", {{{"config", "block_M=64"}, {"cpu_ms", 3.0}}, {{"config", "block_M=128"}, {"best", true}, {"ours", {{"median_ms", 0.25}}}}}}};
     EXPECT_EQ(tp::tutorial::key_figure(KeyFigure::Sweep, sweep, true), "best of 2: block_M=128 (0.2500 ms)");
+    // A GPU tune's rows carry their timing under "time" (what `tilec tune --json` writes).
+    json tune_gpu = {{"configs", {{{"config", "block_K=32"}, {"status", "timed"}, {"time", {{"median_ms", 0.33}}}},
+                                  {{"config", "block_K=64"}, {"best", true}, {"status", "timed"}, {"time", {{"median_ms", 0.3246}}}}}}};
+    EXPECT_EQ(tp::tutorial::key_figure(KeyFigure::Sweep, tune_gpu, true), "best of 2: block_K=64 (0.3246 ms)");
     json tune_cpu = {{"best", nullptr}, {"configs", {{{"status", "passed"}}, {{"status", "rejected"}}}}};
     EXPECT_EQ(tp::tutorial::key_figure(KeyFigure::Sweep, tune_cpu, false),
               "1 of 2 configs passed the check (CPU: correctness only)");

@@ -75,6 +75,12 @@ __device__ __forceinline__ void named_barrier_sync(int id, int count) {
     TP_SM90_CLUSTER(asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(count) : "memory");)
 }
 
+// Arrives on named barrier `id` without waiting: the signalling half of a producer/consumer
+// hand-off between warpgroups (the other side calls named_barrier_sync with the same count).
+__device__ __forceinline__ void named_barrier_arrive(int id, int count) {
+    TP_SM90_CLUSTER(asm volatile("barrier.arrive %0, %1;" ::"r"(id), "r"(count) : "memory");)
+}
+
 // Waits until every committed bulk store has finished reading its shared-memory source (the
 // buffer may be rewritten; the global writes may still be in flight).
 __device__ __forceinline__ void tma_store_wait_read() {

@@ -152,6 +152,27 @@ struct WsGemmExt {
         release(bars, RingPos<STAGES>(last_it).stage, t);
     }
 
+    // Ping-pong turns. Local tile j of the block belongs to warpgroup j % 2, and its mainloop
+    // starts only after tile j - 1's mainloop has finished (mma_turn_wait / mma_turn_pass on
+    // named barriers 3 and 4). Two reasons: the warpgroups then take the tensor cores in turns,
+    // one's epilogue under the other's mainloop, which is the point of ping-pong; and a
+    // consumer never waits on a ring slot more than one phase ahead of the barrier. Without
+    // the order, warpgroup 1 polls the slot of its first use (ring use nk, phase nk / STAGES)
+    // while warpgroup 0 is still cycling the ring, and mbarrier parity cannot tell phase p
+    // from p - 2, so it reads a slot that holds warpgroup 0's data (a wrong result, or a
+    // fault once the phases drift further).
+    static __device__ __forceinline__ void mma_turn_wait(int j, int wg) {
+        if constexpr (PINGPONG && CONSUMERS == 2) {
+            if (j > 0) named_barrier_sync(3 + wg, 256);
+        }
+    }
+    // After tile j's mainloop (finish() done): lets the owner of tile j + 1 start, if it exists.
+    static __device__ __forceinline__ void mma_turn_pass(bool has_next, int wg) {
+        if constexpr (PINGPONG && CONSUMERS == 2) {
+            if (has_next) named_barrier_arrive(3 + (1 - wg), 256);
+        }
+    }
+
     static __device__ __forceinline__ int acc_row(int t, int mi, int i) { return mi * 64 + 16 * (t / 32) + (t % 32) / 4 + 8 * ((i / 2) % 2); }
     static __device__ __forceinline__ int acc_col(int t, int i) { return 8 * (i / 4) + 2 * (t % 4) + (i % 2); }
 
