@@ -74,6 +74,8 @@ Json inspect_one(const InspectArgs& a, const std::string& source, const std::str
     k["resources"] = {{"registers", ru.registers}, {"static_shared_bytes", ru.static_shared_bytes},
                       {"dynamic_shared_bytes", ru.dynamic_shared_bytes}, {"spill_store_bytes", ru.spill_store_bytes},
                       {"spill_load_bytes", ru.spill_load_bytes}, {"stack_bytes", ru.stack_bytes}, {"from", "ptxas"}};
+    // No "Used N registers" line: keep what NVRTC did say, so the report shows why.
+    if (ru.registers < 0) k["resources"]["nvrtc_log"] = r.nvrtc_log.substr(0, 2000);
     k["ptx"] = counts_json(tp::count_instructions(r.ptx, tp::Isa::Ptx));
     tp::SassResult sass = tp::disassemble_cubin(r.cubin, a.line_info);
     if (sass.ok) {
@@ -90,7 +92,12 @@ Json inspect_one(const InspectArgs& a, const std::string& source, const std::str
     for (int64_t t : r.kernel.threads) in.threads_per_block *= static_cast<int>(t);
     std::string reg_source = "ptxas";
     // On the GPU the driver's own figures for the loaded function replace ptxas' report.
-    if (gpu && target == gpu_target) {
+    // An arch-specific target (sm_90a) runs on the device of its base arch (sm_90).
+    auto base_arch = [](std::string t) {
+        if (!t.empty() && (t.back() == 'a' || t.back() == 'f')) t.pop_back();
+        return t;
+    };
+    if (gpu && base_arch(target) == base_arch(gpu_target)) {
         tp::LoadSpec ls;
         ls.path = a.file;
         ls.source = source;
@@ -137,10 +144,16 @@ void print_kernel(const Json& k) {
                              ? "no spills"
                              : "spills " + bytes_text(ru.value("spill_store_bytes", int64_t{-1})) + " stored, " +
                                    bytes_text(ru.value("spill_load_bytes", int64_t{-1})) + " loaded";
-    std::printf("  resources (ptxas): %s registers, %s static + %s dynamic shared memory, %s, stack %s\n",
-                regs < 0 ? "?" : std::to_string(regs).c_str(), bytes_text(ru.value("static_shared_bytes", int64_t{-1})).c_str(),
-                bytes_text(ru.value("dynamic_shared_bytes", int64_t{0})).c_str(), spills.c_str(),
-                bytes_text(ru.value("stack_bytes", int64_t{-1})).c_str());
+    if (regs < 0) {
+        std::string log = ru.value("nvrtc_log", "");
+        std::printf("  resources (ptxas): no report in NVRTC's log (%s)\n",
+                    log.empty() ? "the log is empty" : ("log: " + log.substr(0, log.find('\n'))).c_str());
+    } else {
+        std::printf("  resources (ptxas): %d registers, %s static + %s dynamic shared memory, %s, stack %s\n", regs,
+                    bytes_text(ru.value("static_shared_bytes", int64_t{-1})).c_str(),
+                    bytes_text(ru.value("dynamic_shared_bytes", int64_t{0})).c_str(), spills.c_str(),
+                    bytes_text(ru.value("stack_bytes", int64_t{-1})).c_str());
+    }
     if (k.contains("device_attributes")) {
         const Json& d = k["device_attributes"];
         if (d.contains("error")) std::printf("  device attributes: unavailable (%s)\n", d.value("error", "").c_str());

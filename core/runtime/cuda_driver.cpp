@@ -3,6 +3,8 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
+
 #include <mutex>
 
 namespace tp::runtime {
@@ -20,6 +22,9 @@ bool bind(void* lib, Fn& slot, const char* name, const char* v2 = nullptr) {
 
 CudaDriver load_driver() {
     CudaDriver d;
+    // NVRTC in this process must not take cubins from the driver's compute cache (it would skip
+    // ptxas and its resource report; see api() in nvrtc.cpp); the driver reads this at load.
+    setenv("CUDA_CACHE_DISABLE", "1", 0);
     void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
