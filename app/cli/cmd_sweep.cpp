@@ -162,8 +162,9 @@ void print_table(const Json& rows, bool gpu) {
         if (r.contains("ours")) {
             std::snprintf(t, sizeof t, "%.4f ms", r["ours"].value("median_ms", 0.0));
             double tf = r["ours"].value("tflops", 0.0), gb = r["ours"].value("gbps", 0.0);
-            if (tf > 0 && gb < 1000 * tf) std::snprintf(rate, sizeof rate, "%.1f TFLOP/s", tf);
-            else if (gb > 0) std::snprintf(rate, sizeof rate, "%.0f GB/s", gb);
+            // One rule with bench and the tutorial: memory-bound kernels are judged in GB/s.
+            if (tp::judged_by_bandwidth(tf, gb)) std::snprintf(rate, sizeof rate, "%.0f GB/s", gb);
+            else if (tf > 0) std::snprintf(rate, sizeof rate, "%.1f TFLOP/s", tf);
         } else if (r.contains("cpu_ms")) {
             std::snprintf(t, sizeof t, "%.1f ms", r.value("cpu_ms", 0.0));
         }

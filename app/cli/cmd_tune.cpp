@@ -12,6 +12,7 @@
 
 #include "cli_common.h"
 #include "tileplay/tune.h"
+#include "tileplay/worker_client.h"
 
 namespace tilec {
 
@@ -50,8 +51,8 @@ void print_row(size_t rank, const tp::TuneResult& t, int width) {
     char time[32] = "-", rate[32] = "", regs[24] = "-", spill[24] = "-", smem[24] = "-", err[24] = "-";
     if (t.status == tp::TuneStatus::Timed) {
         std::snprintf(time, sizeof time, "%.4f ms", t.median_ms);
-        if (t.tflops > 0 && t.gbps < 1000 * t.tflops) std::snprintf(rate, sizeof rate, "%.1f TFLOP/s", t.tflops);
-        else if (t.gbps > 0) std::snprintf(rate, sizeof rate, "%.0f GB/s", t.gbps);
+        if (tp::judged_by_bandwidth(t.tflops, t.gbps)) std::snprintf(rate, sizeof rate, "%.0f GB/s", t.gbps);
+        else if (t.tflops > 0) std::snprintf(rate, sizeof rate, "%.1f TFLOP/s", t.tflops);
     }
     if (t.registers >= 0) std::snprintf(regs, sizeof regs, "%d", t.registers);
     if (t.spill_bytes >= 0) std::snprintf(spill, sizeof spill, "%lld", static_cast<long long>(t.spill_bytes));

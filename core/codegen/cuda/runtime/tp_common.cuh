@@ -50,7 +50,17 @@ __device__ __forceinline__ float fast_exp10(float x) { return ::__exp10f(x); }
 __device__ __forceinline__ float fast_log(float x) { return ::__logf(x); }
 __device__ __forceinline__ float fast_log2(float x) { return ::__log2f(x); }
 __device__ __forceinline__ float fast_log10(float x) { return ::__log10f(x); }
-__device__ __forceinline__ float fast_tanh(float x) { return ::tanhf(x); }
+// tanh has no __ intrinsic; sm_75+ has the instruction (relative error about 2^-11), which is
+// what the tanh form of GELU in a fast-math epilogue wants: one MUFU op instead of ~20.
+__device__ __forceinline__ float fast_tanh(float x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+    float y;
+    asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+#else
+    return ::tanhf(x);
+#endif
+}
 __device__ __forceinline__ float fast_sigmoid(float x) { return ::__fdividef(1.0f, 1.0f + ::__expf(-x)); }
 __device__ __forceinline__ float fast_sin(float x) { return ::__sinf(x); }
 __device__ __forceinline__ float fast_cos(float x) { return ::__cosf(x); }
