@@ -106,6 +106,7 @@ PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
     const int64_t consumer_threads = 128 * consumers;
     Rebind rebind;
     std::vector<TensorMapInfo> maps;
+    std::string store_param;  // the tensor the staged TMA epilogue writes, if any
     Expr tid;
     // The thread index the lowering used (layout_inference made sure the launch has one).
     struct FindTid : IRVisitor {
@@ -247,13 +248,33 @@ PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
         Expr last = make_binary(BinaryOp::Add, round_base, make_binary(BinaryOp::Sub, loop.extent, int_imm(1)));
         cons.push_back(std::make_shared<IfThenElseNode>(make_binary(BinaryOp::GT, loop.extent, int_imm(0)),
                                                         device_call(G + "::finish", {addr(bars, true), last, addr(C, true), tid}, sp), nullptr, sp));
+        // The tile's store T.copy(C_local, C[r0, c0]), lowered to frag_store_global, becomes
+        // the staged TMA store when the plan made room for it (tp.ws.store_tma).
+        Buffer cstage;
+        if (attr_int(*func, "tp.ws.store_tma") != 0 && stmts.size() > at + 1) {
+            auto* st = call_of(stmts.back());
+            const BufferLoadNode *acc = st && st->args.size() == 7 ? addr_load(st->args[1]) : nullptr,
+                                 *dst = st && st->args.size() == 7 ? addr_load(st->args[2]) : nullptr;
+            std::string pc = dst ? param_of(dst->buffer.get()) : std::string();
+            if (acc && acc->buffer == C && dst && dst->indices.size() == 2 && !pc.empty() &&
+                starts_with(device_callee(stmts.back()), "tp::frag_store_global<tp::AccLayout<")) {
+                cstage = std::make_shared<BufferNode>("tp_ws_cstage", dst->buffer->dtype, std::vector<Expr>{int_imm(bm), int_imm(bn)},
+                                                      Scope::Shared, sp);
+                maps.push_back({pc, {64, 64}, 128, {}});
+                store_param = pc;
+                stmts.back() = device_call(G + "::store_tma", {addr(C, false), addr(cstage, true), tma(2), dst->indices[1], dst->indices[0], tid},
+                                           stmts.back()->span);
+            }
+        }
         for (size_t i = at + 1; i < stmts.size(); ++i) cons.push_back(stmts[i]);
         Stmt consumer = tiles(make_seq(cons, sp));
+        if (cstage) consumer = make_seq({consumer, device_call(G + "::drain_stores", {tid}, sp)}, sp);
         if (consumers > 1)
             consumer = make_seq({device_call("tp::setmaxnreg_inc<" + std::to_string(kConsumerRegs) + ">", {}, sp), consumer}, sp);
         Stmt branch = std::make_shared<IfThenElseNode>(make_binary(BinaryOp::GE, tid, int_imm(consumer_threads)), producer, consumer, sp);
         Stmt init = device_call(G + "::init", {addr(bars, true), tid}, sp);
-        return std::make_shared<AllocateNode>(bars, nullptr, make_seq({init, branch}, sp), sp);
+        Stmt ws = std::make_shared<AllocateNode>(bars, nullptr, make_seq({init, branch}, sp), sp);
+        return cstage ? std::make_shared<AllocateNode>(cstage, nullptr, ws, sp) : ws;
     };
     rw.relaunch = [&](const KernelLaunchNode& n) {
         KernelLaunchNode k = n;
@@ -273,6 +294,7 @@ PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
         m << (i ? ";" : "") << maps[i].param << ":" << maps[i].box[0] << "x" << maps[i].box[1] << ":" << maps[i].swizzle_bytes;
     out->attrs["tp.ws"] = "1";
     out->attrs["tp.tma_maps"] = m.str();
+    if (!store_param.empty()) out->attrs["tp.tma_store_params"] = store_param;
     return out;
 }
 

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -52,5 +54,16 @@ public:
         return r;
     }
 };
+
+// A block_K = 32 T.Pipelined loop rewritten to walk 64-wide K tiles (warp_specialize_coarsen.cpp):
+// the new loop, its gemm, and the shared tiles it replaced (old -> (rows, 64) / (64, cols)).
+struct CoarsenedK {
+    std::shared_ptr<ForNode> loop;
+    const GemmOpNode* gemm = nullptr;
+    std::map<const BufferNode*, Buffer> rebind;
+};
+std::optional<CoarsenedK> coarsen_k_pairs(const ForNode& loop, const GemmOpNode& g, const CopyOpNode& ca, const CopyOpNode& cb);
+// Every use of a buffer in `map` (allocations included) replaced by its new buffer.
+Stmt rebind_buffers(const Stmt& s, const std::map<const BufferNode*, Buffer>& map);
 
 }  // namespace tp::transform::ws_gemm

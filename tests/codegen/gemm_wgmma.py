@@ -2,27 +2,29 @@
 # T.use_swizzle's panel order) warp-specialized kernel: a producer warpgroup streams A and B
 # with TMA (tensor maps as __grid_constant__ parameters) into an mbarrier ring, two consumer
 # warpgroups run wgmma and store the accumulators. sm_90 (no "a") keeps cp.async + mma.sync,
-# with the same DSL.
+# with the same DSL. The tile's T.copy(C_local, C[...]) becomes a staged TMA store (a third
+# tensor map; its 64 KiB staging tile costs the fourth ring slot, 3 slots remain).
 # RUN: %tilec compile %samples/gemm.py --emit cuda --no-lineinfo --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 | FileCheck %s --check-prefix=CUDA
 # RUN: %tilec compile %samples/gemm.py --emit ptx --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 | FileCheck %s --check-prefix=PTX
 # RUN: %tilec compile %samples/gemm.py --emit ptx --arch sm_90 -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 | FileCheck %s --check-prefix=SM90 --implicit-check-not=wgmma --implicit-check-not=cp.async.bulk.tensor --implicit-check-not=setmaxnreg
 # RUN: %tilec compile %samples/gemm_bias_gelu.py --emit ptx --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 | FileCheck %s --check-prefix=EPI
 # CUDA: #include "tp_ws_gemm.cuh"
-# CUDA: __launch_bounds__(384, 1) matmul_kernel(const half_t* __restrict__ A, const half_t* __restrict__ B, half_t* __restrict__ C, const __grid_constant__ tp::TmaDesc tp_tma_0, const __grid_constant__ tp::TmaDesc tp_tma_1)
+# CUDA: __launch_bounds__(384, 1) matmul_kernel(const half_t* __restrict__ A, const half_t* __restrict__ B, half_t* __restrict__ C, const __grid_constant__ tp::TmaDesc tp_tma_0, const __grid_constant__ tp::TmaDesc tp_tma_1, const __grid_constant__ tp::TmaDesc tp_tma_2)
 # CUDA: extern __shared__ __align__(1024) unsigned char tp_smem_raw[];
 # CUDA: const int tp_pid = blockIdx.x;
 # CUDA: float C_local[128];
-# CUDA: tp::WsGemm<half_t, 128, 256, 64, 4, 2, false, false>::init(
+# CUDA: tp::WsGemm<half_t, 128, 256, 64, 3, 2, false, false>::init(
 # CUDA: if ((tx >= 256)) {
 # CUDA-NEXT: tp::setmaxnreg_dec<40>();
 # CUDA: for (int tp_tile = 0; tp_tile < tp::floordiv((643 - tp_pid), 132); ++tp_tile) {
-# CUDA: tp::WsGemm<half_t, 128, 256, 64, 4, 2, false, false>::produce(&tp_tma_0, &tp_tma_1, &A_shared[0], &B_shared[0], &tp_ws_barriers[0], ((tp_tile * 64) + k), (k * 64), (by * 128), (bx * 256), (k * 64));
+# CUDA: tp::WsGemm<half_t, 128, 256, 64, 3, 2, false, false>::produce(&tp_tma_0, &tp_tma_1, &A_shared[0], &B_shared[0], &tp_ws_barriers[0], ((tp_tile * 64) + k), (k * 64), (by * 128), (bx * 256), (k * 64));
 # CUDA: } else {
 # CUDA-NEXT: tp::setmaxnreg_inc<232>();
 # CUDA: for (int tp_tile = 0;
 # CUDA: ::consume(&A_shared[0], &B_shared[0], &tp_ws_barriers[0], ((tp_tile * 64) + k), (k == 0), &C_local[0], tx);
 # CUDA: ::finish(
-# CUDA: tp::frag_store_global<tp::AccLayout<128, 256, 8, 1>, true>(&C_local[0]
+# CUDA: ::store_tma(&C_local[0], &tp_ws_cstage[0], &tp_tma_2, (bx * 256), (by * 128), tx);
+# CUDA: ::drain_stores(tx);
 # PTX: .target sm_90a
 # PTX-DAG: .param .align 128 .b8 matmul_kernel_param_3[128]
 # PTX-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
@@ -34,6 +36,8 @@
 # PTX-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
 # PTX-DAG: wgmma.commit_group.sync.aligned
 # PTX-DAG: wgmma.wait_group.sync.aligned 1
+# PTX-DAG: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+# PTX-DAG: fence.proxy.async.shared::cta
 # SM90: .target sm_90
 # SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 # EPI: .target sm_90a

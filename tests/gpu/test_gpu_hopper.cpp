@@ -1,7 +1,8 @@
 // GPU tests of the sm_90a path: samples/gemm.py and samples/gemm_bias_gelu.py compiled for
 // sm_90a with Hopper-sized tiles take the warp-specialized TMA + wgmma lowering (the worker
-// reports the tensor maps it encoded) and match the CPU interpreter, including edge tiles and
-// a persistent grid with more tiles than multiprocessors.
+// reports the tensor maps it encoded) and match the CPU interpreter, including edge tiles (the
+// TMA store clips them), a persistent grid with more tiles than multiprocessors, and the
+// sample's own block_K = 32 (taken as pairs of iterations).
 // Skipped on GPUs other than compute capability 9.0.
 #include <gtest/gtest.h>
 
@@ -16,11 +17,14 @@ using namespace gpu_test;
 
 namespace {
 
-tp::LoadSpec hopper_sample(const std::string& name, std::vector<std::pair<std::string, std::string>> defines) {
+using Defines = std::vector<std::pair<std::string, std::string>>;
+
+tp::LoadSpec hopper_sample(const std::string& name, Defines defines,
+                           Defines tiles = {{"block_M", "128"}, {"block_N", "256"}, {"block_K", "64"}, {"num_stages", "4"}}) {
     tp::LoadSpec s;
     s.path = source_dir() + "/samples/" + name;
     s.target = "sm_90a";
-    s.defines = {{"block_M", "128"}, {"block_N", "256"}, {"block_K", "64"}, {"num_stages", "4"}};
+    s.defines = tiles;
     s.defines.insert(s.defines.end(), defines.begin(), defines.end());
     return s;
 }
@@ -29,8 +33,9 @@ void run_checked(tp::WorkerClient& c, const tp::LoadSpec& spec) {
     auto l = c.load(spec);
     ASSERT_TRUE(l.ok) << l.error << "\n" << (l.body.is_object() ? l.body.dump() : l.stderr_tail);
     ASSERT_TRUE(l.body.contains("kernel")) << l.body.dump();
-    // Two tensor maps (A and B) mean the TMA + wgmma path was taken, not the mma.sync fallback.
-    EXPECT_EQ(l.body["kernel"].value("tensor_maps", 0), 2) << l.body["kernel"].dump();
+    // Three tensor maps (A and B loaded, C stored by the staged epilogue) mean the TMA + wgmma
+    // path was taken, not the mma.sync fallback.
+    EXPECT_EQ(l.body["kernel"].value("tensor_maps", 0), 3) << l.body["kernel"].dump();
     EXPECT_EQ(l.body["kernel"]["threads"][0].get<int>(), 384) << l.body["kernel"].dump();
     tp::RunSpec rs;
     rs.seed = 5;
@@ -60,6 +65,16 @@ TEST(GpuHopper, GemmBiasGeluOnWgmmaMatchesTheInterpreter) {
     tp::WorkerClient c;
     if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
     run_checked(c, hopper_sample("gemm_bias_gelu.py", {{"M", "512"}, {"N", "768"}, {"K", "512"}}));
+}
+
+TEST(GpuHopper, BlockK32RunsAsPairsOfIterations) {
+    tp::WorkerClient c;
+    if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
+    // The sample's own tiles (block_K = 32): two iterations fill one 64-wide ring slot.
+    // K = 1000: 32 iterations, the last slot half past K. K = 200: 7 iterations, the extra
+    // half tile wholly past K (zero-filled by TMA).
+    run_checked(c, hopper_sample("gemm.py", {{"M", "1000"}, {"N", "1000"}, {"K", "1000"}}, {}));
+    run_checked(c, hopper_sample("gemm.py", {{"M", "520"}, {"N", "384"}, {"K", "200"}}, {}));
 }
 
 }  // namespace

@@ -40,11 +40,12 @@ while IFS= read -r name; do
     logs+=("$log")
 done < "$res/wgv-list.txt"
 [ $i -eq 0 ] && { cat "$res/wgv-list.txt"; exit 1; }
-grep -hE '^\[(FAIL|SKIP)\]|clusters of' "${logs[@]}"
-first=1
+grep -hE '^\[(FAIL|SKIP)\]' "${logs[@]}"
+grep -hE 'clusters of' "${logs[@]}" | sort -u
+# Each log: the header, its own checks, then one timing row (starting "base " or "ext ").
+sed -n '/^== /p;/^variant /p' "${logs[0]}"
 for l in "${logs[@]}"; do
-    [ $first = 1 ] && sed -n '/^== /,/^variant /p' "$l" && first=0
-    sed -n '/^variant /{n;p}' "$l"
+    grep -E '^(base|ext) ' "$l"
 done
 sed -n '/^targets/p' "${logs[0]}"
 exit $status

@@ -241,6 +241,10 @@ CudaModule generate_cuda(const ir::PrimFunc& func, const Target& target, const s
     auto fm = func.attrs.find("fast_math");
     em.fast_math = fm != func.attrs.end() && fm->second == "true";
     detail::StoreCollector(em.stored_buffers).visit(func.body);
+    // Tensors a TMA store writes (through their tensor map, not a pointer) are outputs too.
+    if (auto ts = func.attrs.find("tp.tma_store_params"); ts != func.attrs.end())
+        for (const auto& p : func.params)
+            if (p.buffer && ("," + ts->second + ",").find("," + p.name + ",") != std::string::npos) em.stored_buffers.insert(p.buffer.get());
 
     m.kernel_name = em.name_of(&func, func.name + "_kernel");
     std::vector<std::string> params;

@@ -7,10 +7,35 @@
 // Shared-memory layout and every formula: docs/tensorcore-templates.md ("Hopper").
 #pragma once
 
+#include "tp_cluster.cuh"
+#include "tp_copy.cuh"
 #include "tp_tma.cuh"
 #include "tp_wgmma.cuh"
 
 namespace tp {
+
+// The staging half of a TMA-store epilogue, shared by WsGemm and WsGemmExt: thread t (0..127) of
+// a warpgroup writes its wgmma accumulator (MI m64 blocks of BN / 2 floats; block mi, register i
+// is row mi * 64 + 16 * (t / 32) + (t % 32) / 4 + 8 * ((i / 2) % 2), column 8 * (i / 4) +
+// 2 * (t % 4) + i % 2) through op(value, row, col), converted to OutT, into `cs` as BN / 64
+// panels of ROWS x 64 with the 128B swizzle, so a warp's 4-byte writes hit 32 banks.
+template <int BN, int MI, int ROWS, class OutT, class Op>
+__device__ __forceinline__ void stage_acc_sw128(const float* acc, OutT* cs, int t, Op op) {
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+        for (int i = 0; i < BN / 2; i += 2) {
+            const int r = mi * 64 + 16 * (t / 32) + (t % 32) / 4 + 8 * ((i / 2) % 2), c = 8 * (i / 4) + 2 * (t % 4);
+            const float* a = acc + mi * (BN / 2) + i;
+            *reinterpret_cast<unsigned*>(cs + sw128_panel_offset(r, c, ROWS)) =
+                pack2(from_float<OutT>(op(a[0], r, c)), from_float<OutT>(op(a[1], r, c + 1)));
+        }
+    }
+}
+
+struct IdentityEpilogue {
+    __device__ __forceinline__ float operator()(float v, int, int) const { return v; }
+};
 
 template <class T, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool TRANS_A, bool TRANS_B>
 struct WsGemm {
@@ -99,6 +124,33 @@ struct WsGemm {
         wgmma_fence_operands<kAccSize>(acc);
         if (!first && tid % 128 == 0) mbar_arrive(&bars[STAGES + RingPos<STAGES>(it - 1).stage]);
     }
+    // The epilogue through shared memory (when warp_specialize finds the tile's only store is
+    // T.copy(C_local, C[...]) to a 16-bit tensor): consumer warpgroup wg converts its 64 x BN rows
+    // into its staging area `cstage + wg * 64 * BN` (stage_acc_sw128), then one thread stores the panels with TMA at
+    // (col0 + 64 p, row0 + 64 wg). The bulk store drains while the warpgroup starts the next
+    // tile's main loop; the tensor map clips rows and columns past C's edges. Named barrier
+    // 1 + wg keeps each warpgroup's threads together without stopping the other.
+    template <class OutT>
+    static __device__ __forceinline__ void store_tma(const float* acc, OutT* cstage, const TmaDesc* tc, int col0, int row0,
+                                                     int tid) {
+        const int wg = tid / 128, t = tid % 128;
+        OutT* cs = cstage + wg * 64 * BN;
+        if (t == 0) tma_store_wait_read();  // the previous tile's store has read the buffer
+        named_barrier_sync(1 + wg, 128);
+        stage_acc_sw128<BN, 1, 64>(acc, cs, t, IdentityEpilogue{});
+        fence_proxy_async();  // generic writes, read next by the TMA unit
+        named_barrier_sync(1 + wg, 128);
+        if (t == 0) {
+#pragma unroll
+            for (int p = 0; p < BN / 64; ++p) tma_store_2d(tc, cs + p * 64 * 64, col0 + 64 * p, row0 + 64 * wg);
+            tma_store_commit();
+        }
+    }
+    // Before a consumer warpgroup exits: its bulk stores must have finished reading shared memory.
+    static __device__ __forceinline__ void drain_stores(int tid) {
+        if (tid % 128 == 0) tma_store_wait_all();
+    }
+
     // After a tile's last consume(): waits for the last group and releases its slot.
     static __device__ __forceinline__ void finish(void* bar_mem, int last_it, float* acc, int tid) {
         auto* bars = static_cast<unsigned long long*>(bar_mem);
