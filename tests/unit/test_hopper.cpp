@@ -33,15 +33,23 @@ const std::vector<std::pair<std::string, std::string>> kHopperTiles = {
 TEST(Hopper, GemmOnSm90aIsWarpSpecialized) {
     CompileResult r = compile_sample("gemm.py", "sm_90a", kHopperTiles);
     ASSERT_TRUE(r.ok) << r.render_diagnostics();
-    ASSERT_EQ(r.kernel.tensor_maps.size(), 2u);
+    ASSERT_EQ(r.kernel.tensor_maps.size(), 3u);
     EXPECT_EQ(r.kernel.tensor_maps[0].param, "A");
     EXPECT_EQ(r.kernel.tensor_maps[0].box, (std::vector<int64_t>{64, 128}));
     EXPECT_EQ(r.kernel.tensor_maps[1].param, "B");
     EXPECT_EQ(r.kernel.tensor_maps[1].box, (std::vector<int64_t>{64, 64}));
     EXPECT_EQ(r.kernel.tensor_maps[1].swizzle_bytes, 128);
+    // The final T.copy(C_local, C[...]) is a staged TMA store: C's map, one box per warpgroup panel.
+    EXPECT_EQ(r.kernel.tensor_maps[2].param, "C");
+    EXPECT_EQ(r.kernel.tensor_maps[2].box, (std::vector<int64_t>{64, 64}));
     EXPECT_EQ(r.kernel.threads, (std::vector<int64_t>{384}));  // 2 consumer warpgroups + the producer
     EXPECT_EQ(r.kernel.grid, (std::vector<int64_t>{4, 8}));    // fewer tiles than SMs: one block each
-    EXPECT_NE(r.cuda.find("tp::WsGemm<half_t, 128, 256, 64, 4, 2, false, false>::consume("), std::string::npos);
+    // 4 slots of 48 KiB and the 64 KiB staging tile do not fit in 227 KiB: the ring keeps 3.
+    EXPECT_NE(r.cuda.find("tp::WsGemm<half_t, 128, 256, 64, 3, 2, false, false>::consume("), std::string::npos);
+    EXPECT_NE(r.cuda.find("::store_tma(&C_local[0], &tp_ws_cstage[0], &tp_tma_2,"), std::string::npos);
+    // C is written through its tensor map only, and is still a (non-const) kernel output.
+    EXPECT_NE(r.cuda.find("half_t* __restrict__ C,"), std::string::npos);
+    EXPECT_EQ(r.cuda.find("const half_t* __restrict__ C,"), std::string::npos);
     EXPECT_EQ(r.cuda.find("tp::gemm_ss<"), std::string::npos);
 }
 
@@ -55,9 +63,10 @@ TEST(Hopper, LargeGemmRunsPersistent) {
 }
 
 TEST(Hopper, OtherTargetsAndShapesKeepMmaSync) {
-    // sm_90 has TMA but no wgmma; block_K = 32 is not a 128-byte swizzle row; the tutorial's
-    // default 128 threads with block_M = 256 needs more than two consumer warpgroups.
-    for (auto [arch, key, value] : {std::tuple{"sm_90", "block_K", "64"}, std::tuple{"sm_90a", "block_K", "32"},
+    // sm_90 has TMA but no wgmma; block_K = 48 is neither a 128-byte swizzle row nor half of
+    // one (32 is taken in pairs); the tutorial's default 128 threads with block_M = 256 needs
+    // more than two consumer warpgroups.
+    for (auto [arch, key, value] : {std::tuple{"sm_90", "block_K", "64"}, std::tuple{"sm_90a", "block_K", "48"},
                                     std::tuple{"sm_90a", "block_M", "256"}, std::tuple{"sm_80", "block_K", "64"}}) {
         auto d = kHopperTiles;
         for (auto& kv : d) {
@@ -75,7 +84,9 @@ TEST(Hopper, OtherTargetsAndShapesKeepMmaSync) {
 TEST(Hopper, ElementwiseEpilogueIsWarpSpecialized) {
     CompileResult r = compile_sample("gemm_bias_gelu.py", "sm_90a", kHopperTiles);
     ASSERT_TRUE(r.ok) << r.render_diagnostics();
-    EXPECT_EQ(r.kernel.tensor_maps.size(), 2u);  // bias + GELU on the accumulator is per-thread
+    EXPECT_EQ(r.kernel.tensor_maps.size(), 3u);  // bias + GELU on the accumulator is per-thread
+    // The GELU loop runs on the registers; the staged store follows it.
+    EXPECT_LT(r.cuda.find("tp::erf("), r.cuda.find("::store_tma("));
 }
 
 const char* kSharedEpilogue = R"(import tilelang
