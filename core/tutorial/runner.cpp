@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <regex>
 
 #include "tileplay/doctor.h"
 #include "tileplay/tutorial.h"
@@ -87,11 +88,14 @@ std::string first_lines(const std::string& s, size_t max_lines, size_t max_chars
     return out;
 }
 
-SectionResult run_section(const TutorialSection& sec, const std::string& tilec, const std::string& samples, bool gpu,
-                          double timeout_s) {
+SectionResult run_section(const TutorialSection& sec, const std::string& tilec, const std::string& samples, bool any_gpu,
+                          const std::string& gpu_arch, double timeout_s) {
     SectionResult r;
     r.id = sec.id;
     r.title = sec.title;
+    // A section for one architecture runs its CPU commands on every other device.
+    const bool gpu = any_gpu && (sec.gpu_arch.empty() || sec.gpu_arch == gpu_arch);
+    const KeyFigure key = gpu ? sec.key : sec.cpu_key.value_or(sec.key);
     r.device = gpu ? "gpu" : "cpu";
     std::string sample = sec.sample.empty() ? "" : samples + "/" + sec.sample;
     if (!sample.empty() && !is_file(sample)) {
@@ -130,7 +134,7 @@ SectionResult run_section(const TutorialSection& sec, const std::string& tilec, 
         if (brace != std::string::npos) out = Json::parse(cr.out.substr(brace), nullptr, false);
         if (!out.is_discarded() && !out.is_null()) {
             cmd["output"] = out;
-            r.key = tutorial::key_figure(sec.key, out, gpu);
+            r.key = tutorial::key_figure(key, out, gpu);
             if (r.status == "failed" && r.error.empty()) r.error = tutorial::json_error(out);
         }
         if (r.status == "failed" && r.error.empty())
@@ -179,6 +183,9 @@ TutorialReport run_tutorial(const TutorialOptions& o, const std::function<void(c
         return rep;
     }
     rep.device = gpu ? "gpu" : "cpu";
+    // The doctor's GPU line names the architecture ("NVIDIA H200, sm_90, 132 SMs, ...").
+    std::string gpu_arch;
+    if (std::smatch m; gpu && std::regex_search(gpu_text, m, std::regex("sm_[0-9]+a?"))) gpu_arch = m.str();
     std::string tilec = o.tilec.empty() ? default_tilec_path() : o.tilec;
     double timeout = o.timeout_s > 0 ? o.timeout_s : gpu ? 300 : 120;
     for (const auto& sec : tutorial_sections()) {
@@ -187,7 +194,7 @@ TutorialReport run_tutorial(const TutorialOptions& o, const std::function<void(c
             for (const auto& id : o.only) chosen |= id == sec.id;
             if (!chosen) continue;
         }
-        rep.sections.push_back(run_section(sec, tilec, rep.samples_dir, gpu, timeout));
+        rep.sections.push_back(run_section(sec, tilec, rep.samples_dir, gpu, gpu_arch, timeout));
         if (on_section) on_section(rep.sections.back());
     }
     return rep;

@@ -42,6 +42,13 @@ const std::vector<TutorialSection>& tutorial_sections() {
          {"bench", "{sample}", "-D", "is_causal=False", "--json"},
          {"run", "{sample}", "-D", "is_causal=False", "--device", "cpu", "--check", "--json"},
          K::Bench},
+        // The same GEMM, unchanged, compiled for sm_90a: wgmma, TMA and warp specialization. It
+        // is timed on an sm_90 GPU; elsewhere the compile is inspected (wgmma and bulk-copy
+        // counts), which needs no GPU.
+        {"hopper", "GEMM on Hopper (sm_90a)", "gemm.py",
+         {"bench", "{sample}", "--arch", "sm_90a", "--json"},
+         {"inspect", "{sample}", "--arch", "sm_90a", "--device", "cpu", "--json"},
+         K::Bench, false, "sm_90", K::Inspect},
         {"autotune", "autotune", "gemm_autotune.py",
          {"{sample}", "--device", "gpu", "--json"},
          // Without a GPU nothing can be timed, so the CPU only checks a slice of the space.

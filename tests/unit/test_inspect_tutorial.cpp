@@ -25,8 +25,15 @@ TEST(Tutorial, SectionsAreOrderedAndNameRealSamples) {
         if (s.sample.empty()) continue;
         EXPECT_TRUE(std::filesystem::exists(std::string(TILEPLAY_SOURCE_DIR) + "/samples/" + s.sample)) << s.sample;
         // The CPU commands never ask for the GPU: they must finish on a machine without one.
-        for (size_t i = 0; i + 1 < s.cpu_args.size(); ++i)
-            if (s.cpu_args[i] == "--device") EXPECT_EQ(s.cpu_args[i + 1], "cpu") << s.id;
+        for (size_t i = 0; i + 1 < s.cpu_args.size(); ++i) {
+            if (s.cpu_args[i] == "--device") {
+                EXPECT_EQ(s.cpu_args[i + 1], "cpu") << s.id;
+            }
+        }
+        // A section for one GPU architecture says how to read what runs everywhere else.
+        if (!s.gpu_arch.empty()) {
+            EXPECT_TRUE(s.cpu_key.has_value()) << s.id;
+        }
     }
 }
 

@@ -31,6 +31,10 @@ struct TutorialSection {
     std::vector<std::string> gpu_args, cpu_args;
     KeyFigure key = KeyFigure::RunCheck;
     bool needs_tune_command = false;  // uses `tilec tune` when present, else `tilec sweep`
+    // When set ("sm_90"), gpu_args need a GPU of that architecture: on any other GPU, and on
+    // the CPU, cpu_args run instead (they must not need one) and cpu_key reads their output.
+    std::string gpu_arch{};
+    std::optional<KeyFigure> cpu_key{};
 };
 
 // The tutorial's sections, in order.
