@@ -171,10 +171,13 @@ PrimFuncPtr plan_warp_specialized(const PrimFuncPtr& func, const Target& target)
         store_tma = m->store_tma;
         Stmt body = top;
         if (m->pairs) {
-            auto c = coarsen_k_pairs(*m->loop, *m->gemm, *m->copy_a, *m->copy_b);
-            if (!c) return nullptr;
             std::vector<Stmt> stmts;
             flatten_seq(top, stmts);
+            // A layout annotated for the 32-wide tiles would not describe the widened ones.
+            for (size_t i = 0; i < m->at; ++i)
+                if (stmts[i]->as<LayoutAnnotationOpNode>()) return nullptr;
+            auto c = coarsen_k_pairs(*m->loop, *m->gemm, *m->copy_a, *m->copy_b);
+            if (!c) return nullptr;
             stmts[m->at] = c->loop;
             body = make_seq(stmts, top->span);
             gemm = c->gemm;
