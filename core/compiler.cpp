@@ -112,6 +112,8 @@ void fill_kernel_info(const ir::PrimFunc& f, KernelInfo& k) {
 
 }  // namespace
 
+void prepare_process() { runtime::keep_ptxas_reports(); }
+
 CompileResult compile(const CompileRequest& req) {
     CompileResult r;
     std::string text = req.source;

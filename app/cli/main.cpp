@@ -23,6 +23,7 @@ const tilec::AddCommand kCommands[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
+    tp::prepare_process();
     CLI::App app{"tilec: compile, run, check and time TileLang kernels (TilePlay " TILEPLAY_VERSION ")"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "tilec " TILEPLAY_VERSION);

@@ -14,8 +14,10 @@
 #include "main_window.h"
 #include "panels/welcome/welcome_panel.h"
 #include "settings.h"
+#include "tileplay/compiler.h"
 
 int main(int argc, char** argv) {
+    tp::prepare_process();
     QApplication app(argc, argv);
     QApplication::setApplicationName("tileplay");
     QApplication::setOrganizationName("TilePlay");

@@ -1,5 +1,6 @@
 // Binds the CUDA driver API with dlopen/dlsym; see cuda_driver.h.
 #include "runtime/cuda_driver.h"
+#include "runtime/nvrtc.h"
 
 #include <dlfcn.h>
 
@@ -22,9 +23,7 @@ bool bind(void* lib, Fn& slot, const char* name, const char* v2 = nullptr) {
 
 CudaDriver load_driver() {
     CudaDriver d;
-    // NVRTC in this process must not take cubins from the driver's compute cache (it would skip
-    // ptxas and its resource report; see api() in nvrtc.cpp); the driver reads this at load.
-    setenv("CUDA_CACHE_DISABLE", "1", 0);
+    keep_ptxas_reports();  // the driver reads it at load (see nvrtc.h)
     void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {

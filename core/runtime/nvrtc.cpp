@@ -46,13 +46,7 @@ const NvrtcApi& api() {
     static NvrtcApi a;
     static std::once_flag once;
     std::call_once(once, [] {
-        // With a driver present, NVRTC serves a cubin it compiled before from the driver's compute
-        // cache without running ptxas, so the log lacks ptxas' resource report (registers, spills,
-        // shared memory) that inspect, tune and the playground show (seen on the H200: the second
-        // identical compile had only the front end's warnings; cuda-python issue 1124 reports the
-        // same). A compile costs at most about a second, so the report matters more than the cache: turn it
-        // off for this process unless the user set the variable themselves.
-        setenv("CUDA_CACHE_DISABLE", "1", 0);
+        keep_ptxas_reports();  // before the library loads (see nvrtc.h)
         std::vector<std::string> candidates = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
         // TILEPLAY_NVRTC_PATH pins one library (a user's configuration; nothing else is tried).
         const char* pinned = std::getenv("TILEPLAY_NVRTC_PATH");
@@ -168,6 +162,13 @@ bool compile_once(const NvrtcApi& a, const std::string& source, const std::strin
 }
 
 }  // namespace
+
+void keep_ptxas_reports() {
+    // Seen on the H200: a second identical compile returned only the front end's warnings, no
+    // "Used N registers" (cuda-python issue 1124 reports the same). A compile costs at most
+    // about a second, so the report matters more than the cache.
+    setenv("CUDA_CACHE_DISABLE", "1", 0);
+}
 
 bool nvrtc_available(std::string* why) {
     const auto& a = api();

@@ -24,6 +24,13 @@ struct NvrtcOutput {
     double ptx_ms = 0, cubin_ms = 0;
 };
 
+// With a driver present, NVRTC serves a cubin it compiled before from the driver's compute
+// cache without running ptxas, so the log lacks ptxas' resource report (registers, spills,
+// shared memory) that inspect, tune and the playground show. Sets CUDA_CACHE_DISABLE=1 unless
+// the user set it. Mains call it before starting threads (setenv may race with getenv);
+// the NVRTC and driver loaders call it again, which is then a no-op.
+void keep_ptxas_reports();
+
 bool nvrtc_available(std::string* why = nullptr);
 std::string nvrtc_version();  // "13.0" or ""
 NvrtcOutput nvrtc_compile(const std::string& source, const std::string& name, const NvrtcOptions& opts);

@@ -25,6 +25,10 @@ std::optional<Stage> parse_stage(const std::string& s);
 // Targets the code generator knows. sm_90a enables wgmma/setmaxnreg.
 const std::vector<std::string>& supported_targets();
 
+// First thing in main(), before any thread starts: process settings the compiler relies on
+// (NVRTC must run ptxas on every compile so its resource report is there).
+void prepare_process();
+
 struct CompileRequest {
     std::string path;    // shown in diagnostics and #line; read from disk when source is empty
     std::string source;  // the DSL text
