@@ -7,6 +7,7 @@
 #include <QMainWindow>
 #include <QPointer>
 #include <memory>
+#include <optional>
 
 #include "session/compile_service.h"
 #include "session/recovery_store.h"
@@ -52,6 +53,9 @@ public:
     // The same, but first runs the kernel (Run, on the device the parameters panel names) and
     // saves the PNG when the run has finished: the Output and Results docks show it.
     void take_screenshot_after_run(const QString& path, std::function<void(bool)> done);
+    // The same for any job: Run, Bench (Results shows the baselines) or Sweep (the Charts dock
+    // is brought to the front when the sweep ends, so the PNG shows the configs' chart).
+    void take_screenshot_after_job(const QString& path, RunJob::Kind kind, std::function<void(bool)> done);
     void set_theme(const QString& name);
     // Offers the text a crashed session left behind (the newest; older ones wait for the next
     // start) in a dialog named "recovery_dialog", and restores it as an unsaved edit.
@@ -124,8 +128,8 @@ private:
     QString theme_name_;
     RunJob::Kind job_kind_ = RunJob::Kind::Run;
     QString screenshot_path_;
-    bool screenshot_run_ = false;        // run the kernel before the screenshot
-    bool screenshot_after_job_ = false;  // that run is going: grab when it ends
+    std::optional<RunJob::Kind> screenshot_job_;  // the job to run before the screenshot
+    bool screenshot_after_job_ = false;           // that job is going: grab when it ends
     std::function<void(bool)> screenshot_done_;
 };
 

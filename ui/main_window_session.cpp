@@ -86,9 +86,9 @@ void MainWindow::on_compiled(CompileResultPtr r, quint64) {
                                 : tr("%n error(s)", nullptr, errors) + (warnings ? tr(", %n warning(s)", nullptr, warnings) : QString()));
 
     if (!screenshot_path_.isEmpty() && !screenshot_after_job_) {
-        if (screenshot_run_) {
+        if (screenshot_job_) {
             screenshot_after_job_ = true;
-            start_job(RunJob::Kind::Run);
+            start_job(*screenshot_job_);
         } else {
             grab_screenshot();
         }
@@ -98,8 +98,14 @@ void MainWindow::on_compiled(CompileResultPtr r, quint64) {
 void MainWindow::grab_screenshot() {
     QString path = screenshot_path_;
     screenshot_path_.clear();
-    screenshot_run_ = screenshot_after_job_ = false;
+    const bool sweep = screenshot_job_ == RunJob::Kind::Sweep || screenshot_job_ == RunJob::Kind::Tune;
+    screenshot_job_.reset();
+    screenshot_after_job_ = false;
     if (path.isEmpty()) return;
+    if (auto* d = findChild<QDockWidget*>("dock_charts"); d && sweep) {
+        d->show();
+        d->raise();
+    }
     // Let the views lay out and paint once before grabbing.
     QTimer::singleShot(300, this, [this, path] {
         bool ok = grab().save(path, "PNG");
@@ -114,7 +120,11 @@ void MainWindow::take_screenshot_after_compile(const QString& path, std::functio
 }
 
 void MainWindow::take_screenshot_after_run(const QString& path, std::function<void(bool)> done) {
-    screenshot_run_ = true;
+    take_screenshot_after_job(path, RunJob::Kind::Run, std::move(done));
+}
+
+void MainWindow::take_screenshot_after_job(const QString& path, RunJob::Kind kind, std::function<void(bool)> done) {
+    screenshot_job_ = kind;
     take_screenshot_after_compile(path, std::move(done));
 }
 

@@ -3,6 +3,8 @@
 //   tileplay --screenshot OUT.png [FILE] render the window after the first compile and exit
 //   tileplay --screenshot OUT.png --run --device cpu samples/debug_print.py
 //                                        ... after running the kernel (Output and Results filled)
+//   tileplay --screenshot OUT.png --job sweep samples/gemm_autotune.py
+//                                        ... after a GPU job: run, bench or sweep (Charts in front)
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -32,11 +34,14 @@ int main(int argc, char** argv) {
     QCommandLineOption target("target", "GPU target (sm_75 ... sm_90a).", "SM");
     QCommandLineOption device("device", "Where Run executes: gpu (the worker) or cpu (the interpreter).", "DEVICE");
     QCommandLineOption run("run", "With --screenshot: run the kernel after the first compile and render the window when the run ends.");
+    QCommandLineOption job("job", "With --screenshot: run, bench or sweep after the first compile and render the window when the job ends.",
+                           "KIND");
     cli.addOption(shot);
     cli.addOption(theme);
     cli.addOption(target);
     cli.addOption(device);
     cli.addOption(run);
+    cli.addOption(job);
     cli.addPositionalArgument("file", "A TileLang .py file to open.");
     cli.process(app);
 
@@ -65,10 +70,17 @@ int main(int argc, char** argv) {
             std::fprintf(ok ? stdout : stderr, ok ? "wrote %s\n" : "cannot write %s\n", qPrintable(out));
             QCoreApplication::exit(ok ? 0 : 1);
         };
-        if (cli.isSet(run)) w.take_screenshot_after_run(out, done);
-        else w.take_screenshot_after_compile(out, done);
-        // A compile (or run) that never finishes must not hang scripts and tests.
-        QTimer::singleShot(cli.isSet(run) ? 300000 : 120000, &app, [] {
+        const QString kind = cli.isSet(job) ? cli.value(job) : cli.isSet(run) ? QStringLiteral("run") : QString();
+        if (kind == "run") w.take_screenshot_after_job(out, tpui::RunJob::Kind::Run, done);
+        else if (kind == "bench") w.take_screenshot_after_job(out, tpui::RunJob::Kind::Bench, done);
+        else if (kind == "sweep") w.take_screenshot_after_job(out, tpui::RunJob::Kind::Sweep, done);
+        else if (kind.isEmpty()) w.take_screenshot_after_compile(out, done);
+        else {
+            std::fprintf(stderr, "tileplay: --job takes run, bench or sweep, not %s\n", qPrintable(kind));
+            return 2;
+        }
+        // A compile (or job) that never finishes must not hang scripts and tests.
+        QTimer::singleShot(kind.isEmpty() ? 120000 : 600000, &app, [] {
             std::fprintf(stderr, "tileplay: the screenshot's compile or run did not finish in time\n");
             QCoreApplication::exit(3);
         });

@@ -3,11 +3,13 @@
 // the Results table with GPU timings, TFLOP/s, GB/s, the error and each baseline, labelled
 // with the GPU; a CPU run shows none of that; a worker dying mid-run leaves a message, a fresh
 // worker takes the next run and the editor's text is untouched. Sweep runs the file's own
-// @autotune space.
+// @autotune space, and a screenshot taken after a sweep shows its chart.
 #include <QAction>
+#include <QDockWidget>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QScrollBar>
 #include <QTableView>
 #include <QtTest>
@@ -137,6 +139,36 @@ private Q_SLOTS:
         auto* latency = w.findChildren<BarChart*>().value(0);
         QVERIFY(latency);
         QCOMPARE(latency->bars().size(), space.configs.size());
+        w.editor()->setModified(false);
+    }
+
+    // `tileplay --screenshot OUT --job sweep`: the picture is taken once the whole sweep has
+    // ended, with the Charts dock (the configs' latency bars) in front.
+    void screenshot_after_sweep() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        w.run_service()->set_command(PYTHON3, {UI_TEST_DATA "/fake_worker.py"});
+        w.findChild<ParametersPanel*>()->set_cpu(false);
+        QVERIFY(w.open_file(TILEPLAY_SOURCE_DIR "/samples/gemm_autotune.py"));
+        QSignalSpy done(w.run_service(), &RunService::job_finished);
+        int calls = 0;
+        bool saved = false;
+        int bars_at_grab = -1;
+        w.take_screenshot_after_job(dir.filePath("shot.png"), RunJob::Kind::Sweep, [&](bool ok) {
+            ++calls;
+            saved = ok;
+            auto* latency = w.findChildren<BarChart*>().value(0);
+            bars_at_grab = latency ? int(latency->bars().size()) : -1;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(calls > 0, 120000);
+        QVERIFY(saved);
+        QCOMPARE(done.count(), 1);  // taken after the sweep, not after the compile
+        QVERIFY(bars_at_grab > 1);
+        QCOMPARE(QImage(dir.filePath("shot.png")).size(), w.size());
+        auto* charts = w.findChild<QDockWidget*>("dock_charts");
+        QVERIFY(charts && charts->isVisible() && !charts->visibleRegion().isEmpty());
         w.editor()->setModified(false);
     }
 
