@@ -189,6 +189,11 @@ void MainWindow::start_job(RunJob::Kind kind) {
             return;
         }
         job.configs = space.configs;
+        // Every config is checked against the interpreter; at the worker's 64 blocks that took
+        // seconds per config of the 4096^3 GEMM on the H200 machine (the 64-config sweep ran
+        // past 4 minutes). 8 sampled blocks still catch a wrong schedule, which breaks tiles
+        // everywhere; `tilec sweep` checks 16 by default, `tilec bench` 64.
+        job.check_blocks = 8;
         sweep_model_->clear();
     }
     begin_output();

@@ -4,6 +4,8 @@
 // with the GPU; a CPU run shows none of that; a worker dying mid-run leaves a message, a fresh
 // worker takes the next run and the editor's text is untouched. Sweep runs the file's own
 // @autotune space, and a screenshot taken after a sweep shows its chart.
+#include <algorithm>
+
 #include <QAction>
 #include <QDockWidget>
 #include <QLabel>
@@ -128,9 +130,15 @@ private Q_SLOTS:
         for (QAction* a : w.actions())
             if (a->text() == "&Sweep") sweep = a;
         QVERIFY(sweep);
+        std::vector<int> checked;  // blocks the interpreter compared, per config
+        connect(w.run_service(), &RunService::result, this, [&](const RunResult& r) { checked.push_back(r.blocks_checked); });
         int before = done.count();
         sweep->trigger();
         QVERIFY(QTest::qWaitFor([&] { return done.count() > before; }, 120000));
+        // Each config is checked on 8 sampled blocks, not the worker's 64 (a sweep of the
+        // 4096^3 GEMM's 64 configs would spend minutes in the interpreter).
+        QCOMPARE(checked.size(), space.configs.size());
+        QVERIFY(std::all_of(checked.begin(), checked.end(), [](int b) { return b == 8; }));
         QVERIFY2(done.last().at(0).toBool(), qPrintable(done.last().at(1).toString()));
         auto* table = w.findChild<QTableView*>("sweep_table");
         QCOMPARE(table->model()->rowCount(), int(space.configs.size()));

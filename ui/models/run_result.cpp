@@ -73,6 +73,8 @@ RunResult run_result_from_json(const QJsonObject& o) {
         r.max_abs_error = std::max(r.max_abs_error, num(out.toObject(), {"max_abs"}));
     }
     r.correct = c.value("passed").toBool(c.value("correct").toBool(c.value("ok").toBool(r.ok)));
+    r.blocks_checked = c.value("blocks_checked").toInt(-1);
+    r.total_blocks = c.value("total_blocks").toInt(-1);
     // The reference could not be computed (the interpreter failed): say so beside the row.
     if (QString why = check.value("error").toString(); !why.isEmpty() && r.note.isEmpty()) r.note = why;
     if (r.tflops < 0 && r.flops > 0 && r.median_ms > 0) r.tflops = r.flops / (r.median_ms * 1e-3) / 1e12;

@@ -32,6 +32,7 @@ struct RunResult {
     double tflops = -1, gbps = -1;
     double flops = -1, bytes = -1;  // per launch, from the sample's formulas
     double rel_error = -1, max_abs_error = -1;
+    int blocks_checked = -1, total_blocks = -1;  // how much of the grid the interpreter compared
     std::vector<BaselineTime> baselines;
     // What the kernel printed (device printf on the GPU, the interpreter's lines on the CPU),
     // at most kPrintedLimit bytes; the cut is said in a last line.

@@ -257,6 +257,7 @@ void RunService::on_reply(const QJsonObject& msg) {
             if (!vars.count(it.key().toStdString())) vars[it.key().toStdString()] = it.value().toVariant().toDouble();
         bool bench = job_.kind != RunJob::Kind::Run;
         QJsonObject req{{"op", bench ? "bench" : "run"}, {"seed", double(job_.seed)}, {"check", true}};
+        if (job_.check_blocks > 0) req["check_blocks"] = job_.check_blocks;
         if (bench) {
             req["warmup"] = job_.warmup;
             req["iters"] = job_.iters;

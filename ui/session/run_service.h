@@ -33,6 +33,7 @@ struct RunJob {
     QString flops_formula, bytes_formula;  // sample header formulas, evaluated per config
     QStringList baselines;
     int warmup = 10, iters = 50;
+    int check_blocks = 0;  // thread blocks the interpreter checks per config; 0: the worker's 64
     quint64 seed = 0;
 };
 
