@@ -3,6 +3,8 @@
 # (num_stages buffers in flight), T.gemm runs mma.sync + ldmatrix on them, and the fp32
 # accumulator lives in registers (a fragment) until the one store at the end.
 # T.use_swizzle deals blocks out in panels so neighbouring blocks share tiles in L2.
+# The same file compiled for sm_90a (Hopper) becomes a warp-specialized kernel: TMA loads into
+# an mbarrier ring, wgmma on two consumer warpgroups, a TMA store (--arch sm_90a; inspect it).
 #
 # tileplay: kernel=matmul
 # tileplay: args M=4096 N=4096 K=4096
