@@ -114,6 +114,14 @@ void fill_kernel_info(const ir::PrimFunc& f, KernelInfo& k) {
 
 void prepare_process() { runtime::keep_ptxas_reports(); }
 
+bool target_runs_on(const std::string& target, const std::string& device) {
+    auto base = [](std::string t) {
+        if (!t.empty() && (t.back() == 'a' || t.back() == 'f')) t.pop_back();
+        return t;
+    };
+    return !device.empty() && base(target) == base(device);
+}
+
 CompileResult compile(const CompileRequest& req) {
     CompileResult r;
     std::string text = req.source;

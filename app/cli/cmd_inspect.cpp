@@ -92,12 +92,7 @@ Json inspect_one(const InspectArgs& a, const std::string& source, const std::str
     for (int64_t t : r.kernel.threads) in.threads_per_block *= static_cast<int>(t);
     std::string reg_source = "ptxas";
     // On the GPU the driver's own figures for the loaded function replace ptxas' report.
-    // An arch-specific target (sm_90a) runs on the device of its base arch (sm_90).
-    auto base_arch = [](std::string t) {
-        if (!t.empty() && (t.back() == 'a' || t.back() == 'f')) t.pop_back();
-        return t;
-    };
-    if (gpu && base_arch(target) == base_arch(gpu_target)) {
+    if (gpu && tp::target_runs_on(target, gpu_target)) {
         tp::LoadSpec ls;
         ls.path = a.file;
         ls.source = source;

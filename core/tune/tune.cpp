@@ -4,11 +4,13 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <thread>
 
 #include "runtime/nvrtc.h"
+#include "tileplay/compiler.h"
 #include "tune/tune_internal.h"
 
 #ifndef TILEPLAY_VERSION
@@ -29,7 +31,12 @@ std::string cache_key(const TuneOptions& o, const tune::TuneJob& job, const Tune
     k << "tileplay " << TILEPLAY_VERSION << '\0' << "toolkit " << runtime::nvrtc_version() << '\0' << "device "
       << device << '\0' << "driver " << driver << '\0' << "target " << job.target << '\0' << "kernel " << job.kernel
       << '\0' << "source " << job.source << '\0';
-    for (const auto& [n, v] : job.defines) k << "D " << n << '=' << v << '\0';
+    // The parameters in effect, not how they were given: -D M=256 where the header's args say
+    // M=256 is the same problem (the playground passes its panel's values, the CLI often none).
+    std::map<std::string, std::string> fixed;
+    for (const auto& [n, v] : job.header.args) fixed[n] = v;
+    for (const auto& [n, v] : job.defines) fixed[n] = v;
+    for (const auto& [n, v] : fixed) k << "D " << n << '=' << v << '\0';
     for (const auto& c : space.configs) k << "config " << config_text(c) << '\0';
     if (gpu) k << "iters " << o.iters << " warmup " << o.warmup << " check_blocks " << o.check_blocks << '\0';
     else k << "max_cpu_checks " << o.max_cpu_checks << '\0';
@@ -141,6 +148,7 @@ TuneReport run_tune(const TuneOptions& opts, const TuneProgress& progress_cb, co
     std::string gpu_target;
     if (opts.device != "cpu") {
         WorkerOptions wo;
+        wo.command = opts.worker_command;
         wo.watchdog_s = opts.timeout_s;
         wo.replay_load = true;
         clients.push_back(std::make_unique<WorkerClient>(wo));
@@ -162,7 +170,7 @@ TuneReport run_tune(const TuneOptions& opts, const TuneProgress& progress_cb, co
         }
     }
     job.target = opts.target != "auto" && !opts.target.empty() ? opts.target : rep.gpu ? gpu_target : "sm_90";
-    if (rep.gpu && job.target != gpu_target) {
+    if (rep.gpu && !target_runs_on(job.target, gpu_target)) {
         rep.notes.push_back("`--arch " + job.target + "` is not the GPU's " + gpu_target +
                             ": configs are compiled for " + job.target + " but not timed");
         rep.gpu = false;

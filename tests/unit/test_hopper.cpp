@@ -53,6 +53,15 @@ TEST(Hopper, GemmOnSm90aIsWarpSpecialized) {
     EXPECT_EQ(r.cuda.find("tp::gemm_ss<"), std::string::npos);
 }
 
+TEST(Hopper, ArchSpecificCodeRunsOnItsBaseDevice) {
+    // inspect reads cuFuncGetAttribute and tune times configs only for code the GPU can load.
+    EXPECT_TRUE(target_runs_on("sm_90a", "sm_90"));
+    EXPECT_TRUE(target_runs_on("sm_90", "sm_90"));
+    EXPECT_FALSE(target_runs_on("sm_90a", "sm_80"));
+    EXPECT_FALSE(target_runs_on("sm_80", "sm_90"));
+    EXPECT_FALSE(target_runs_on("sm_90", ""));
+}
+
 TEST(Hopper, LargeGemmRunsPersistent) {
     auto d = kHopperTiles;
     d[0].second = d[1].second = "4096";

@@ -175,6 +175,22 @@ TEST(Tune, CacheAnswersTheSecondRunAndMissesOnAnyChange) {
     EXPECT_EQ(forced.cache_key, first.cache_key);
 }
 
+TEST(Tune, CacheKeyIsTheParametersInEffect) {
+    // -D N=4096 where the header's args already say N=4096 is the same problem: the playground
+    // passes its panel's values, `tilec tune` usually none, and both must share the answer.
+    TempDir tmp;
+    tp::TuneOptions o = vadd_options(tmp.path);
+    o.source = "# tileplay: args N=4096\n" + o.source;
+    tp::TuneReport first = tp::run_tune(o);
+    ASSERT_TRUE(first.ok) << first.error;
+    o.defines = {{"N", "4096"}};
+    tp::TuneReport same = tp::run_tune(o);
+    EXPECT_TRUE(same.from_cache);
+    EXPECT_EQ(same.cache_key, first.cache_key);
+    o.defines = {{"N", "2048"}};
+    EXPECT_NE(tp::run_tune(o).cache_key, first.cache_key);
+}
+
 TEST(Tune, NoCacheWritesNothingAndCorruptFilesAreMisses) {
     TempDir tmp;
     tp::TuneOptions o = vadd_options(tmp.path);

@@ -24,6 +24,9 @@ std::optional<Stage> parse_stage(const std::string& s);
 
 // Targets the code generator knows. sm_90a enables wgmma/setmaxnreg.
 const std::vector<std::string>& supported_targets();
+// Whether code compiled for `target` runs on a GPU whose own target is `device`: the same
+// architecture, or its arch-specific variant (sm_90a code on an sm_90 device).
+bool target_runs_on(const std::string& target, const std::string& device);
 
 // First thing in main(), before any thread starts: process settings the compiler relies on
 // (NVRTC must run ptxas on every compile so its resource report is there).

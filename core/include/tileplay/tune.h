@@ -61,6 +61,7 @@ struct TuneOptions {
     bool use_cache = true;             // read and write the on-disk cache
     bool force = false;                // ignore a cached answer (and replace it)
     std::string cache_dir;             // empty: default_tune_cache_dir()
+    std::vector<std::string> worker_command;  // empty: {tilec, "worker"} (default_tilec_path)
 };
 
 // Where a config ended up.
