@@ -25,6 +25,7 @@
 #include "models/results_model.h"
 #include "models/sweep_model.h"
 #include "panels/charts/charts_panel.h"
+#include "session/tune_service.h"
 #include "panels/code_views/code_views_panel.h"
 #include "panels/output/output_panel.h"
 #include "panels/parameters/parameters_panel.h"
@@ -48,7 +49,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     compile_ = new CompileService({}, this);
     compile_->set_delay_ms(Settings::compile_delay_ms());
     runs_ = new RunService(this);
-    if (!Settings::tilec_path().isEmpty()) runs_->set_command(Settings::tilec_path(), {"worker"});
+    tune_ = new TuneService(this);
+    if (!Settings::tilec_path().isEmpty()) {
+        runs_->set_command(Settings::tilec_path(), {"worker"});
+        tune_->set_command(Settings::tilec_path(), {"worker"});
+    }
     cpu_ = new CpuRunner(this);
 
     editor_ = new DslEditor;
@@ -149,6 +154,15 @@ void MainWindow::build_docks() {
         request_compile(true);
     });
     connect(results_, &ResultsPanel::cancel_requested, runs_, &RunService::cancel);
+    connect(results_, &ResultsPanel::cancel_requested, tune_, &TuneService::cancel);
+    connect(tune_, &TuneService::progress, results_, &ResultsPanel::progress);
+    connect(tune_, &TuneService::finished, this, [this](bool ok, const QString& message) {
+        // The ranked configs fill the sweep table and charts; the best one the parameters.
+        for (const auto& r : tune_->last_rows()) sweep_model_->add(r);
+        for (const auto& [k, v] : tune_->last_best()) params_model_->set_value(QString::fromStdString(k), QString::fromStdString(v));
+        results_->job_finished(ok, message);
+        if (screenshot_after_job_) grab_screenshot();
+    });
     connect(runs_, &RunService::job_started, this, [this](int total) {
         results_->job_started(tr(RunService::kind_name(job_kind_)), total);
     });

@@ -36,6 +36,7 @@ class ProblemsPanel;
 class ResultsModel;
 class ResultsPanel;
 class SweepModel;
+class TuneService;
 class WelcomePanel;
 struct RunResult;
 struct Theme;
@@ -65,6 +66,7 @@ public:
 
     CompileService* compile_service() const { return compile_; }
     RunService* run_service() const { return runs_; }
+    TuneService* tune_service() const { return tune_; }
     DslEditor* editor() const { return editor_; }
 
 protected:
@@ -121,6 +123,7 @@ private:
 
     CompileService* compile_ = nullptr;
     RunService* runs_ = nullptr;
+    TuneService* tune_ = nullptr;  // Tune: the autotuner on a background thread
     CpuRunner* cpu_ = nullptr;
     CompileResultPtr last_;
     tp::SampleHeader header_;

@@ -20,6 +20,7 @@
 #include "panels/parameters/parameters_panel.h"
 #include "panels/results/results_panel.h"
 #include "session/cpu_runner.h"
+#include "session/tune_service.h"
 #include "tileplay/tune.h"
 
 namespace tpui {
@@ -129,6 +130,10 @@ void MainWindow::take_screenshot_after_job(const QString& path, RunJob::Kind kin
 }
 
 void MainWindow::start_job(RunJob::Kind kind) {
+    if (tune_->busy()) {
+        results_->show_message(tr("a tune is running: wait for it, or Cancel it"), true);
+        return;
+    }
     job_kind_ = kind;
     // Show where the job's progress and results will appear.
     if (auto* d = findChild<QDockWidget*>("dock_results")) {
@@ -195,6 +200,25 @@ void MainWindow::start_job(RunJob::Kind kind) {
         // everywhere; `tilec sweep` checks 16 by default, `tilec bench` 64.
         job.check_blocks = 8;
         sweep_model_->clear();
+        if (kind == RunJob::Kind::Tune) {
+            // Tune is the autotuner itself (tp::run_tune, as `tilec tune`): compiles on every
+            // core, times configs under one GPU lock, checks them, caches the answer.
+            tp::TuneOptions o;
+            o.path = req.path;
+            o.source = req.source;
+            o.kernel = req.kernel;
+            for (const auto& kv : req.defines)
+                if (std::none_of(space.configs.front().begin(), space.configs.front().end(),
+                                 [&](const auto& c) { return c.first == kv.first; }))
+                    o.defines.push_back(kv);
+            o.target = params_->target().toStdString();
+            o.device = "gpu";
+            o.check_blocks = job.check_blocks;
+            results_->job_started(tr("Tune"), int(space.configs.size()));
+            begin_output();
+            tune_->start(o);
+            return;
+        }
     }
     begin_output();
     runs_->start(job);

@@ -19,8 +19,10 @@
 #include "charts/charts.h"
 #include "editor/dsl_editor.h"
 #include "main_window.h"
+#include "models/parameters_model.h"
 #include "models/results_model.h"
 #include "panels/parameters/parameters_panel.h"
+#include "session/tune_service.h"
 #include "tileplay/tune.h"
 
 using namespace tpui;
@@ -177,6 +179,50 @@ private Q_SLOTS:
         QCOMPARE(QImage(dir.filePath("shot.png")).size(), w.size());
         auto* charts = w.findChild<QDockWidget*>("dock_charts");
         QVERIFY(charts && charts->isVisible() && !charts->visibleRegion().isEmpty());
+        w.editor()->setModified(false);
+    }
+
+    // Tune is the autotuner (tp::run_tune, as `tilec tune`): every config of the file's space
+    // compiled in parallel, timed on the (fake) GPU and checked, ranked into the sweep table,
+    // the best one into the parameters; a second Tune is answered from the cache.
+    void tune_runs_the_autotuner() {
+        QTemporaryDir cache;
+        qputenv("TILEPLAY_CACHE_DIR", cache.path().toUtf8());
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        w.run_service()->set_command(PYTHON3, {UI_TEST_DATA "/fake_worker.py"});
+        w.tune_service()->set_command(PYTHON3, {UI_TEST_DATA "/fake_worker.py"});
+        w.findChild<ParametersPanel*>()->set_cpu(false);
+        QVERIFY(w.open_file(UI_TEST_DATA "/tune_small.py"));
+        QAction* tune = nullptr;
+        for (QAction* a : w.actions())
+            if (a->text() == "&Tune") tune = a;
+        QVERIFY(tune);
+        QSignalSpy done(w.tune_service(), &TuneService::finished);
+        tune->trigger();
+        QVERIFY(QTest::qWaitFor([&] { return done.count() == 1; }, 120000));
+        QVERIFY2(done.last().at(0).toBool(), qPrintable(done.last().at(1).toString()));
+        QVERIFY2(done.last().at(1).toString().contains("best of 4 configs"), qPrintable(done.last().at(1).toString()));
+        const auto& rows = w.tune_service()->last_rows();
+        QCOMPARE(rows.size(), size_t(4));
+        QVERIFY(std::all_of(rows.begin(), rows.end(), [](const RunResult& r) { return r.correct && r.median_ms > 0; }));
+        QVERIFY(rows.front().median_ms <= rows.back().median_ms);  // ranked, fastest first
+        QCOMPARE(w.findChild<QTableView*>("sweep_table")->model()->rowCount(), 4);
+        // The best config's parameters are now the panel's.
+        QString best_m;
+        for (const auto& [k, v] : w.tune_service()->last_best())
+            if (k == "block_M") best_m = QString::fromStdString(v);
+        QVERIFY(!best_m.isEmpty());
+        QString shown_m;
+        for (const auto& row : w.findChild<ParametersModel*>()->rows())
+            if (row.name == "block_M") shown_m = row.value;
+        QCOMPARE(shown_m, best_m);
+
+        tune->trigger();
+        QVERIFY(QTest::qWaitFor([&] { return done.count() == 2; }, 60000));
+        QVERIFY2(done.last().at(1).toString().contains("from the cache"), qPrintable(done.last().at(1).toString()));
+        qunsetenv("TILEPLAY_CACHE_DIR");
         w.editor()->setModified(false);
     }
 

@@ -1,0 +1,28 @@
+# A four-config search space for the playground's Tune test (quick to compile).
+# tileplay: kernel=matmul
+# tileplay: args M=256 N=256 K=256
+# tileplay: cpu-args M=128 N=128 K=128
+# tileplay: flops 2*M*N*K
+# tileplay: bytes 2*(M*K + K*N + M*N)
+import tilelang
+import tilelang.language as T
+from tilelang.autotuner import autotune
+
+
+@autotune(configs=[{"block_M": m, "num_stages": s} for m in [64, 128] for s in [2, 3]], warmup=3, rep=20)
+@tilelang.jit(out_idx=[-1])
+def matmul(M, N, K, block_M=64, block_N=64, block_K=32, num_stages=2, threads=128, dtype="float16", accum_dtype="float"):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), dtype)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            T.clear(C_local)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+                T.copy(A[by * block_M, k * block_K], A_shared)
+                T.copy(B[k * block_K, bx * block_N], B_shared)
+                T.gemm(A_shared, B_shared, C_local)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return main
