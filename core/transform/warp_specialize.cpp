@@ -88,15 +88,6 @@ struct Persist {
     Var bx, by, pid;
 };
 
-class Rebind : public IRMutator {
-public:
-    std::map<const BufferNode*, Buffer> map;
-    Buffer mutate_buffer(const Buffer& b) override {
-        auto it = map.find(b.get());
-        return it == map.end() ? b : it->second;
-    }
-};
-
 }  // namespace
 
 PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
@@ -104,7 +95,7 @@ PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
     const int consumers = attr_int(*func, "tp.ws.consumers"), S = attr_int(*func, "tp.ws.stages");
     const bool trans_b = attr_int(*func, "tp.ws.trans_b") != 0;
     const int64_t consumer_threads = 128 * consumers;
-    Rebind rebind;
+    std::map<const BufferNode*, Buffer> rebind;  // shared tiles -> their staged ring buffers
     std::vector<TensorMapInfo> maps;
     std::string store_param;  // the tensor the staged TMA epilogue writes, if any
     Expr tid;
@@ -191,7 +182,7 @@ PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
         auto staged = [&](const Buffer& b) {
             auto nb = std::make_shared<BufferNode>(b->name, b->dtype, std::vector<Expr>{int_imm(S * *as_const_int(b->shape[0])), b->shape[1]},
                                                    Scope::Shared, b->span);
-            rebind.map[b.get()] = nb;
+            rebind[b.get()] = nb;
             return Buffer(nb);
         };
         Buffer A = staged(ca->tile), B = staged(cb->tile), C = gc->buffer;
@@ -288,7 +279,7 @@ PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
     auto out = std::make_shared<PrimFunc>(*func);
     out->body = rw.mutate(func->body);
     if (!rw.done) return func;
-    out->body = rebind.mutate(out->body);
+    out->body = rebind_buffers(out->body, rebind);
     std::ostringstream m;
     for (size_t i = 0; i < maps.size(); ++i)
         m << (i ? ";" : "") << maps[i].param << ":" << maps[i].box[0] << "x" << maps[i].box[1] << ":" << maps[i].swizzle_bytes;
