@@ -249,8 +249,9 @@ PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
             std::string pc = dst ? param_of(dst->buffer.get()) : std::string();
             if (acc && acc->buffer == C && dst && dst->indices.size() == 2 && !pc.empty() &&
                 starts_with(device_callee(stmts.back()), "tp::frag_store_global<tp::AccLayout<")) {
-                cstage = std::make_shared<BufferNode>("tp_ws_cstage", dst->buffer->dtype, std::vector<Expr>{int_imm(bm), int_imm(bn)},
-                                                      Scope::Shared, sp);
+                // Two 64 x 64 panels per consumer warpgroup (one when BN is 64): WsGemm::kStageElems.
+                cstage = std::make_shared<BufferNode>("tp_ws_cstage", dst->buffer->dtype,
+                                                      std::vector<Expr>{int_imm(bm * ws_store_buffers(bn)), int_imm(64)}, Scope::Shared, sp);
                 maps.push_back({pc, {64, 64}, 128, {}});
                 store_param = pc;
                 stmts.back() = device_call(G + "::store_tma", {addr(C, false), addr(cstage, true), tma(2), dst->indices[1], dst->indices[0], tid},

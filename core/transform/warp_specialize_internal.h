@@ -21,6 +21,10 @@ namespace tp::transform::ws_gemm {
 // inside this internal namespace.
 using namespace ir;
 
+// Staging panels (64 x 64 each) per consumer warpgroup of the subtiled TMA-store epilogue,
+// tp::WsGemm::kStoreBufs: two, so one panel's bulk store drains while the next is written.
+inline int64_t ws_store_buffers(int64_t bn) { return bn / 64 < 2 ? bn / 64 : 2; }
+
 // The constant (rows, cols) of a 2-D buffer.
 std::optional<std::pair<int64_t, int64_t>> shape_2d(const Buffer& b);
 

@@ -145,10 +145,11 @@ std::optional<TileMatch> match_tile_level(const Stmt& top, const Target& target,
     stages = std::max<int64_t>(m.loop->num_stages, 4);
     int64_t limit = target.max_smem_per_block > 0 ? target.max_smem_per_block : 227 * 1024;
     auto fits = [&](int64_t n, int64_t staging) { return n * stage_bytes + staging + 16 * n + 1024 <= limit; };
-    // The staged store costs a BM x BN tile of shared memory, paid for with ring slots when
-    // needed (measured on the H200 at 128 x 256: 3 slots + TMA store beat 4 slots + register
-    // stores, 0.1926 against 0.1990 ms): it frees the consumers from waiting on global writes.
-    const int64_t staging = bm * bn * t.bytes();
+    // The staged store frees the consumers from waiting on global writes (H200, 128 x 256:
+    // 3 slots + a whole-tile staging buffer beat 4 slots + register stores, 0.1926 against
+    // 0.1990 ms). Subtiled, it needs two 64 x 64 panels per warpgroup rather than the tile
+    // (32 KB instead of 64 KB at 128 x 256), which leaves room for the fourth slot.
+    const int64_t staging = bm * ws_store_buffers(bn) * 64 * t.bytes();
     m.store_tma = at + 1 < stmts.size() && tma_store_ok(stmts.back(), g) && fits(2, staging);
     while (stages > 2 && !fits(stages, m.store_tma ? staging : 0)) --stages;
     if (!fits(stages, m.store_tma ? staging : 0)) return std::nullopt;

@@ -18,16 +18,20 @@ namespace tp {
 // a warpgroup writes its wgmma accumulator (MI m64 blocks of BN / 2 floats; block mi, register i
 // is row mi * 64 + 16 * (t / 32) + (t % 32) / 4 + 8 * ((i / 2) % 2), column 8 * (i / 4) +
 // 2 * (t % 4) + i % 2) through op(value, row, col), converted to OutT, into `cs` as BN / 64
-// panels of ROWS x 64 with the 128B swizzle, so a warp's 4-byte writes hit 32 banks.
-template <int BN, int MI, int ROWS, class OutT, class Op>
+// panels of ROWS x 64 with the 128B swizzle, so a warp's 4-byte writes hit 32 banks. With
+// PANEL >= 0 only that 64-column panel is written, as panel 0 of `cs` (a subtiled store);
+// PANEL is a compile-time choice so the skipped registers cost nothing.
+template <int BN, int MI, int ROWS, class OutT, class Op, int PANEL = -1>
 __device__ __forceinline__ void stage_acc_sw128(const float* acc, OutT* cs, int t, Op op) {
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
         for (int i = 0; i < BN / 2; i += 2) {
+            if (PANEL >= 0 && i / 32 != PANEL) continue;  // columns 8 * (i / 4) + 0..7 lie in panel i / 32
             const int r = mi * 64 + 16 * (t / 32) + (t % 32) / 4 + 8 * ((i / 2) % 2), c = 8 * (i / 4) + 2 * (t % 4);
+            const int cp = PANEL >= 0 ? c - 64 * PANEL : c;
             const float* a = acc + mi * (BN / 2) + i;
-            *reinterpret_cast<unsigned*>(cs + sw128_panel_offset(r, c, ROWS)) =
+            *reinterpret_cast<unsigned*>(cs + sw128_panel_offset(r, cp, ROWS)) =
                 pack2(from_float<OutT>(op(a[0], r, c)), from_float<OutT>(op(a[1], r, c + 1)));
         }
     }
@@ -125,26 +129,43 @@ struct WsGemm {
         if (!first && tid % 128 == 0) mbar_arrive(&bars[STAGES + RingPos<STAGES>(it - 1).stage]);
     }
     // The epilogue through shared memory (when warp_specialize finds the tile's only store is
-    // T.copy(C_local, C[...]) to a 16-bit tensor): consumer warpgroup wg converts its 64 x BN rows
-    // into its staging area `cstage + wg * 64 * BN` (stage_acc_sw128), then one thread stores the panels with TMA at
-    // (col0 + 64 p, row0 + 64 wg). The bulk store drains while the warpgroup starts the next
-    // tile's main loop; the tensor map clips rows and columns past C's edges. Named barrier
-    // 1 + wg keeps each warpgroup's threads together without stopping the other.
+    // T.copy(C_local, C[...]) to a 16-bit tensor), subtiled: consumer warpgroup wg converts its
+    // 64 x BN rows one 64 x 64 panel at a time into one of kStoreBufs staging buffers of its own
+    // (stage_acc_sw128, 8 KB each), and one thread stores each panel with TMA at (col0 + 64 p,
+    // row0 + 64 wg) as soon as it is written. Panel p waits only for the store of panel p - 2
+    // (the last one that read its buffer), so the bulk stores drain while the next panels are
+    // converted and while the next tile's main loop runs. Two 8 KB buffers per warpgroup instead
+    // of a whole 64 x BN tile leave room for a fourth ring slot at 128 x 256 (224 KB in all).
+    // The tensor map clips rows and columns past C's edges. Named barrier 1 + wg keeps each
+    // warpgroup's threads together without stopping the other.
+    static constexpr int kStorePanels = BN / 64, kStoreBufs = kStorePanels < 2 ? kStorePanels : 2;
+    static constexpr int kStageElems = CONSUMERS * kStoreBufs * 64 * 64;  // the staging area, in OutT
     template <class OutT>
     static __device__ __forceinline__ void store_tma(const float* acc, OutT* cstage, const TmaDesc* tc, int col0, int row0,
                                                      int tid) {
         const int wg = tid / 128, t = tid % 128;
-        OutT* cs = cstage + wg * 64 * BN;
-        if (t == 0) tma_store_wait_read();  // the previous tile's store has read the buffer
-        named_barrier_sync(1 + wg, 128);
-        stage_acc_sw128<BN, 1, 64>(acc, cs, t, IdentityEpilogue{});
-        fence_proxy_async();  // generic writes, read next by the TMA unit
-        named_barrier_sync(1 + wg, 128);
-        if (t == 0) {
+        OutT* cs = cstage + wg * kStoreBufs * 64 * 64;
 #pragma unroll
-            for (int p = 0; p < BN / 64; ++p) tma_store_2d(tc, cs + p * 64 * 64, col0 + 64 * p, row0 + 64 * wg);
-            tma_store_commit();
+        for (int p = 0; p < kStorePanels; ++p) {
+            OutT* buf = cs + (p % kStoreBufs) * 64 * 64;
+            if (t == 0) tma_store_wait_read<kStoreBufs - 1>();  // the store that last read `buf` is done
+            named_barrier_sync(1 + wg, 128);
+            stage_panel<OutT>(acc, buf, t, p);
+            fence_proxy_async();  // generic writes, read next by the TMA unit
+            named_barrier_sync(1 + wg, 128);
+            if (t == 0) {
+                tma_store_2d(tc, buf, col0 + 64 * p, row0 + 64 * wg);
+                tma_store_commit();
+            }
         }
+    }
+    // stage_acc_sw128 for panel p (0 .. 3), with p turned into the template argument it needs.
+    template <class OutT>
+    static __device__ __forceinline__ void stage_panel(const float* acc, OutT* buf, int t, int p) {
+        if (p == 0) stage_acc_sw128<BN, 1, 64, OutT, IdentityEpilogue, 0>(acc, buf, t, IdentityEpilogue{});
+        if constexpr (kStorePanels > 1) if (p == 1) stage_acc_sw128<BN, 1, 64, OutT, IdentityEpilogue, 1>(acc, buf, t, IdentityEpilogue{});
+        if constexpr (kStorePanels > 2) if (p == 2) stage_acc_sw128<BN, 1, 64, OutT, IdentityEpilogue, 2>(acc, buf, t, IdentityEpilogue{});
+        if constexpr (kStorePanels > 3) if (p == 3) stage_acc_sw128<BN, 1, 64, OutT, IdentityEpilogue, 3>(acc, buf, t, IdentityEpilogue{});
     }
     // Before a consumer warpgroup exits: its bulk stores must have finished reading shared memory.
     static __device__ __forceinline__ void drain_stores(int tid) {
