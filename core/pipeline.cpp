@@ -12,6 +12,7 @@
 #include "transform/insert_syncs.h"
 #include "transform/layout_inference.h"
 #include "transform/lower_tile_ops.h"
+#include "transform/math_idioms.h"
 #include "transform/pipeline_loops.h"
 #include "transform/simplify.h"
 #include "transform/verify.h"
@@ -35,6 +36,9 @@ const std::vector<Pass>& passes() {
         {"verify", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { transform::verify(*f, "evaluate"); return f; }},
         // Fold trace-time constants first so the resource check sees constant shapes.
         {"simplify", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::simplify(f); }},
+        // Known float formulas (the exact GELU) to faster runtime routines, on the folded
+        // constants; before lowering copies the T.Parallel bodies into per-thread code.
+        {"math-idioms", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::math_idioms(f); }},
         // User-facing limits on the kernel as written, before lowering changes its shape.
         {"check-resources", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
              return transform::check_resources(*f, o.target, d) ? f : nullptr; }},

@@ -76,6 +76,7 @@ CExprP compile_call(Program& p, const ir::CallNode& c, std::vector<CExprP> args)
         {"abs", [](const double* a) { return std::fabs(a[0]); }},
         {"tanh", [](const double* a) { return std::tanh(a[0]); }},
         {"erf", [](const double* a) { return std::erf(a[0]); }},
+        {"gelu_erf", [](const double* a) { return 0.5 * a[0] * std::erfc(-a[0] / std::sqrt(2.0)); }},
         {"sigmoid", [](const double* a) { return 1.0 / (1.0 + std::exp(-a[0])); }},
         {"sin", [](const double* a) { return std::sin(a[0]); }},
         {"cos", [](const double* a) { return std::cos(a[0]); }},

@@ -36,6 +36,7 @@ const std::vector<IntrinsicInfo>& all_intrinsics() {
         {"max_value", 0, 0, R::Given, "tp::max_value", nullptr},
         {"min_value", 0, 0, R::Given, "tp::min_value", nullptr},
         // Produced by passes, not written by users.
+        {"gelu_erf", 1, 1, R::SameAsArg0, "tp::gelu_erf", nullptr},  // math_idioms: x * Phi(x)
         {"__syncthreads", 0, 0, R::Void, "__syncthreads", nullptr},
         {"atomic_add", 2, 2, R::Void, "tp::atomic_add", nullptr},
     };
