@@ -5,8 +5,10 @@
 // GEMM + bias + GELU (erf) epilogue of samples/gemm_bias_gelu.py applied to the accumulators.
 // Every variant is checked first (relative Frobenius error against cuBLAS, and against cuBLAS +
 // a host bias/GELU), then timed (CUDA events, median of 30, L2 flushed).
-// Usage: wgmma_gemm_variants [size] [--panel P] [variant-substring ...]; --list prints the
-// variant names; P is the T.use_swizzle panel (tile rows per band, default 10).
+// Usage: wgmma_gemm_variants [size] [--panel P] [--once-gelu] [variant ...]; a variant argument
+// that is a whole name selects that variant, otherwise every name containing it; --list prints
+// the names; P is the T.use_swizzle panel (tile rows per band, default 10); --once-gelu launches
+// each selected variant once with bias + GELU, unchecked, for a profiler (ncu -k regex:ext_gemm).
 // Exit code 1 when a check fails. run.sh runs each variant in its own process (a hang or a
 // fault costs one variant, not the sweep).
 // A deadlocked schedule traps after ~2 s instead of hanging (see WsGemmExt::wait).
@@ -21,6 +23,7 @@
 #include "common.cuh"
 #include "tma_maps.cuh"
 #include "tp_copy.cuh"
+#include "tp_common.cuh"
 #include "tp_layout.cuh"
 #include "tp_ws_gemm.cuh"
 #include "tp_ws_gemm_ext.cuh"
@@ -30,7 +33,15 @@ using namespace harness;
 static_assert(sizeof(tp::TmaDesc) == sizeof(CUtensorMap), "tp::TmaDesc must match CUtensorMap");
 
 // The epilogue functor: identity, or bias[col] + GELU when bias is set (uniform branch).
-template <class T>
+// EPI picks the GELU code: 0 the literal 0.5 x (1 + erff(x / sqrt 2)) inlined per element
+// (what the compiler emitted for gemm_bias_gelu.py), 1 the same behind a call, 2 tp::gelu_erf
+// inlined, 3 tp::gelu_erf behind a call. A call keeps the per-element code to a few
+// instructions around one shared body, which tells whether the straight-line epilogue (about
+// 60 KB of SASS at 128 x 256) is bound by instruction fetch rather than by issue.
+__device__ __noinline__ float gelu_literal_call(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
+__device__ __noinline__ float gelu_poly_call(float x) { return tp::gelu_erf(x); }
+
+template <class T, int EPI = 0>
 struct BiasGelu {
     const T* bias;  // null: plain GEMM; else indexed by global column
     int col0, n;
@@ -38,7 +49,10 @@ struct BiasGelu {
         if (!bias) return v;
         int j = col0 + c < n ? col0 + c : n - 1;
         float x = v + tp::to_float(bias[j]);
-        return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+        if constexpr (EPI == 0) return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+        else if constexpr (EPI == 1) return gelu_literal_call(x);
+        else if constexpr (EPI == 2) return tp::gelu_erf(x);
+        else return gelu_poly_call(x);
     }
 };
 
@@ -90,7 +104,7 @@ __global__ void __launch_bounds__(128 * (CONS + 1), 1)
 // The candidate schedules. Tiles are dealt per cluster (CLUSTER blocks stacked in M share B),
 // in T.use_swizzle panel order over the cluster-tile grid; in ping-pong mode local tile j of
 // the block goes to consumer warpgroup j % CONSUMERS.
-template <class G, class T>
+template <class G, class T, int EPI>
 __global__ void __launch_bounds__(G::kThreads, 1)
     ext_gemm(const __grid_constant__ tp::TmaDesc ta, const __grid_constant__ tp::TmaDesc tb,
              const __grid_constant__ tp::TmaDesc tc, T* C, const T* bias, int M, int N, int K, int panel) {
@@ -134,7 +148,7 @@ __global__ void __launch_bounds__(G::kThreads, 1)
             if (nk > 0) G::finish(bars, it - 1, acc, t128);
             G::mma_turn_pass(t + units < ntiles, wg);
             const int row0 = (b.y * G::kCluster + int(rank)) * BM + (G::kPingPong ? 0 : wg * G::kWgM), col0 = b.x * BN;
-            BiasGelu<T> op{bias, col0, N};
+            BiasGelu<T, EPI> op{bias, col0, N};
             if constexpr (G::kEpiSmem) {
                 G::store_tma(acc, smem, &tc, col0, row0, wg, t128, op);
             } else {
@@ -190,13 +204,14 @@ Variant make_base(int sms, int panel) {
     return v;
 }
 
-template <class T, int BM, int BN, int S, int CONS, bool PP, int CL, bool ES>
+template <class T, int BM, int BN, int S, int CONS, bool PP, int CL, bool ES, int EPI = 0>
 Variant make_ext(int sms, int panel) {
     using G = tp::WsGemmExt<T, BM, BN, S, CONS, PP, CL, ES>;
     char name[128];
-    std::snprintf(name, sizeof name, "ext %dx%d s%d %s%d cl%d %s %s", BM, BN, S, PP ? "pp" : "coop", CONS, CL,
-                  ES ? "tma-store" : "direct", dtype_name<T>());
-    auto kern = ext_gemm<G, T>;
+    static const char* epi_names[] = {"", " epi:erf-call", " epi:poly", " epi:poly-call"};
+    std::snprintf(name, sizeof name, "ext %dx%d s%d %s%d cl%d %s %s%s", BM, BN, S, PP ? "pp" : "coop", CONS, CL,
+                  ES ? "tma-store" : "direct", dtype_name<T>(), epi_names[EPI]);
+    auto kern = ext_gemm<G, T, EPI>;
     const int smem = G::kSmemBytes + 1024;
     CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     int units = sms / CL;
@@ -313,12 +328,13 @@ static bool check(cublasHandle_t h, const Variant& v, int M, int N, int K, bool 
 
 int main(int argc, char** argv) {
     int size = 4096;
-    bool list = false;
+    bool list = false, once = false;
     int panel = 10;  // what samples/gemm.py and gemm_bias_gelu.py ask for (T.use_swizzle(panel_size=10))
     std::vector<std::string> only;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--list") list = true;
+        else if (a == "--once-gelu") once = true;
         else if (a == "--panel" && i + 1 < argc) panel = std::atoi(argv[++i]);
         else if (!a.empty() && a.find_first_not_of("0123456789") == std::string::npos) size = std::atoi(a.c_str());
         else only.push_back(a);
@@ -336,29 +352,48 @@ int main(int argc, char** argv) {
     // Today's schedule first (the reference row), then the candidates. ext = tp::WsGemmExt.
     std::vector<Variant> half_vs = {
         make_base<H, 128, 256, 4, 2>(sms, panel),
-        make_ext<H, 128, 256, 4, 2, false, 1, false>(sms, panel),  // = base through WsGemmExt
-        make_ext<H, 128, 256, 3, 2, false, 1, true>(sms, panel),   // + TMA-store epilogue
-        make_ext<H, 128, 256, 4, 2, false, 2, false>(sms, panel),  // + cluster of 2, B multicast
-        make_ext<H, 128, 256, 3, 2, false, 2, true>(sms, panel),   // both
+        make_ext<H, 128, 256, 3, 2, false, 1, true>(sms, panel),   // the compiler's schedule (TMA store)
+        make_ext<H, 128, 256, 3, 2, false, 1, true, 1>(sms, panel),
+        make_ext<H, 128, 256, 3, 2, false, 1, true, 2>(sms, panel),
+        make_ext<H, 128, 256, 3, 2, false, 1, true, 3>(sms, panel),
+        make_ext<H, 128, 256, 3, 2, false, 2, true>(sms, panel),   // + cluster of 2, B multicast
+        make_ext<H, 128, 256, 3, 2, false, 2, true, 2>(sms, panel),
+        make_ext<H, 128, 256, 4, 2, false, 2, false>(sms, panel),
         make_ext<H, 64, 256, 5, 2, true, 1, false>(sms, panel),    // ping-pong, 64x256 per warpgroup
-        make_ext<H, 64, 256, 5, 2, true, 2, false>(sms, panel),
+        make_ext<H, 64, 256, 5, 2, true, 1, false, 3>(sms, panel),
         make_ext<H, 64, 256, 4, 2, true, 2, true>(sms, panel),
         make_ext<H, 128, 128, 6, 2, true, 1, false>(sms, panel),   // ping-pong, 128x128 per warpgroup
-        make_ext<H, 128, 128, 6, 2, true, 2, false>(sms, panel),
+        make_ext<H, 128, 128, 6, 2, true, 1, false, 1>(sms, panel),
+        make_ext<H, 128, 128, 6, 2, true, 1, false, 2>(sms, panel),
+        make_ext<H, 128, 128, 6, 2, true, 1, false, 3>(sms, panel),
         make_ext<H, 128, 128, 5, 2, true, 2, true>(sms, panel),
-        make_ext<H, 256, 128, 4, 2, false, 1, false>(sms, panel),  // cooperative 256x128 (128 rows each)
+        make_ext<H, 128, 128, 5, 2, true, 2, true, 3>(sms, panel),
     };
     std::vector<Variant> bf16_vs = {make_ext<BF, 128, 256, 4, 2, false, 2, false>(sms, panel),
                                     make_ext<BF, 128, 128, 6, 2, true, 2, false>(sms, panel)};
+    auto is_name = [&](const std::string& o) {
+        for (auto* vs : {&half_vs, &bf16_vs})
+            for (auto& v : *vs)
+                if (v.name == o) return true;
+        return false;
+    };
     auto selected = [&](const Variant& v) {
         if (only.empty()) return true;
         for (auto& o : only)
-            if (v.name.find(o) != std::string::npos) return true;
+            if (is_name(o) ? v.name == o : v.name.find(o) != std::string::npos) return true;
         return false;
     };
     if (list) {
         for (auto* vs : {&half_vs, &bf16_vs})
             for (auto& v : *vs) std::printf("%s\n", v.name.c_str());
+        return 0;
+    }
+    if (once) {  // one unchecked GEMM + bias + GELU launch per selected variant, for a profiler
+        const size_t n = size_t(size) * size;
+        DeviceBuf<H> dA(random_vec<H>(n, 11)), dB(random_vec<H>(n, 12)), db(random_vec<H>(size_t(size), 13)), dC(n);
+        for (auto& v : half_vs)
+            if (selected(v) && v.launch) v.launch(dA.ptr, dB.ptr, dC.ptr, db.ptr, size, size, size, 0);
+        CK(cudaDeviceSynchronize());
         return 0;
     }
     cublasHandle_t h;

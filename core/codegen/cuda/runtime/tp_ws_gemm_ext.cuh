@@ -252,9 +252,12 @@ struct WsGemmExt {
 // - EPI_SMEM: adopted (tp::WsGemm::store_tma, the cooperative form with kWgM = 64).
 // - Measured on the H200 (4096^3 fp16, session 3): cooperative 128 x 256 with the TMA store is
 //   the fastest (0.1926 ms here, 0.1815 through the compiler); ping-pong 64 x 256 0.2197 and
-//   128 x 128 0.2082 (it does not hide the erf GELU epilogue either: +0.017 and +0.028 ms);
-//   every cluster-of-2 variant is 1.5-2.5x slower, which points at a defect in the multicast
-//   schedule rather than a cost of clusters (cuBLAS uses them). ncu on the 4096^3 launch of
-//   128 x 256 coop, cl1 against cl2: 248 against 346 us, SM throughput 80.5% against 55.5%,
-//   L2 throughput 45% against 58% (so about 1.8x the L2 traffic in all, where multicasting B
-//   should have cut it), twice the branch instructions (the mbarrier polls of waiting warps).
+//   128 x 128 0.2082. Session 4, after mbar_arrive_cluster lost its cluster-scope release (a
+//   MEMBAR per k-step): cluster-of-2 variants 0.196-0.27 ms (were 0.30-0.55), still behind
+//   cluster-of-1 (coop 128 x 256 tma-store 0.1961 against 0.1831), so clusters stay out.
+// - The GEMM + bias + GELU epilogue (BiasGelu EPI modes in the harness, session 4): ping-pong
+//   does not hide it (128 x 128: +25 us with erff, +17.5 with tp::gelu_erf) though the other
+//   warpgroup's main loop runs meanwhile; the cooperative kernel pays it in full and is
+//   issue-bound (about 0.8 us per SASS instruction per accumulator element at 4096^3), so the
+//   instruction count decides: erff inline +19.5 us, tp::gelu_erf inline +13, either behind a
+//   call +57 to +74 (the ABI moves cost more than the code fetch they save).
