@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common.cuh"
+#include "cublas_ref.cuh"
 #include "tma_maps.cuh"
 #include "tp_copy.cuh"
 #include "tp_layout.cuh"
@@ -86,16 +87,6 @@ Config make_config(int sms, int panel = 8) {
         kern<<<grid, G::kThreads, smem>>>(ta, tb, static_cast<T*>(out), M, N, K, panel);
     };
     return c;
-}
-
-static void cublas_gemm(cublasHandle_t h, bool bf16, const void* A, const void* B, void* C, int M, int N, int K) {
-    const float alpha = 1.0f, beta = 0.0f;
-    cudaDataType_t t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
-    if (cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, t, N, A, t, K, &beta, C, t, N, CUBLAS_COMPUTE_32F,
-                     CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS) {
-        std::printf("[FAIL] cublasGemmEx\n");
-        std::exit(1);
-    }
 }
 
 // Runs cfg and cuBLAS on the same random inputs; passes when ||ours - cublas|| / ||cublas|| < tol.

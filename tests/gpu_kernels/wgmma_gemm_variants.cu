@@ -21,6 +21,7 @@
 #include <cstring>
 
 #include "common.cuh"
+#include "cublas_ref.cuh"
 #include "tma_maps.cuh"
 #include "tp_copy.cuh"
 #include "tp_common.cuh"
@@ -237,17 +238,6 @@ Variant make_ext(int sms, int panel) {
         CK(cudaLaunchKernelEx(&cfg, kern, ta, tb, tc, static_cast<T*>(out), static_cast<const T*>(bias), M, N, K, cpanel));
     };
     return v;
-}
-
-// Row-major C[M][N] = A[M][K] B[K][N] as column-major C^T = B^T A^T.
-static void cublas_gemm(cublasHandle_t h, bool bf16, const void* A, const void* B, void* C, int M, int N, int K) {
-    const float alpha = 1.0f, beta = 0.0f;
-    cudaDataType_t t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
-    if (cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, t, N, A, t, K, &beta, C, t, N, CUBLAS_COMPUTE_32F,
-                     CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS) {
-        std::printf("[FAIL] cublasGemmEx\n");
-        std::exit(1);
-    }
 }
 
 // cuBLASLt's fused GELU_BIAS epilogue on the same problem (bias per column of row-major C =
