@@ -258,14 +258,38 @@ PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
                                            stmts.back()->span);
             }
         }
-        for (size_t i = at + 1; i < stmts.size(); ++i) cons.push_back(stmts[i]);
-        Stmt consumer = tiles(make_seq(cons, sp));
+        // The epilogue's vector operands come from shared memory, loaded as the tile starts,
+        // when they fit beside the ring (codegen aligns 2-D tiles to 1024 bytes, the rest to 16).
+        std::vector<Stmt> epi(stmts.begin() + at + 1, stmts.end()), tile(cons);
+        tile.insert(tile.end(), epi.begin(), epi.end());
+        auto bytes_of = [](const Buffer& b) {
+            int64_t n = b->dtype.bytes();
+            for (const auto& d : b->shape) n *= as_const_int(d).value_or(0);
+            return n;
+        };
+        auto tile_bytes = [&](const Buffer& b) { return b ? (bytes_of(b) + 1023) / 1024 * 1024 : 0; };
+        const int64_t limit = target.max_smem_per_block > 0 ? target.max_smem_per_block : 227 * 1024;
+        const int64_t room = limit - 1024 - tile_bytes(A) - tile_bytes(B) - tile_bytes(cstage) - bytes_of(bars);
+        auto prefetch = prefetch_epilogue_vectors(*func, tile, epi, tid, consumers, room);
+        if (prefetch) {
+            cons.push_back(prefetch->park);
+            epi = prefetch->epilogue;
+        }
+        cons.insert(cons.end(), epi.begin(), epi.end());
+        Stmt tile_body = make_seq(cons, sp);
+        if (prefetch)
+            for (auto l = prefetch->loads.rbegin(); l != prefetch->loads.rend(); ++l)
+                tile_body = std::make_shared<LetStmtNode>(l->first, l->second, tile_body, sp);
+        Stmt consumer = tiles(tile_body);
         if (cstage) consumer = make_seq({consumer, device_call(G + "::drain_stores", {tid}, sp)}, sp);
         if (consumers > 1)
             consumer = make_seq({device_call("tp::setmaxnreg_inc<" + std::to_string(kConsumerRegs) + ">", {}, sp), consumer}, sp);
         Stmt branch = std::make_shared<IfThenElseNode>(make_binary(BinaryOp::GE, tid, int_imm(consumer_threads)), producer, consumer, sp);
         Stmt init = device_call(G + "::init", {addr(bars, true), tid}, sp);
-        Stmt ws = std::make_shared<AllocateNode>(bars, nullptr, make_seq({init, branch}, sp), sp);
+        Stmt ws = make_seq({init, branch}, sp);
+        if (prefetch)
+            for (const auto& v : prefetch->buffers) ws = std::make_shared<AllocateNode>(v, nullptr, ws, sp);
+        ws = std::make_shared<AllocateNode>(bars, nullptr, ws, sp);
         return cstage ? std::make_shared<AllocateNode>(cstage, nullptr, ws, sp) : ws;
     };
     rw.relaunch = [&](const KernelLaunchNode& n) {

@@ -70,4 +70,19 @@ std::optional<CoarsenedK> coarsen_k_pairs(const ForNode& loop, const GemmOpNode&
 // Every use of a buffer in `map` (allocations included) replaced by its new buffer.
 Stmt rebind_buffers(const Stmt& s, const std::map<const BufferNode*, Buffer>& map);
 
+// The epilogue's vector operands (bias[bx * BN + j] and the like) read from shared memory,
+// loaded into registers as the tile starts (warp_specialize_prefetch.cpp). `tile` is every
+// statement of one consumer tile (variables bound there are not known at its start), `epilogue`
+// the statements after the main loop, `room` the shared bytes still free.
+struct EpiloguePrefetch {
+    std::vector<Buffer> buffers;                 // per-warpgroup shared vectors to allocate
+    std::vector<std::pair<Var, Expr>> loads;     // registers loaded at the tile's start
+    Stmt park;                                   // registers -> shared, between warpgroup barriers
+    std::vector<Stmt> epilogue;                  // `epilogue` reading the shared vectors
+    int64_t bytes = 0;
+};
+std::optional<EpiloguePrefetch> prefetch_epilogue_vectors(const PrimFunc& func, const std::vector<Stmt>& tile,
+                                                          const std::vector<Stmt>& epilogue, const Expr& tid, int consumers,
+                                                          int64_t room);
+
 }  // namespace tp::transform::ws_gemm

@@ -1,7 +1,8 @@
 // GPU tests of the sm_90a path: samples/gemm.py and samples/gemm_bias_gelu.py compiled for
 // sm_90a with Hopper-sized tiles take the warp-specialized TMA + wgmma lowering (the worker
 // reports the tensor maps it encoded) and match the CPU interpreter, including edge tiles (the
-// TMA store clips them), a persistent grid with more tiles than multiprocessors, and the
+// TMA store clips them), a persistent grid with more tiles than multiprocessors, the epilogue's
+// bias read from shared memory (on edge tiles and second tiles too), and the
 // sample's own block_K = 32 (taken as pairs of iterations).
 // Skipped on GPUs other than compute capability 9.0.
 #include <gtest/gtest.h>
@@ -65,6 +66,10 @@ TEST(GpuHopper, GemmBiasGeluOnWgmmaMatchesTheInterpreter) {
     tp::WorkerClient c;
     if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
     run_checked(c, hopper_sample("gemm_bias_gelu.py", {{"M", "512"}, {"N", "768"}, {"K", "512"}}));
+    // The bias comes through each warpgroup's shared vector, loaded as the tile starts. N = 1000:
+    // the last column tile's loads are clamped to bias[N - 1]. 36 x 4 tiles on 132 blocks: some
+    // blocks walk a second tile and reload the vector (the checked last block is one of them).
+    run_checked(c, hopper_sample("gemm_bias_gelu.py", {{"M", "4500"}, {"N", "1000"}, {"K", "136"}}));
 }
 
 TEST(GpuHopper, BlockK32RunsAsPairsOfIterations) {

@@ -136,8 +136,9 @@ void CudaEmitter::stmt(const Stmt& s) {
                     // pipeline placed the barriers they need. Offsets stay 16-byte aligned for
                     // cp.async and ldmatrix.
                     int64_t bytes = elems * b->dtype.bytes();
-                    // TMA's 128B swizzle needs 1024-byte aligned tiles (warp-specialized kernels).
-                    int64_t align = transform::is_warp_specialized(func) ? 1024 : 16;
+                    // TMA's 128B swizzle needs 1024-byte aligned tiles (warp-specialized kernels);
+                    // their 1-D buffers (mbarriers, epilogue vectors) need only 16.
+                    int64_t align = transform::is_warp_specialized(func) && b->shape.size() > 1 ? 1024 : 16;
                     int64_t off = (dynamic_smem_bytes + align - 1) / align * align;
                     dynamic_smem_offsets.emplace_back(b.get(), off);
                     dynamic_smem_bytes = off + bytes;

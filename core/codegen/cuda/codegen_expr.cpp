@@ -201,7 +201,7 @@ std::string CudaEmitter::device_call(const CallNode& c) {
     static const std::pair<const char*, const char*> owners[] = {
         {"tp::gemm_", "tp_gemm.cuh"}, {"tp::reduce_striped", "tp_reduce_striped.cuh"}, {"tp::striped_", "tp_copy_striped.cuh"}, {"tp::reduce_", "tp_reduce.cuh"}, {"tp::copy_", "tp_copy.cuh"},
         {"tp::cp_async", "tp_copy.cuh"}, {"tp::frag_", "tp_copy.cuh"}, {"tp::rasterize", "tp_layout.cuh"},
-        {"tp::WsGemm", "tp_ws_gemm.cuh"}, {"tp::WsAttention", "tp_ws_attention_kernel.cuh"}, {"tp::setmaxnreg", "tp_tma.cuh"}};
+        {"tp::WsGemm", "tp_ws_gemm.cuh"}, {"tp::WsAttention", "tp_ws_attention_kernel.cuh"}, {"tp::setmaxnreg", "tp_tma.cuh"}, {"tp::named_barrier", "tp_cluster.cuh"}};
     for (const auto& [prefix, header] : owners)
         if (fn.rfind(prefix, 0) == 0) headers.insert(header);
     if (fn.find("half_t") != std::string::npos || fn.find("bfloat16_t") != std::string::npos) uses_half = true;
