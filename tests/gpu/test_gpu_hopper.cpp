@@ -72,6 +72,17 @@ TEST(GpuHopper, GemmBiasGeluOnWgmmaMatchesTheInterpreter) {
     run_checked(c, hopper_sample("gemm_bias_gelu.py", {{"M", "4500"}, {"N", "1000"}, {"K", "136"}}));
 }
 
+TEST(GpuHopper, EpilogueRowAndColumnVectorsMatchTheInterpreter) {
+    tp::WorkerClient c;
+    if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
+    // A row vector (scale), a column vector (bias), both through shared memory, and a 2-D
+    // operand read from global, on a persistent grid of 32 x 8 tiles.
+    tp::LoadSpec s;
+    s.path = source_dir() + "/tests/gpu/data/epilogue_vectors.py";
+    s.target = "sm_90a";
+    run_checked(c, s);
+}
+
 TEST(GpuHopper, BlockK32RunsAsPairsOfIterations) {
     tp::WorkerClient c;
     if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
