@@ -207,26 +207,35 @@ PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
             round_base = make_binary(BinaryOp::Mul, tile_i, loop.extent);
             it = make_binary(BinaryOp::Add, round_base, it);
         }
-        auto tiles = [&](Stmt work) -> Stmt {
-            if (!persist) return work;
+        // Tile t of the persistent walk: its (bx, by) in T.use_swizzle's panel order.
+        auto tile_xy = [&](const Expr& t) -> std::pair<Expr, Expr> {
             const Persist& ps = *persist;
-            Var t = std::make_shared<VarNode>("tp_t", DataType::int32(), VarKind::Plain, sp);
-            Expr x, y;
             if (ps.panel > 0) {  // tp::rasterize with row order, on the linear tile index
                 Expr per = int_imm(int64_t(ps.panel) * ps.gx);
                 Expr pn = make_binary(BinaryOp::FloorDiv, t, per), o = make_binary(BinaryOp::FloorMod, t, per);
                 Expr rows = make_binary(BinaryOp::Min, make_binary(BinaryOp::Sub, int_imm(ps.gy), make_binary(BinaryOp::Mul, pn, int_imm(ps.panel))),
                                         int_imm(ps.panel));
-                x = make_binary(BinaryOp::FloorDiv, o, rows);
-                y = make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, pn, int_imm(ps.panel)), make_binary(BinaryOp::FloorMod, o, rows));
-            } else {
-                x = make_binary(BinaryOp::FloorMod, t, int_imm(ps.gx));
-                y = make_binary(BinaryOp::FloorDiv, t, int_imm(ps.gx));
+                return {make_binary(BinaryOp::FloorDiv, o, rows),
+                        make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, pn, int_imm(ps.panel)), make_binary(BinaryOp::FloorMod, o, rows))};
             }
+            return {make_binary(BinaryOp::FloorMod, t, int_imm(ps.gx)), make_binary(BinaryOp::FloorDiv, t, int_imm(ps.gx))};
+        };
+        // The block's tiles: pid, pid + programs, ... below gx * gy.
+        auto tile_at = [&](const Expr& round) {
+            return make_binary(BinaryOp::Add, persist->pid, make_binary(BinaryOp::Mul, round, int_imm(persist->programs)));
+        };
+        auto tile_count = [&] {
+            const Persist& ps = *persist;
+            return make_binary(BinaryOp::FloorDiv, make_binary(BinaryOp::Sub, int_imm(ps.gx * ps.gy + ps.programs - 1), ps.pid), int_imm(ps.programs));
+        };
+        auto tiles = [&](Stmt work) -> Stmt {
+            if (!persist) return work;
+            const Persist& ps = *persist;
+            Var t = std::make_shared<VarNode>("tp_t", DataType::int32(), VarKind::Plain, sp);
+            auto [x, y] = tile_xy(t);
             Stmt body = std::make_shared<LetStmtNode>(ps.bx, x, std::make_shared<LetStmtNode>(ps.by, y, work, sp), sp);
-            body = std::make_shared<LetStmtNode>(t, make_binary(BinaryOp::Add, ps.pid, make_binary(BinaryOp::Mul, tile_i, int_imm(ps.programs))), body, sp);
-            Expr count = make_binary(BinaryOp::FloorDiv, make_binary(BinaryOp::Sub, int_imm(ps.gx * ps.gy + ps.programs - 1), ps.pid), int_imm(ps.programs));
-            return std::make_shared<ForNode>(tile_i, int_imm(0), count, ForKind::Serial, body, sp);
+            body = std::make_shared<LetStmtNode>(t, tile_at(tile_i), body, sp);
+            return std::make_shared<ForNode>(tile_i, int_imm(0), tile_count(), ForKind::Serial, body, sp);
         };
         Stmt produce = device_call(G + "::produce", {tma(0), tma(1), addr(A, true), addr(B, true), addr(bars, true), it, ai[1], ai[0], bi[1], bi[0]}, sp);
         Stmt producer = make_seq({device_call("tp::setmaxnreg_dec<" + std::to_string(kProducerRegs) + ">", {}, sp),
@@ -270,17 +279,36 @@ PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
         auto tile_bytes = [&](const Buffer& b) { return b ? (bytes_of(b) + 1023) / 1024 * 1024 : 0; };
         const int64_t limit = target.max_smem_per_block > 0 ? target.max_smem_per_block : 227 * 1024;
         const int64_t room = limit - 1024 - tile_bytes(A) - tile_bytes(B) - tile_bytes(cstage) - bytes_of(bars);
-        auto prefetch = prefetch_epilogue_vectors(*func, tile, epi, tid, consumers, room);
+        // On a persistent grid the bias added first becomes the accumulator's starting value.
+        std::optional<BiasFold> fold;
+        if (persist) {
+            TileWalk walk;
+            auto [x0, y0] = tile_xy(tile_at(int_imm(0)));
+            auto [x1, y1] = tile_xy(tile_at(make_binary(BinaryOp::Add, tile_i, int_imm(1))));
+            walk.first = {{persist->bx.get(), x0}, {persist->by.get(), y0}};
+            walk.next = {{persist->bx.get(), x1}, {persist->by.get(), y1}};
+            walk.has_next = make_binary(BinaryOp::LT, make_binary(BinaryOp::Add, tile_i, int_imm(1)), tile_count());
+            std::vector<Stmt> pre(cons.begin(), cons.begin() + static_cast<std::ptrdiff_t>(at));
+            fold = fold_epilogue_bias(*func, tile, pre, C, epi, tid, consumers, walk, room);
+            if (fold) {
+                std::copy(fold->pre.begin(), fold->pre.end(), cons.begin());
+                cons.push_back(fold->park);
+                epi = fold->epilogue;
+            }
+        }
+        auto prefetch = prefetch_epilogue_vectors(*func, tile, epi, tid, consumers, room - (fold ? fold->bytes : 0));
         if (prefetch) {
             cons.push_back(prefetch->park);
             epi = prefetch->epilogue;
         }
         cons.insert(cons.end(), epi.begin(), epi.end());
         Stmt tile_body = make_seq(cons, sp);
-        if (prefetch)
-            for (auto l = prefetch->loads.rbegin(); l != prefetch->loads.rend(); ++l)
-                tile_body = std::make_shared<LetStmtNode>(l->first, l->second, tile_body, sp);
+        std::vector<std::pair<Var, Expr>> loads;
+        if (fold) loads = fold->loads;
+        if (prefetch) loads.insert(loads.end(), prefetch->loads.begin(), prefetch->loads.end());
+        for (auto l = loads.rbegin(); l != loads.rend(); ++l) tile_body = std::make_shared<LetStmtNode>(l->first, l->second, tile_body, sp);
         Stmt consumer = tiles(tile_body);
+        if (fold) consumer = make_seq({fold->prologue, consumer}, sp);
         if (cstage) consumer = make_seq({consumer, device_call(G + "::drain_stores", {tid}, sp)}, sp);
         if (consumers > 1)
             consumer = make_seq({device_call("tp::setmaxnreg_inc<" + std::to_string(kConsumerRegs) + ">", {}, sp), consumer}, sp);
@@ -289,6 +317,7 @@ PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
         Stmt ws = make_seq({init, branch}, sp);
         if (prefetch)
             for (const auto& v : prefetch->buffers) ws = std::make_shared<AllocateNode>(v, nullptr, ws, sp);
+        if (fold) ws = std::make_shared<AllocateNode>(fold->vec, nullptr, ws, sp);
         ws = std::make_shared<AllocateNode>(bars, nullptr, ws, sp);
         return cstage ? std::make_shared<AllocateNode>(cstage, nullptr, ws, sp) : ws;
     };

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -70,6 +71,24 @@ std::optional<CoarsenedK> coarsen_k_pairs(const ForNode& loop, const GemmOpNode&
 // Every use of a buffer in `map` (allocations included) replaced by its new buffer.
 Stmt rebind_buffers(const Stmt& s, const std::map<const BufferNode*, Buffer>& map);
 
+// A vector operand of the epilogue (warp_specialize_prefetch.cpp): an unconditional `load` in
+// the fragment loop epilogue[stmt] from a tensor the kernel never writes, indexed through the
+// loop's layout variable `var` (defined by `var_def` from the thread index and the loop
+// variable) besides variables bound outside the tile; over warpgroup w's threads and the loop
+// `var` takes the values [lo0 + w * delta, lo0 + w * delta + size).
+struct EpilogueVector {
+    Expr load;
+    std::string key;  // the load's text: equal loads of one loop are one vector
+    Var var;
+    Expr var_def;
+    int64_t lo0 = 0, delta = 0, size = 0;
+    size_t stmt = 0;
+};
+std::vector<EpilogueVector> find_epilogue_vectors(const PrimFunc& func, const std::vector<Stmt>& tile,
+                                                  const std::vector<Stmt>& epilogue, const Expr& tid, int consumers);
+// `e` with the variables in `values` replaced.
+Expr substitute(const Expr& e, const std::map<const VarNode*, Expr>& values);
+
 // The epilogue's vector operands (bias[bx * BN + j] and the like) read from shared memory,
 // loaded into registers as the tile starts (warp_specialize_prefetch.cpp). `tile` is every
 // statement of one consumer tile (variables bound there are not known at its start), `epilogue`
@@ -84,5 +103,26 @@ struct EpiloguePrefetch {
 std::optional<EpiloguePrefetch> prefetch_epilogue_vectors(const PrimFunc& func, const std::vector<Stmt>& tile,
                                                           const std::vector<Stmt>& epilogue, const Expr& tid, int consumers,
                                                           int64_t room);
+
+// The bias the epilogue adds first to the accumulator, folded into its starting value on a
+// persistent grid (warp_specialize_fold.cpp). `walk` gives the tile-position variables' values
+// for the block's first tile and for the tile after the current one (when has_next); `pre`
+// holds the tile's statements before the main loop, with T.clear(acc) among them.
+struct TileWalk {
+    std::map<const VarNode*, Expr> first, next;
+    Expr has_next;
+};
+struct BiasFold {
+    Buffer vec;                                // float32 copy, shared by the consumer warpgroups
+    Stmt prologue;                             // before the tile loop: the first tile's vector
+    std::vector<std::pair<Var, Expr>> loads;   // the next tile's vector, loaded as a tile starts
+    std::vector<Stmt> pre;                     // `pre` with the clear turned into the fill
+    Stmt park;                                 // after the main loop: the next tile's vector
+    std::vector<Stmt> epilogue;                // `epilogue` without the add
+    int64_t bytes = 0;
+};
+std::optional<BiasFold> fold_epilogue_bias(const PrimFunc& func, const std::vector<Stmt>& tile, const std::vector<Stmt>& pre,
+                                           const Buffer& acc, const std::vector<Stmt>& epilogue, const Expr& tid, int consumers,
+                                           const TileWalk& walk, int64_t room);
 
 }  // namespace tp::transform::ws_gemm

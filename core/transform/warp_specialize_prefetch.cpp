@@ -98,16 +98,21 @@ struct Written : IRVisitor {
     }
 };
 
-Expr subst(const Expr& e, const VarNode* v, const Expr& value) {
+}  // namespace
+
+Expr substitute(const Expr& e, const std::map<const VarNode*, Expr>& values) {
     struct Subst : IRMutator {
-        const VarNode* v;
-        Expr value;
-        Expr visit_Var(const VarNode& n, const Expr& e) override { return &n == v ? value : e; }
+        const std::map<const VarNode*, Expr>* values;
+        Expr visit_Var(const VarNode& n, const Expr& e) override {
+            auto it = values->find(&n);
+            return it == values->end() ? e : it->second;
+        }
     } s;
-    s.v = v;
-    s.value = value;
+    s.values = &values;
     return s.mutate(e);
 }
+
+namespace {
 
 // A layout variable's values for the threads [t0, t0 + 128) and the loop's iterations, when
 // its definition is a sum of terms each in the thread index or the loop variable alone.
@@ -163,15 +168,6 @@ std::optional<Slice> value_range(const Expr& def, const VarNode* tid, int64_t t0
     return s;
 }
 
-// One prefetched vector: the load it replaces and its warpgroups' slices.
-struct Vector {
-    Expr load;       // the BufferLoad
-    std::string key;  // its text: equal loads of one loop share the vector
-    Var var;         // the layout variable the index depends on
-    int64_t lo0 = 0, delta = 0, size = 0;  // warpgroup w's slice starts at lo0 + w * delta
-    Buffer smem;
-};
-
 // Finds the qualifying loads of one fragment loop (unconditional ones only).
 struct Finder : IRVisitor {
     const ForNode* loop = nullptr;
@@ -181,7 +177,7 @@ struct Finder : IRVisitor {
     const std::set<const VarNode*>* tile_bound = nullptr;
     std::map<const VarNode*, std::pair<Var, Expr>> lets;  // the loop body's lets so far
     int guarded = 0;
-    std::vector<Vector> found;
+    std::vector<EpilogueVector> found;
     std::set<std::string> seen;
 
     void visit_LetStmt(const LetStmtNode& n, const Stmt& s) override {
@@ -233,10 +229,11 @@ struct Finder : IRVisitor {
         if (!var) return;
         std::string key = print(e);
         if (!seen.insert(key).second) return;
-        Vector vec;
+        EpilogueVector vec;
         vec.load = e;
         vec.key = key;
         vec.var = lets[var].first;
+        vec.var_def = lets[var].second;
         for (int w = 0; w < consumers; ++w) {
             auto s = value_range(lets[var].second, tid, 128 * w, *loop);
             if (!s || s->size > kMaxVector || (w > 0 && s->size != vec.size)) return;
@@ -249,16 +246,16 @@ struct Finder : IRVisitor {
 
 // The epilogue with each prefetched load replaced by its warpgroup's shared copy.
 struct Replace : IRMutator {
-    const std::vector<Vector>* vecs;
+    const std::vector<std::pair<EpilogueVector, Buffer>>* vecs;
     Expr wg;  // tid / 128
     Expr visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
         std::string key = print(e);
-        for (const auto& v : *vecs)
+        for (const auto& [v, smem] : *vecs)
             if (v.key == key) {
                 // slot = w * size + var - (lo0 + w * delta)
                 Expr slot = make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, wg, int_imm(v.size - v.delta)),
                                         make_binary(BinaryOp::Sub, v.var, int_imm(v.lo0)));
-                return std::make_shared<BufferLoadNode>(v.smem, std::vector<Expr>{slot}, n.span);
+                return std::make_shared<BufferLoadNode>(smem, std::vector<Expr>{slot}, n.span);
             }
         return IRMutator::visit_BufferLoad(n, e);
     }
@@ -266,24 +263,19 @@ struct Replace : IRMutator {
 
 }  // namespace
 
-std::optional<EpiloguePrefetch> prefetch_epilogue_vectors(const PrimFunc& func, const std::vector<Stmt>& tile,
-                                                          const std::vector<Stmt>& epilogue, const Expr& tid, int consumers,
-                                                          int64_t room) {
+std::vector<EpilogueVector> find_epilogue_vectors(const PrimFunc& func, const std::vector<Stmt>& tile,
+                                                  const std::vector<Stmt>& epilogue, const Expr& tid, int consumers) {
+    std::vector<EpilogueVector> out;
     auto* tv = tid ? tid->as<VarNode>() : nullptr;
-    if (!tv || consumers < 1 || consumers > 2) return std::nullopt;
+    if (!tv || consumers < 1 || consumers > 2) return out;
     Written written;
     written.visit(func.body);
     std::set<const VarNode*> bound;
     BoundVars bv;
     bv.out = &bound;
     for (const auto& s : tile) bv.visit(s);
-
-    EpiloguePrefetch out;
-    std::vector<Vector> vecs;
-    std::vector<std::pair<size_t, size_t>> of_stmt(epilogue.size(), {0, 0});  // each statement's vecs [first, last)
     for (size_t si = 0; si < epilogue.size(); ++si) {
         auto* loop = epilogue[si]->as<ForNode>();
-        of_stmt[si] = {vecs.size(), vecs.size()};
         if (!loop || loop->for_kind == ForKind::Parallel || loop->for_kind == ForKind::Pipelined) continue;
         Finder f;
         f.loop = loop;
@@ -293,15 +285,26 @@ std::optional<EpiloguePrefetch> prefetch_epilogue_vectors(const PrimFunc& func, 
         f.tile_bound = &bound;
         f.visit(loop->body);
         for (auto& v : f.found) {
-            const DataType dt = v.load->dtype;
-            int64_t bytes = (consumers * v.size * dt.bytes() + 15) / 16 * 16;
-            if (out.bytes + bytes > room) continue;
-            out.bytes += bytes;
-            v.smem = std::make_shared<BufferNode>("tp_ws_vec" + std::to_string(vecs.size()), dt, std::vector<Expr>{int_imm(consumers * v.size)},
-                                                  Scope::Shared, v.load->span);
-            vecs.push_back(v);
+            v.stmt = si;
+            out.push_back(v);
         }
-        of_stmt[si].second = vecs.size();
+    }
+    return out;
+}
+
+std::optional<EpiloguePrefetch> prefetch_epilogue_vectors(const PrimFunc& func, const std::vector<Stmt>& tile,
+                                                          const std::vector<Stmt>& epilogue, const Expr& tid, int consumers,
+                                                          int64_t room) {
+    EpiloguePrefetch out;
+    std::vector<std::pair<EpilogueVector, Buffer>> vecs;
+    for (auto& v : find_epilogue_vectors(func, tile, epilogue, tid, consumers)) {
+        const DataType dt = v.load->dtype;
+        int64_t bytes = (consumers * v.size * dt.bytes() + 15) / 16 * 16;
+        if (out.bytes + bytes > room) continue;
+        out.bytes += bytes;
+        Buffer smem = std::make_shared<BufferNode>("tp_ws_vec" + std::to_string(vecs.size()), dt, std::vector<Expr>{int_imm(consumers * v.size)},
+                                                   Scope::Shared, v.load->span);
+        vecs.push_back({v, smem});
     }
     if (vecs.empty()) return std::nullopt;
 
@@ -310,7 +313,7 @@ std::optional<EpiloguePrefetch> prefetch_epilogue_vectors(const PrimFunc& func, 
     Stmt barrier = device_call("tp::named_barrier_sync", {make_binary(BinaryOp::Add, wg, int_imm(1)), int_imm(128)}, sp);
     std::vector<Stmt> park{barrier};  // the last tile's epilogue has read the vectors
     for (size_t i = 0; i < vecs.size(); ++i) {
-        const Vector& v = vecs[i];
+        const auto& [v, smem] = vecs[i];
         Expr lo = make_binary(BinaryOp::Add, int_imm(v.lo0), make_binary(BinaryOp::Mul, wg, int_imm(v.delta)));
         for (int64_t r = 0; r * 128 < v.size; ++r) {
             // Threads past the slice load its last entry (in bounds wherever the epilogue's
@@ -318,22 +321,24 @@ std::optional<EpiloguePrefetch> prefetch_epilogue_vectors(const PrimFunc& func, 
             Expr k = make_binary(BinaryOp::Add, t, int_imm(128 * r));
             const bool partial = 128 * r + 127 >= v.size;
             Expr at = make_binary(BinaryOp::Add, lo, partial ? make_binary(BinaryOp::Min, k, int_imm(v.size - 1)) : k);
-            std::vector<Expr> idx;
             auto* load = v.load->as<BufferLoadNode>();
-            for (const auto& e : load->indices) idx.push_back(subst(e, v.var.get(), at));
+            std::vector<Expr> idx;
+            for (const auto& e : load->indices) idx.push_back(substitute(e, {{v.var.get(), at}}));
             Var reg = std::make_shared<VarNode>("tp_ws_pre" + std::to_string(i) + "_" + std::to_string(r), load->dtype, VarKind::Plain, sp);
             out.loads.push_back({reg, std::make_shared<BufferLoadNode>(load->buffer, idx, load->span)});
-            Stmt st = std::make_shared<BufferStoreNode>(v.smem, std::vector<Expr>{make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, wg, int_imm(v.size)), k)},
+            Stmt st = std::make_shared<BufferStoreNode>(smem, std::vector<Expr>{make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, wg, int_imm(v.size)), k)},
                                                         reg, sp);
             if (partial) st = std::make_shared<IfThenElseNode>(make_binary(BinaryOp::LT, k, int_imm(v.size)), st, nullptr, sp);
             park.push_back(st);
         }
-        out.buffers.push_back(v.smem);
+        out.buffers.push_back(smem);
     }
     park.push_back(barrier);  // every entry is in place before the epilogue reads one
     out.park = make_seq(park, sp);
     for (size_t si = 0; si < epilogue.size(); ++si) {
-        std::vector<Vector> mine(vecs.begin() + of_stmt[si].first, vecs.begin() + of_stmt[si].second);
+        std::vector<std::pair<EpilogueVector, Buffer>> mine;
+        for (const auto& v : vecs)
+            if (v.first.stmt == si) mine.push_back(v);
         Replace rep;
         rep.vecs = &mine;
         rep.wg = wg;

@@ -1,27 +1,42 @@
 # sm_90a: the warp-specialized GEMM's epilogue reads its vector operands from shared memory.
-# A load whose index depends on the tile only through the accumulator's column (bias) or row
-# (scale) is issued into registers as the consumer's tile starts, parked after the main loop
-# in a shared vector per warpgroup between two warpgroup barriers, and the epilogue reads the
-# copy. Left alone: a 2-D operand (row and column), a load under a condition, a tensor the
-# kernel writes. The vectors fit beside the 4-slot ring: 231488 bytes with the sample's bias.
+# On a persistent grid, a bias added first to the accumulator becomes its starting value: the
+# clear turns into a fill from a float32 copy both consumer warpgroups share, each tile loads
+# the next tile's bias into registers as it starts and parks it after its main loop (between
+# two barriers of the 256 consumer threads), the first tile's comes before the tile loop, and
+# the epilogue has no add left. Other vector operands, indexed by the accumulator's column
+# (bias) or row (scale) only, are loaded into registers as the tile starts, parked after the
+# main loop in a shared vector per warpgroup between two warpgroup barriers, and read from there
+# by the epilogue. Left alone: a 2-D operand (row and column), a load under a condition, a
+# tensor the kernel writes. The copies fit beside the 4-slot ring: 231488 bytes for the sample.
 # RUN: %tilec compile %samples/gemm_bias_gelu.py --emit cuda --no-lineinfo --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 | FileCheck %s --check-prefix=BIAS
 # RUN: %tilec compile %samples/gemm_bias_gelu.py --json --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 | FileCheck %s --check-prefix=SMEM
+# RUN: %tilec compile %S/../gpu/data/epilogue_vectors.py --emit cuda --no-lineinfo --arch sm_90a | FileCheck %s --check-prefix=PERSIST --implicit-check-not=tp_ws_bias
 # RUN: %tilec compile %s --emit cuda --no-lineinfo --arch sm_90a | FileCheck %s --check-prefix=MIX
 # RUN: %tilec compile %s --emit cuda --no-lineinfo --arch sm_90 | FileCheck %s --check-prefix=SM90 --implicit-check-not=tp_ws_vec
-# BIAS: half_t* tp_ws_vec0 = reinterpret_cast<half_t*>(tp_smem + 229440);
-# BIAS: } else {
-# BIAS: const half_t tp_ws_pre0_0 = bias[tp::min(((bx * 256) + (tx % 128)), 4095)];
-# BIAS-NEXT: const half_t tp_ws_pre0_1 = bias[tp::min(((bx * 256) + ((tx % 128) + 128)), 4095)];
+# BIAS: float* tp_ws_bias = reinterpret_cast<float*>(tp_smem + 229440);
+# BIAS: tp::setmaxnreg_inc<232>();
+# BIAS-NEXT: const half_t tp_ws_bias0_0 = bias[tp::min(((tp::floordiv((tp_pid % 160), {{.*}}) * 256) + tx), 4095)];
+# BIAS-NEXT: tp_ws_bias[tx] = static_cast<float>(tp_ws_bias0_0);
+# BIAS-NEXT: tp::named_barrier_sync(3, 256);
+# BIAS: for (int tp_tile = 0;
+# BIAS: const half_t tp_ws_bias_next0 = (((tp_tile + 1) < tp::floordiv((643 - tp_pid), 132)) ? bias[{{.*}}((tp_tile + 1) * 132){{.*}}] : half_t(0.0f));
+# BIAS: C_local[tp_f] = tp_ws_bias[((((((tx / 32) / 8) * 256) + (((tp_f / 4) % 32) * 8)) + (2 * (tx % 4))) + (tp_f % 2))];
 # BIAS: ::consume(
 # BIAS: ::finish(
-# BIAS-NEXT: tp::named_barrier_sync(((tx / 128) + 1), 128);
-# BIAS-NEXT: tp_ws_vec0[(((tx / 128) * 256) + (tx % 128))] = tp_ws_pre0_0;
-# BIAS-NEXT: tp_ws_vec0[(((tx / 128) * 256) + ((tx % 128) + 128))] = tp_ws_pre0_1;
-# BIAS-NEXT: tp::named_barrier_sync(((tx / 128) + 1), 128);
-# BIAS: const float x = (C_local[tp_f_1] + static_cast<float>(tp_ws_vec0[(((tx / 128) * 256) + j)]));
+# BIAS-NEXT: tp::named_barrier_sync(3, 256);
+# BIAS-NEXT: tp_ws_bias[tx] = static_cast<float>(tp_ws_bias_next0);
+# BIAS-NEXT: tp::named_barrier_sync(3, 256);
+# BIAS: const float x = C_local[tp_f_1];
 # BIAS-NOT: bias[
 # BIAS: ::store_tma(
 # SMEM: "dynamic_shared_bytes": 231488
+# Persistent, but the accumulator is scaled before the bias is added: no fold; the scale by row
+# (each warpgroup's 64-entry slice) and the bias by column are read from shared memory.
+# PERSIST: half_t* tp_ws_vec1 = reinterpret_cast<half_t*>(tp_smem + 229440);
+# PERSIST: half_t* tp_ws_vec0 = reinterpret_cast<half_t*>(tp_smem + 230464);
+# PERSIST: for (int tp_tile = 0;
+# PERSIST: const half_t tp_ws_pre1_1 = bias[((bx * 256) + ((tx % 128) + 128))];
+# PERSIST: (C_local[tp_f_1] * static_cast<float>(tp_ws_vec0[i])) + static_cast<float>(tp_ws_vec1[(((tx / 128) * 256) + j)])
 # MIX-DAG: half_t* tp_ws_vec0 =
 # MIX-DAG: half_t* tp_ws_vec1 =
 # MIX: } else {
