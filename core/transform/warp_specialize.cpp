@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "ir/functor.h"
@@ -277,8 +278,20 @@ PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
             return n;
         };
         auto tile_bytes = [&](const Buffer& b) { return b ? (bytes_of(b) + 1023) / 1024 * 1024 : 0; };
+        // Shared buffers the kernel keeps besides the ring's tiles (allocated but unused ones).
+        struct OtherShared : IRVisitor {
+            std::set<const BufferNode*> skip;
+            std::vector<Buffer> bufs;
+            void visit_Allocate(const AllocateNode& n, const Stmt& s) override {
+                if (n.buffer->scope == Scope::Shared && !skip.count(n.buffer.get())) bufs.push_back(n.buffer);
+                IRVisitor::visit_Allocate(n, s);
+            }
+        } other;
+        other.skip = {ca->tile.get(), cb->tile.get()};
+        other.visit(func->body);
         const int64_t limit = target.max_smem_per_block > 0 ? target.max_smem_per_block : 227 * 1024;
-        const int64_t room = limit - 1024 - tile_bytes(A) - tile_bytes(B) - tile_bytes(cstage) - bytes_of(bars);
+        int64_t room = limit - 1024 - tile_bytes(A) - tile_bytes(B) - tile_bytes(cstage) - bytes_of(bars);
+        for (const auto& b : other.bufs) room -= b->shape.size() > 1 ? tile_bytes(b) : (bytes_of(b) + 15) / 16 * 16;
         // On a persistent grid the bias added first becomes the accumulator's starting value.
         std::optional<BiasFold> fold;
         if (persist) {

@@ -11,6 +11,9 @@
 # RUN: %tilec compile %samples/gemm_bias_gelu.py --emit cuda --no-lineinfo --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 | FileCheck %s --check-prefix=BIAS
 # RUN: %tilec compile %samples/gemm_bias_gelu.py --json --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 | FileCheck %s --check-prefix=SMEM
 # RUN: %tilec compile %S/../gpu/data/epilogue_vectors.py --emit cuda --no-lineinfo --arch sm_90a | FileCheck %s --check-prefix=PERSIST --implicit-check-not=tp_ws_bias
+# RUN: sed -e 's/^\( *\)C_local = T.alloc_fragment.*$/&\n\1X_shared = T.alloc_shared((64, 8), dtype)/' %samples/gemm_bias_gelu.py > %t.py
+# RUN: %tilec compile %t.py --emit cuda --no-lineinfo --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 | FileCheck %s --check-prefix=ROOM --implicit-check-not=tp_ws_bias --implicit-check-not=tp_ws_vec
+# RUN: %tilec compile %t.py --json --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 | FileCheck %s --check-prefix=SMEM
 # RUN: %tilec compile %s --emit cuda --no-lineinfo --arch sm_90a | FileCheck %s --check-prefix=MIX
 # RUN: %tilec compile %s --emit cuda --no-lineinfo --arch sm_90 | FileCheck %s --check-prefix=SM90 --implicit-check-not=tp_ws_vec
 # BIAS: float* tp_ws_bias = reinterpret_cast<float*>(tp_smem + 229440);
@@ -30,6 +33,10 @@
 # BIAS-NOT: bias[
 # BIAS: ::store_tma(
 # SMEM: "dynamic_shared_bytes": 231488
+# A kernel that also keeps a 1 KiB shared buffer of its own leaves no room for the copies: the
+# epilogue reads the bias from global as written, and the kernel still fits (same 231488 bytes).
+# ROOM: half_t* X_shared = reinterpret_cast<half_t*>(tp_smem + 196608);
+# ROOM: static_cast<float>(bias[tp::min(((bx * 256) + j), 4095)])
 # Persistent, but the accumulator is scaled before the bias is added: no fold; the scale by row
 # (each warpgroup's 64-entry slice) and the bias by column are read from shared memory.
 # PERSIST: half_t* tp_ws_vec1 = reinterpret_cast<half_t*>(tp_smem + 229440);
