@@ -6,6 +6,17 @@
 
 namespace tp::eval {
 
+std::pair<Flow, std::vector<ir::Stmt>> stage_ir_loop_body(Evaluator& ev, const ast::StmtList& body, const std::shared_ptr<Scope>& sc) {
+    ev.stager.push_frame();
+    ++ev.stager.ir_loop_depth;
+    int saved = ev.python_loop_depth;
+    ev.python_loop_depth = 0;
+    Flow fl = ev.exec_block(body, sc);
+    ev.python_loop_depth = saved;
+    --ev.stager.ir_loop_depth;
+    return {fl, ev.stager.pop_frame()};
+}
+
 Flow exec_for(Evaluator& ev, const ast::For& f, const std::shared_ptr<Scope>& sc) {
     Value it = ev.eval(*f.iter, sc);
     if (it.kind == VK::LoopSpec) return exec_ir_for(ev, f, *it.as<LoopSpecObj>(), sc);
@@ -54,14 +65,7 @@ Flow exec_while(Evaluator& ev, const ast::While& w, const std::shared_ptr<Scope>
     Value t = ev.eval(*w.test, sc);
     if (ev.is_ir(t) && !ir::as_const_int(ev.to_expr(t, w.test->span))) {
         require_kernel(ev, "while", w.span);
-        ev.stager.push_frame();
-        ++ev.stager.ir_loop_depth;
-        int saved = ev.python_loop_depth;
-        ev.python_loop_depth = 0;
-        Flow fl = ev.exec_block(w.body, sc);
-        ev.python_loop_depth = saved;
-        --ev.stager.ir_loop_depth;
-        auto stmts = ev.stager.pop_frame();
+        auto [fl, stmts] = stage_ir_loop_body(ev, w.body, sc);
         if (fl == Flow::Return || fl == Flow::Continue)
             ev.fail(DiagKind::UnsupportedConstruct, w.span, {fl == Flow::Return ? "return" : "continue", " in a `while` on a kernel runtime value"});
         ev.stager.emit(std::make_shared<ir::WhileNode>(ev.to_expr(t, w.test->span), Stager::seal(std::move(stmts), w.span), w.span));

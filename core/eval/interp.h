@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "eval/staging.h"
@@ -135,6 +136,10 @@ private:
 Flow exec_for(Evaluator& ev, const ast::For& f, const std::shared_ptr<Scope>& sc);
 Flow exec_if(Evaluator& ev, const ast::If& s, const std::shared_ptr<Scope>& sc);
 Flow exec_while(Evaluator& ev, const ast::While& w, const std::shared_ptr<Scope>& sc);
+// Stages the body of a loop on kernel runtime values (`for` over a loop spec, `while` on a
+// runtime test) into a new frame: `break` inside belongs to this loop, not to a Python loop
+// around it. Returns how the body ended and its statements.
+std::pair<Flow, std::vector<ir::Stmt>> stage_ir_loop_body(Evaluator& ev, const ast::StmtList& body, const std::shared_ptr<Scope>& sc);
 
 // Bound methods of Python values (eval_methods.cpp), for Evaluator::try_getattr; nullopt when
 // the value has no such method.

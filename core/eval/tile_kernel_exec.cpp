@@ -46,14 +46,7 @@ Flow exec_ir_for(Evaluator& ev, const ast::For& f, const LoopSpecObj& spec, cons
         else if (!(ir::as_const_int(lo) && *ir::as_const_int(lo) == 0)) bound = Value::expr(ir::make_binary(ir::BinaryOp::Add, v, lo));
         ev.bind_name(names[i], bound, sc, spans[i]);
     }
-    ev.stager.push_frame();
-    ++ev.stager.ir_loop_depth;
-    int saved = ev.python_loop_depth;
-    ev.python_loop_depth = 0;
-    Flow fl = ev.exec_block(f.body, sc);
-    ev.python_loop_depth = saved;
-    --ev.stager.ir_loop_depth;
-    auto stmts = ev.stager.pop_frame();
+    auto [fl, stmts] = stage_ir_loop_body(ev, f.body, sc);
     if (fl == Flow::Return) ev.fail(DiagKind::UnsupportedConstruct, f.span, {"return", " inside a kernel loop"});
     ir::Stmt body = Stager::seal(std::move(stmts), f.span);
     ir::ForKind kind = ir::ForKind::Serial;
