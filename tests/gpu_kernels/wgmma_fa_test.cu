@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "common.cuh"
+#include "tma_maps.cuh"
 #include "tp_copy.cuh"
 #include "tp_layout.cuh"
 #include "tp_ws_attention.cuh"
@@ -41,40 +42,11 @@ __global__ void __launch_bounds__(A::kThreads, 1)
     tp::WsAttentionKernel<A, T, CAUSAL, PERSIST>::run(smem, &mq, &mk, &mv, O, seq, heads, scale_log2);
 }
 
-// cuTensorMapEncodeTiled through the runtime's driver entry point: no -lcuda, so the binary
-// also starts (and says [SKIP]) on a machine without a driver.
-static decltype(&cuTensorMapEncodeTiled) encode_fn() {
-    static decltype(&cuTensorMapEncodeTiled) fn = [] {
-        void* p = nullptr;
-        cudaDriverEntryPointQueryResult q{};
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-            q != cudaDriverEntryPointSuccess || !p) {
-            std::printf("[FAIL] cuTensorMapEncodeTiled: not found in the driver\n");
-            std::exit(1);
-        }
-        return reinterpret_cast<decltype(&cuTensorMapEncodeTiled)>(p);
-    }();
-    return fn;
-}
-
 // [heads][seq][dim] as a 3-D tensor map {dim, seq, heads}, box {64, rows, 1}, 128B swizzle:
 // rows past seq arrive as zeros instead of the next head's rows.
-static tp::TmaDesc make_map(const __half* ptr, int bh, int seq, int dim, int box_rows) {
-    CUtensorMap m;
-    cuuint64_t dims[3] = {cuuint64_t(dim), cuuint64_t(seq), cuuint64_t(bh)};
-    cuuint64_t strides[2] = {cuuint64_t(dim) * 2, cuuint64_t(seq) * dim * 2};
-    cuuint32_t box[3] = {64, cuuint32_t(box_rows), 1};
-    cuuint32_t estr[3] = {1, 1, 1};
-    CUresult r = encode_fn()(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3, const_cast<__half*>(ptr), dims, strides, box, estr,
-                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS) {
-        std::printf("[FAIL] cuTensorMapEncodeTiled: CUresult %d\n", int(r));
-        std::exit(1);
-    }
-    tp::TmaDesc d;
-    std::memcpy(&d, &m, sizeof d);
-    return d;
+static tp::TmaDesc head_map(const __half* ptr, int bh, int seq, int dim, int box_rows) {
+    return harness::encode_map<__half, 3>(ptr, {cuuint64_t(dim), cuuint64_t(seq), cuuint64_t(bh)},
+                                          {cuuint64_t(dim) * 2, cuuint64_t(seq) * dim * 2}, {64, cuuint32_t(box_rows), 1});
 }
 
 struct Variant {
@@ -97,7 +69,7 @@ Variant make_variant(int sms) {
     Variant v{name, D, CAUSAL, nullptr};
     v.prepare = [=](const __half* q, const __half* k, const __half* vv, __half* o, int bh, int seq) {
         CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-        tp::TmaDesc mq = make_map(q, bh, seq, D, A::BM), mk = make_map(k, bh, seq, D, BN), mv = make_map(vv, bh, seq, D, BN);
+        tp::TmaDesc mq = head_map(q, bh, seq, D, A::BM), mk = head_map(k, bh, seq, D, BN), mv = head_map(vv, bh, seq, D, BN);
         const float scale_log2 = 1.0f / std::sqrt(float(D)) * 1.4426950408889634f;
         const int nq = (seq + A::BM - 1) / A::BM, units = CAUSAL ? (nq + 1) / 2 : nq;
         const dim3 grid = PERSIST ? dim3(std::min(units * bh, sms)) : dim3(nq, bh);
