@@ -72,6 +72,7 @@ CudaDriver load_driver() {
     need(bind(lib, d.cuEventDestroy, "cuEventDestroy", "cuEventDestroy_v2"), "cuEventDestroy");
     need(bind(lib, d.cuStreamSynchronize, "cuStreamSynchronize"), "cuStreamSynchronize");
     bind(lib, d.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");  // optional: only sm_90a GEMMs need it
+    bind(lib, d.cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId");        // optional: NVML readings only
     if (!ok) {
         d.why = "the CUDA driver is too old (missing " + missing + ")";
         return d;

@@ -80,6 +80,8 @@ struct CudaDriver {
     CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent) = nullptr;
     CUresult (*cuEventDestroy)(CUevent) = nullptr;
     CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
+    // Optional: the PCI bus id names the device to NVML (clocks and power during a bench).
+    CUresult (*cuDeviceGetPCIBusId)(char*, int, CUdevice) = nullptr;
     // Optional (CUDA 12+ drivers): TMA tensor maps for sm_90a kernels; null when absent.
     CUresult (*cuTensorMapEncodeTiled)(void* map, int dtype, unsigned rank, void* global, const uint64_t* dims,
                                        const uint64_t* strides, const uint32_t* box, const uint32_t* elem_strides,

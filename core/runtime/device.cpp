@@ -26,6 +26,8 @@ void cu_check(CUresult r, const char* what) {
 
 std::string DeviceInfo::target() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
 
+std::string DeviceInfo::best_target() const { return cc_major == 9 && cc_minor == 0 ? "sm_90a" : target(); }
+
 double DeviceInfo::peak_dram_gbps() const {
     if (mem_clock_khz <= 0 || bus_width_bits <= 0) return 0;
     return 2.0 * mem_clock_khz * 1e3 * (bus_width_bits / 8.0) / 1e9;
@@ -62,6 +64,8 @@ std::optional<DeviceInfo> query_device(int ordinal, std::string* why) {
     info.mem_clock_khz = attr(kAttrMemoryClockKHz);
     info.bus_width_bits = attr(kAttrMemoryBusWidth);
     d.cuDeviceTotalMem(&info.total_bytes, dev);
+    char bus[32] = {};
+    if (d.cuDeviceGetPCIBusId && d.cuDeviceGetPCIBusId(bus, sizeof(bus) - 1, dev) == CUDA_SUCCESS) info.pci_bus_id = bus;
     // Free memory needs a context; the primary one is cheap to retain and shared.
     CUcontext ctx = nullptr;
     if (d.cuDevicePrimaryCtxRetain(&ctx, dev) == CUDA_SUCCESS) {

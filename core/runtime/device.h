@@ -33,8 +33,12 @@ struct DeviceInfo {
     int l2_bytes = 0;
     int max_smem_optin = 0;
     int clock_khz = 0, mem_clock_khz = 0, bus_width_bits = 0;
+    std::string pci_bus_id;  // "0000:19:00.0", empty when the driver does not say
 
-    std::string target() const;  // "sm_90"
+    std::string target() const;  // "sm_90": the architecture, as the doctor names it
+    // The target `--arch auto` compiles for: the architecture-specific variant where it adds
+    // instructions (sm_90a on Hopper: wgmma, setmaxnreg), else target().
+    std::string best_target() const;
     // Peak DRAM bandwidth from the memory clock and bus width (DDR: x2), GB/s; 0 if unknown.
     double peak_dram_gbps() const;
 };

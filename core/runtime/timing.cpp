@@ -1,7 +1,8 @@
-// CUDA-event timing with L2 flushing and interleaved candidates; see timing.h.
+// CUDA-event timing with L2 flushing; see timing.h.
 #include "runtime/timing.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <numeric>
 #include <optional>
@@ -18,23 +19,6 @@ double quantile(const std::vector<double>& sorted, double q) {
     double f = pos - static_cast<double>(lo);
     return sorted[lo] * (1 - f) + sorted[hi] * f;
 }
-
-// Owns a pair of events; destroyed even when a launch throws.
-struct EventPair {
-    CUevent start = nullptr, stop = nullptr;
-    EventPair() {
-        const CudaDriver& d = cuda_driver();
-        cu_check(d.cuEventCreate(&start, 0), "cuEventCreate");
-        cu_check(d.cuEventCreate(&stop, 0), "cuEventCreate");
-    }
-    ~EventPair() {
-        const CudaDriver& d = cuda_driver();
-        if (start) d.cuEventDestroy(start);
-        if (stop) d.cuEventDestroy(stop);
-    }
-    EventPair(const EventPair&) = delete;
-    EventPair& operator=(const EventPair&) = delete;
-};
 
 // Reads a buffer of twice the L2 size, 16 bytes per load, and writes nothing (the sink is only
 // written when the XOR of everything read equals a constant, which keeps the loads alive).
@@ -106,6 +90,14 @@ public:
     L2Flusher(const L2Flusher&) = delete;
     L2Flusher& operator=(const L2Flusher&) = delete;
 
+    std::string describe() const {
+        if (!buf_.size()) return "not flushed (the device reports no L2 size)";
+        char b[160];
+        std::snprintf(b, sizeof b, "%s %zu MiB (2x L2) before each timed launch", fn_ ? "read" : "zeroed",
+                      buf_.size() >> 20);
+        return b;
+    }
+
     void operator()() {
         if (!buf_.size()) return;
         const CudaDriver& d = cuda_driver();
@@ -146,37 +138,50 @@ TimingStats summarize_times(std::vector<double> ms) {
 double tflops(double flops, double ms) { return flops > 0 && ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0; }
 double gbps(double bytes, double ms) { return bytes > 0 && ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0; }
 
-std::vector<TimingStats> bench_interleaved(const DeviceInfo& dev, const std::vector<TimedCandidate>& cands,
-                                           const BenchOptions& opts, const std::function<void(int, int)>& progress) {
-    const CudaDriver& d = cuda_driver();
-    // Twice the L2 size guarantees every line of the previous launch's data is evicted.
+struct EventTimer::Impl {
     std::optional<L2Flusher> flusher;
-    if (opts.flush_l2) flusher.emplace(dev);
-    auto flush_l2 = [&] {
-        if (flusher) (*flusher)();
-    };
-    for (int w = 0; w < opts.warmup; ++w)
-        for (const auto& c : cands) c.launch();
-    cu_check(d.cuCtxSynchronize(), "warm-up launches");
+};
 
-    EventPair ev;
-    std::vector<std::vector<double>> samples(cands.size());
-    int iters = std::max(1, opts.iters);
-    for (int it = 0; it < iters; ++it) {
-        for (size_t i = 0; i < cands.size(); ++i) {
-            flush_l2();
-            cu_check(d.cuEventRecord(ev.start, nullptr), "cuEventRecord");
-            cands[i].launch();
-            cu_check(d.cuEventRecord(ev.stop, nullptr), "cuEventRecord");
-            cu_check(d.cuEventSynchronize(ev.stop), ("timed launch of " + cands[i].name).c_str());
-            float ms = 0;
-            cu_check(d.cuEventElapsedTime(&ms, ev.start, ev.stop), "cuEventElapsedTime");
-            samples[i].push_back(ms);
+EventTimer::EventTimer(const DeviceInfo& dev, bool flush_l2) : impl_(std::make_unique<Impl>()) {
+    if (flush_l2) impl_->flusher.emplace(dev);
+}
+
+EventTimer::~EventTimer() = default;
+
+std::string EventTimer::flush_description() const {
+    return impl_->flusher ? impl_->flusher->describe() : "not flushed (--no-flush)";
+}
+
+std::vector<double> EventTimer::time(const std::function<void()>& launch, int n, const std::string& what) {
+    const CudaDriver& d = cuda_driver();
+    n = std::max(1, n);
+    // All n samples are enqueued before one wait: the host never leaves the GPU idle inside a
+    // window, and each window holds the launch alone (the flush runs before its start event).
+    std::vector<CUevent> ev(2 * static_cast<size_t>(n), nullptr);
+    auto destroy = [&] {
+        for (CUevent e : ev)
+            if (e) d.cuEventDestroy(e);
+    };
+    std::vector<double> out;
+    try {
+        for (auto& e : ev) cu_check(d.cuEventCreate(&e, 0), "cuEventCreate");
+        for (int i = 0; i < n; ++i) {
+            if (impl_->flusher) (*impl_->flusher)();
+            cu_check(d.cuEventRecord(ev[2 * i], nullptr), "cuEventRecord");
+            launch();
+            cu_check(d.cuEventRecord(ev[2 * i + 1], nullptr), "cuEventRecord");
         }
-        if (progress) progress(it + 1, iters);
+        cu_check(d.cuEventSynchronize(ev.back()), ("timed launches of " + what).c_str());
+        for (int i = 0; i < n; ++i) {
+            float ms = 0;
+            cu_check(d.cuEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]), "cuEventElapsedTime");
+            out.push_back(ms);
+        }
+    } catch (...) {
+        destroy();
+        throw;
     }
-    std::vector<TimingStats> out;
-    for (auto& s : samples) out.push_back(summarize_times(std::move(s)));
+    destroy();
     return out;
 }
 

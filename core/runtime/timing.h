@@ -1,11 +1,10 @@
-// Kernel timing the way the tutorial measures: CUDA events around each launch, warm-up
-// launches first, the L2 cache flushed (a buffer of twice its size overwritten) before every
-// timed launch, and the median of N with the min and the spread. Several candidates (our
-// kernel, cuBLAS, ...) are timed interleaved, round by round, so clock and thermal drift hit
-// them alike.
+// Kernel timing the way the tutorial measures: CUDA events around each launch, the L2 cache
+// flushed (a clean buffer of twice its size read) before every timed launch, and the median
+// of N with the min and the spread. runtime/rounds.h alternates several peers in rounds.
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,17 +32,24 @@ struct BenchOptions {
     bool flush_l2 = true;
 };
 
-// One thing to time: enqueues its work on the default stream (no synchronization inside).
-struct TimedCandidate {
-    std::string name;
-    std::function<void()> launch;
-};
+// Times launches on one device with CUDA events: each timed launch follows an L2 flush (when
+// asked), and an event pair around the launch alone. Needs a current context (DeviceContext).
+class EventTimer {
+public:
+    EventTimer(const DeviceInfo& dev, bool flush_l2);
+    ~EventTimer();
+    EventTimer(const EventTimer&) = delete;
+    EventTimer& operator=(const EventTimer&) = delete;
 
-// Times every candidate `iters` times, interleaved round by round, after `warmup` untimed
-// rounds. Needs a current context (DeviceContext). `progress(done, total)` is called after
-// each round when given. Throws CudaError on a driver error.
-std::vector<TimingStats> bench_interleaved(const DeviceInfo& dev, const std::vector<TimedCandidate>& cands,
-                                           const BenchOptions& opts,
-                                           const std::function<void(int, int)>& progress = {});
+    // `n` samples of `launch` (which enqueues its work on the default stream and does not
+    // synchronize), in milliseconds. Throws CudaError on a driver error; `what` names it.
+    std::vector<double> time(const std::function<void()>& launch, int n, const std::string& what);
+    // The flush as the result records it: "read 120 MiB (2x L2) before each timed launch".
+    std::string flush_description() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace tp::runtime
