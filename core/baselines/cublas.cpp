@@ -1,6 +1,8 @@
 // cuBLAS / cuBLASLt baselines loaded with dlopen: `cublasGemmEx` (fp16, bf16, fp32, either
-// operand transposed) and cuBLASLt with the GELU_BIAS epilogue, on the kernel's own device
-// tensors. Row-major C = A @ B is computed as column-major C^T = B^T @ A^T.
+// operand transposed) and cuBLASLt, plain or with the GELU_BIAS epilogue. They read the
+// kernel's own input tensors and write an output buffer of their own, which is downloaded
+// afterwards to check our result against. Row-major C = A @ B is computed as column-major
+// C^T = B^T @ A^T.
 #include <dlfcn.h>
 
 #include <mutex>
@@ -98,13 +100,18 @@ struct GemmOperands {
     bool ta = false, tb = false;
 };
 
-bool gemm_operands(const std::string& spec, const BaselineInputs& in, bool want_bias, GemmOperands& g, std::string& why) {
+bool gemm_operands(const BaselineSpec& spec, const BaselineInputs& in, bool want_bias, GemmOperands& g, std::string& why,
+                   std::string& output) {
     std::vector<const runtime::DeviceTensor*> inputs;
     for (const auto& p : in.kernel->params) {
         if (p.is_scalar) continue;
         const runtime::DeviceTensor* t = &in.device->at(p.name);
-        if (p.is_output && !g.c) g.c = t;
-        else if (!p.is_output) inputs.push_back(t);
+        if (p.is_output && !g.c) {
+            g.c = t;
+            output = p.name;
+        } else if (!p.is_output) {
+            inputs.push_back(t);
+        }
     }
     size_t need = want_bias ? 3 : 2;
     if (inputs.size() < need || !g.c) {
@@ -118,8 +125,8 @@ bool gemm_operands(const std::string& spec, const BaselineInputs& in, bool want_
         why = "A, B and C must be 2-D";
         return false;
     }
-    g.ta = spec.find("trans_a") != std::string::npos;
-    g.tb = spec.find("trans_b") != std::string::npos;
+    g.ta = spec.trans_a;
+    g.tb = spec.trans_b;
     g.m = g.c->shape[0];
     g.n = g.c->shape[1];
     // Infer a transposed operand from the shapes when the spec does not say.
@@ -146,6 +153,19 @@ bool gemm_operands(const std::string& spec, const BaselineInputs& in, bool want_
     return true;
 }
 
+// The baseline's own C: same dtype and shape as the kernel's output, never the kernel's buffer.
+struct OwnOutput {
+    ir::DataType dtype;
+    std::vector<int64_t> shape;
+    runtime::DeviceBuffer buffer;
+    explicit OwnOutput(const runtime::DeviceTensor& like) : dtype(like.dtype), shape(like.shape), buffer(like.buffer.size()) {}
+    HostTensor download() const {
+        HostTensor h(dtype, shape);
+        buffer.download(h.data(), buffer.size());
+        return h;
+    }
+};
+
 struct BlasState {
     Handle h = nullptr;
     float alpha = 1, beta = 0;
@@ -163,10 +183,6 @@ struct LtState {
 
 }  // namespace
 
-bool is_in_process_spec(const std::string& spec) {
-    return spec.rfind("cublas.gemm", 0) == 0 || spec.rfind("cublaslt.gemm_bias_gelu", 0) == 0;
-}
-
 std::string cublas_version(std::string* why) {
     const Lib& l = lib();
     if (!l.blas) {
@@ -179,10 +195,10 @@ std::string cublas_version(std::string* why) {
     return "loaded";
 }
 
-InProcessBaseline make_in_process_baseline(const std::string& spec, const BaselineInputs& in) {
+InProcessBaseline make_in_process_baseline(const BaselineSpec& spec, const BaselineInputs& in) {
     InProcessBaseline r;
     const Lib& l = lib();
-    bool lt = spec.rfind("cublaslt.", 0) == 0;
+    bool lt = spec.kind == BaselineSpec::Kind::CublasLt, bias_gelu = spec.op == "gemm_bias_gelu";
     if (!lt && !l.blas) {
         r.why = l.why;
         return r;
@@ -192,24 +208,26 @@ InProcessBaseline make_in_process_baseline(const std::string& spec, const Baseli
         return r;
     }
     GemmOperands g;
-    if (!gemm_operands(spec, in, lt, g, r.why)) return r;
+    if (!gemm_operands(spec, in, bias_gelu, g, r.why, r.output)) return r;
+    auto out = std::make_shared<OwnOutput>(*g.c);
+    r.result = [out] { return out->download(); };
     int ta = cuda_type(g.a->dtype), tc = cuda_type(g.c->dtype);
     int m = static_cast<int>(g.n), n = static_cast<int>(g.m), k = static_cast<int>(g.k);
     int lda = static_cast<int>(g.tb ? g.k : g.n), ldb = static_cast<int>(g.ta ? g.m : g.k), ldc = m;
     int opa = g.tb ? kOpT : kOpN, opb = g.ta ? kOpT : kOpN;
-    runtime::CUdeviceptr pa = g.b->buffer.ptr(), pb = g.a->buffer.ptr(), pc = g.c->buffer.ptr();
+    runtime::CUdeviceptr pa = g.b->buffer.ptr(), pb = g.a->buffer.ptr(), pc = out->buffer.ptr();
     if (!lt) {
         auto st = std::make_shared<BlasState>();
         if (Status s = l.create(&st->h); s != 0) {
             r.why = "cublasCreate failed with status " + std::to_string(s);
             return r;
         }
-        r.candidate = {spec, [st, opa, opb, m, n, k, pa, pb, pc, lda, ldb, ldc, ta, tc] {
-                           lib().gemm_ex(st->h, opa, opb, m, n, k, &st->alpha, reinterpret_cast<const void*>(pa), ta,
-                                         lda, reinterpret_cast<const void*>(pb), ta, ldb, &st->beta,
-                                         reinterpret_cast<void*>(pc), tc, ldc, kComputeF32, kGemmDefault);
-                       }};
-        r.state = st;
+        r.launch = [st, opa, opb, m, n, k, pa, pb, pc, lda, ldb, ldc, ta, tc] {
+            lib().gemm_ex(st->h, opa, opb, m, n, k, &st->alpha, reinterpret_cast<const void*>(pa), ta, lda,
+                          reinterpret_cast<const void*>(pb), ta, ldb, &st->beta, reinterpret_cast<void*>(pc), tc, ldc,
+                          kComputeF32, kGemmDefault);
+        };
+        r.state = std::make_shared<std::pair<std::shared_ptr<BlasState>, std::shared_ptr<OwnOutput>>>(st, out);
         r.ok = true;
         return r;
     }
@@ -220,14 +238,16 @@ InProcessBaseline make_in_process_baseline(const std::string& spec, const Baseli
     };
     if (Status s = l.lt_create(&st->h)) return fail("cublasLtCreate", s);
     if (Status s = l.lt_desc_create(&st->desc, kComputeF32, 0)) return fail("cublasLtMatmulDescCreate", s);
-    int epilogue = 32 | 4;  // CUBLASLT_EPILOGUE_GELU_BIAS
-    runtime::CUdeviceptr bias = g.bias->buffer.ptr();
-    int bias_type = cuda_type(g.bias->dtype);
     l.lt_desc_set(st->desc, 3, &opa, sizeof(opa));
     l.lt_desc_set(st->desc, 4, &opb, sizeof(opb));
-    l.lt_desc_set(st->desc, 7, &epilogue, sizeof(epilogue));
-    l.lt_desc_set(st->desc, 8, &bias, sizeof(bias));
-    if (bias_type >= 0) l.lt_desc_set(st->desc, 26, &bias_type, sizeof(bias_type));
+    if (bias_gelu) {
+        int epilogue = 32 | 4;  // CUBLASLT_EPILOGUE_GELU_BIAS
+        runtime::CUdeviceptr bias = g.bias->buffer.ptr();
+        int bias_type = cuda_type(g.bias->dtype);
+        l.lt_desc_set(st->desc, 7, &epilogue, sizeof(epilogue));
+        l.lt_desc_set(st->desc, 8, &bias, sizeof(bias));
+        if (bias_type >= 0) l.lt_desc_set(st->desc, 26, &bias_type, sizeof(bias_type));
+    }
     // Column-major layouts: rows x cols of the stored matrices.
     if (Status s = l.lt_layout_create(&st->la, ta, opa == kOpN ? m : k, opa == kOpN ? k : m, lda)) return fail("layout", s);
     if (Status s = l.lt_layout_create(&st->lb, ta, opb == kOpN ? k : n, opb == kOpN ? n : k, ldb)) return fail("layout", s);
@@ -239,17 +259,16 @@ InProcessBaseline make_in_process_baseline(const std::string& spec, const Baseli
     int found = 0;
     Status s = l.lt_heuristic(st->h, st->desc, st->la, st->lb, st->lc, st->lc, st->pref, 1, &st->algo, &found);
     if (s != 0 || found == 0) {
-        r.why = "cuBLASLt has no GELU_BIAS algorithm for these shapes and dtypes";
+        r.why = std::string("cuBLASLt has no ") + (bias_gelu ? "GELU_BIAS " : "") + "algorithm for these shapes and dtypes";
         return r;
     }
-    r.candidate = {spec, [st, pa, pb, pc] {
-                       lib().lt_matmul(st->h, st->desc, &st->alpha, reinterpret_cast<const void*>(pa), st->la,
-                                       reinterpret_cast<const void*>(pb), st->lb, &st->beta,
-                                       reinterpret_cast<const void*>(pc), st->lc, reinterpret_cast<void*>(pc), st->lc,
-                                       st->algo.algo, reinterpret_cast<void*>(st->workspace.ptr()),
-                                       st->workspace.size(), nullptr);
-                   }};
-    r.state = st;
+    r.launch = [st, pa, pb, pc] {
+        lib().lt_matmul(st->h, st->desc, &st->alpha, reinterpret_cast<const void*>(pa), st->la,
+                        reinterpret_cast<const void*>(pb), st->lb, &st->beta, reinterpret_cast<const void*>(pc), st->lc,
+                        reinterpret_cast<void*>(pc), st->lc, st->algo.algo, reinterpret_cast<void*>(st->workspace.ptr()),
+                        st->workspace.size(), nullptr);
+    };
+    r.state = std::make_shared<std::pair<std::shared_ptr<LtState>, std::shared_ptr<OwnOutput>>>(st, out);
     r.ok = true;
     return r;
 }

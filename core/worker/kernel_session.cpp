@@ -49,6 +49,7 @@ Json KernelSession::describe() const {
             {"factory", k.factory},
             {"params", params},
             {"grid", k.grid},
+            {"persistent", k.persistent},
             {"grid_text", k.grid_text},
             {"threads", k.threads},
             {"dynamic_shared_bytes", k.dynamic_shared_bytes},
@@ -117,7 +118,9 @@ PreparedArgs prepare_args(const KernelSession& s, uint64_t seed, const std::map<
         }
     }
     try {
-        a.launch = runtime::make_launch_config(resolve_grid(k, scalars), k.threads, k.dynamic_shared_bytes);
+        std::vector<int64_t> grid = resolve_grid(k, scalars);
+        if (k.persistent && s.device_sm_count > 0 && !grid.empty()) grid[0] = std::min<int64_t>(grid[0], s.device_sm_count);
+        a.launch = runtime::make_launch_config(grid, k.threads, k.dynamic_shared_bytes);
     } catch (const std::invalid_argument& e) {
         throw WorkerError("launch_failed", std::string("cannot launch `") + k.name + "`: " + e.what());
     }

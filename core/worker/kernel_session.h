@@ -28,6 +28,7 @@ struct KernelSession {
     std::shared_ptr<const CompileResult> compiled;
     std::unique_ptr<runtime::LoadedKernel> kernel;
     runtime::KernelAttributes attrs;
+    int device_sm_count = 0;  // caps a persistent kernel's grid at launch (KernelInfo::persistent)
 
     const KernelInfo& info() const { return compiled->kernel; }
     Json describe() const;  // name, factory, params, grid, threads, smem, registers, bound params

@@ -50,9 +50,11 @@ Json handle_hello(WorkerState& st) {
     std::string why;
     auto info = runtime::query_device(st.opts.device, &why);
     if (info) {
-        j["device"] = {{"name", info->name},        {"target", info->target()},   {"sm_count", info->sm_count},
-                       {"total_bytes", info->total_bytes}, {"l2_bytes", info->l2_bytes},
-                       {"max_smem_optin", info->max_smem_optin}};
+        // "target" is what `--arch auto` compiles for (sm_90a on Hopper); "arch" the plain one.
+        j["device"] = {{"name", info->name},           {"target", info->best_target()}, {"arch", info->target()},
+                       {"sm_count", info->sm_count},   {"total_bytes", info->total_bytes},
+                       {"l2_bytes", info->l2_bytes},   {"max_smem_optin", info->max_smem_optin},
+                       {"pci_bus_id", info->pci_bus_id}};
         j["driver"] = runtime::cuda_driver_version();
     } else {
         j["device"] = nullptr;
@@ -71,7 +73,7 @@ Json handle_load(const Json& req, WorkerState& st, Emitter& em) {
     cr.fallback_defines = string_pairs(req, "fallback_defines");
     runtime::DeviceContext& dev = st.device();  // before compiling: no device, no point
     std::string target = req.value("target", "auto");
-    cr.target = target == "auto" || target.empty() ? dev.info().target() : target;
+    cr.target = target == "auto" || target.empty() ? dev.info().best_target() : target;
     // NVRTC may not know the newest architectures; sm_90 code runs on later GPUs too.
     bool known = false;
     for (const auto& t : supported_targets()) known |= t == cr.target;
@@ -101,6 +103,7 @@ Json handle_load(const Json& req, WorkerState& st, Emitter& em) {
         throw WorkerError("load_failed", std::string("cannot load the cubin: ") + e.what());
     }
     st.session.attrs = st.session.kernel->attributes();
+    st.session.device_sm_count = dev.info().sm_count;
     return {{"ok", true}, {"kernel", st.session.describe()}, {"target", cr.target}, {"compile_ms", compile_ms}};
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "baselines/baselines.h"
 #include "worker/kernel_session.h"
 #include "worker/server.h"
 
@@ -20,6 +21,9 @@ struct WorkerState {
     std::unique_ptr<runtime::DeviceContext> ctx;
     std::string no_device_why;  // set once the device was found missing
     KernelSession session;
+    // The torch peer process, started by the first bench that names a torch baseline and kept
+    // for the rest of this worker's life (a whole bench suite, sweep or tune).
+    std::unique_ptr<baselines::TorchWorker> torch;
 
     // Opens the device on first use; throws WorkerError("no_device") without one.
     runtime::DeviceContext& device();

@@ -32,10 +32,11 @@ inline tp::LoadSpec sample(const std::string& name, std::vector<std::pair<std::s
     return s;
 }
 
+// The worker's device is a Hopper GPU ("arch" sm_90; its auto "target" is sm_90a).
 inline bool on_hopper(tp::WorkerClient& c) {
     auto h = c.hello();
     if (!h.ok || !h.body.contains("device") || !h.body["device"].is_object()) return false;
-    return h.body["device"].value("target", std::string()) == "sm_90";
+    return h.body["device"].value("arch", h.body["device"].value("target", std::string())) == "sm_90";
 }
 
 }  // namespace gpu_test
