@@ -198,6 +198,7 @@ CompileResult compile(const CompileRequest& req) {
         r.lowered = ir::print(*pr.func);
         fill_launch_info(*pr.func, r.kernel);
         r.kernel.tensor_maps = transform::tensor_maps_of(*pr.func);
+        r.kernel.persistent = pr.func->attrs.count("tp.persistent") > 0;
         if (req.stop_after == Stage::Lowered) return finish();
 
         t0 = Clock::now();

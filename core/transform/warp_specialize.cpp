@@ -222,12 +222,17 @@ PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
             return {make_binary(BinaryOp::FloorMod, t, int_imm(ps.gx)), make_binary(BinaryOp::FloorDiv, t, int_imm(ps.gx))};
         };
         // The block's tiles: pid, pid + programs, ... below gx * gy.
+        // The grid is sized at launch from the device's SM count (tp.persistent), so the kernel
+        // reads its block count rather than assuming the target table's.
         auto tile_at = [&](const Expr& round) {
-            return make_binary(BinaryOp::Add, persist->pid, make_binary(BinaryOp::Mul, round, int_imm(persist->programs)));
+            return make_binary(BinaryOp::Add, persist->pid, make_binary(BinaryOp::Mul, round, num_programs(sp)));
         };
         auto tile_count = [&] {
             const Persist& ps = *persist;
-            return make_binary(BinaryOp::FloorDiv, make_binary(BinaryOp::Sub, int_imm(ps.gx * ps.gy + ps.programs - 1), ps.pid), int_imm(ps.programs));
+            Expr p = num_programs(sp);
+            return make_binary(BinaryOp::FloorDiv,
+                               make_binary(BinaryOp::Sub, make_binary(BinaryOp::Add, int_imm(ps.gx * ps.gy), make_binary(BinaryOp::Sub, p, int_imm(1))), ps.pid),
+                               p);
         };
         auto tiles = [&](Stmt work) -> Stmt {
             if (!persist) return work;
@@ -338,7 +343,8 @@ PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
         KernelLaunchNode k = n;
         k.threads = {consumer_threads + 128};
         if (persist) {
-            k.grid = {int_imm(persist->programs)};
+            // At most one block per tile; the launcher caps it at the device's SM count.
+            k.grid = {int_imm(persist->gx * persist->gy)};
             k.block_vars = {persist->pid};
         }
         return k;
@@ -351,6 +357,7 @@ PrimFuncPtr warp_specialize(const PrimFuncPtr& func, const Target& target) {
     for (size_t i = 0; i < maps.size(); ++i)
         m << (i ? ";" : "") << maps[i].param << ":" << maps[i].box[0] << "x" << maps[i].box[1] << ":" << maps[i].swizzle_bytes;
     out->attrs["tp.ws"] = "1";
+    if (persist) out->attrs["tp.persistent"] = "1";
     out->attrs["tp.tma_maps"] = m.str();
     if (!store_param.empty()) out->attrs["tp.tma_store_params"] = store_param;
     return out;

@@ -66,9 +66,10 @@ PrimFuncPtr warp_specialize_attention(const PrimFuncPtr& func, const Target& tar
     if (p.seq * p.dim * 2 * bh >= (int64_t(1) << 40) || bh >= (int64_t(1) << 31)) return skip("the tensors exceed TMA's extents");
 
     // Persistent grid: units are query tiles (causal: pairs of equal cost), at most one block
-    // per SM; any count is correct, the SM count only balances the deal.
+    // per SM; any count is correct, the SM count only balances the deal. The grid says one
+    // block per unit and the launcher caps it at the device's SM count (tp.persistent).
     const int64_t nq = (p.seq + kBM - 1) / kBM, units = (p.causal ? (nq + 1) / 2 : nq) * bh;
-    const int64_t programs = std::min<int64_t>(units, target.sm_count > 0 ? target.sm_count : 132);
+    const int64_t programs = units;
     const Span sp = kl->span;
     const std::string causal = cuda_bool(p.causal), T = p.q->dtype.cuda_name();
     const std::string A = "tp::WsAttention<" + T + ", " + std::to_string(p.dim) + ", " + std::to_string(kBN) + ", " +
@@ -93,9 +94,10 @@ PrimFuncPtr warp_specialize_attention(const PrimFuncPtr& func, const Target& tar
     };
     const std::string view = ":" + std::to_string(bh) + "x" + std::to_string(p.seq) + "x" + std::to_string(p.dim);
     out->attrs["tp.ws"] = "1";
+    out->attrs["tp.persistent"] = "1";
     out->attrs["tp.tma_maps"] = param(p.q) + ":64x" + std::to_string(kBM) + "x1:128" + view + ";" + param(p.k) + ":64x" +
                                 std::to_string(kBN) + "x1:128" + view + ";" + param(p.v) + ":64x" + std::to_string(kBN) + "x1:128" + view;
-    out->attrs["tp.ws_attention"] = A + (p.causal ? " causal" : " full") + ", persistent grid " + std::to_string(programs) +
+    out->attrs["tp.ws_attention"] = A + (p.causal ? " causal" : " full") + ", persistent grid of " + std::to_string(programs) + " units" +
                                     ", scale " + std::to_string(p.scale);
     return out;
 }

@@ -24,6 +24,10 @@ using namespace ir;
 
 // Staging panels (64 x 64 each) per consumer warpgroup of the subtiled TMA-store epilogue,
 // tp::WsGemm::kStoreBufs: two, so one panel's bulk store drains while the next is written.
+// The number of blocks a persistent kernel was launched with (gridDim.x): the launcher sizes
+// the grid from the device's SM count, so the code must not assume the target table's.
+inline Expr num_programs(Span sp) { return make_call("tp.num_programs", {}, DataType::int32(), sp); }
+
 inline int64_t ws_store_buffers(int64_t bn) { return bn / 64 < 2 ? bn / 64 : 2; }
 
 // The constant (rows, cols) of a 2-D buffer.

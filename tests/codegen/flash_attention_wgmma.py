@@ -36,14 +36,14 @@
 # PTX-DAG: bar.arrive
 # CAUSAL: tp::WsAttentionKernel<tp::WsAttention<half_t, 128, 128, 2, 2, true, true, true>, half_t, true, true>::run(
 # D64: # attr tp.tma_maps = Q:64x128x1:128:32x1000x64;K:64x128x1:128:32x1000x64;V:64x128x1:128:32x1000x64
-# D64: # attr tp.ws_attention = tp::WsAttention<half_t, 64, 128, 2, 2, false, true, true> full, persistent grid 132
-# D64: with T.Kernel(132, threads=384) as tp_pid:
+# D64: # attr tp.ws_attention = tp::WsAttention<half_t, 64, 128, 2, 2, false, true, true> full, persistent grid of 256 units
+# D64: with T.Kernel(256, threads=384) as tp_pid:
 # SM90: .target sm_90
 # SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 # SM90IR: with T.Kernel(32, 32, 1, threads=128) as (bx, by, bz):
-# SAME: # attr tp.ws_attention = tp::WsAttention<half_t, 64, 128, 2, 2, false, true, true> full, persistent grid 32, scale 0.180337
+# SAME: # attr tp.ws_attention = tp::WsAttention<half_t, 64, 128, 2, 2, false, true, true> full, persistent grid of 32 units, scale 0.180337
 # SAME: with T.Kernel(32, threads=384) as tp_pid:
-# SAMEC: # attr tp.ws_attention = tp::WsAttention<half_t, 64, 128, 2, 2, true, true, true> causal, persistent grid 16
+# SAMEC: # attr tp.ws_attention = tp::WsAttention<half_t, 64, 128, 2, 2, true, true, true> causal, persistent grid of 16 units
 # EXP: # attr tp.ws_attention = not applied: the probabilities are not exp2(acc_s * scale - max * scale) with the correction's scale
 # EXP: with T.Kernel(4, 4, 2, threads=128) as (bx, by, bz):
 # FALLBACK: .target sm_90a

@@ -18,7 +18,7 @@
 # CUDA: tp::WsGemm<half_t, 128, 256, 64, 4, 2, false, false>::init(
 # CUDA: if ((tx >= 256)) {
 # CUDA-NEXT: tp::setmaxnreg_dec<40>();
-# CUDA: for (int tp_tile = 0; tp_tile < tp::floordiv((643 - tp_pid), 132); ++tp_tile) {
+# CUDA: for (int tp_tile = 0; tp_tile < tp::floordiv(((512 + (static_cast<int>(gridDim.x) - 1)) - tp_pid), static_cast<int>(gridDim.x)); ++tp_tile) {
 # CUDA: tp::WsGemm<half_t, 128, 256, 64, 4, 2, false, false>::produce(&tp_tma_0, &tp_tma_1, &A_shared[0], &B_shared[0], &tp_ws_barriers[0], ((tp_tile * 64) + k), (k * 64), (by * 128), (bx * 256), (k * 64));
 # CUDA: } else {
 # CUDA-NEXT: tp::setmaxnreg_inc<232>();

@@ -22,7 +22,7 @@
 # BIAS-NEXT: tp_ws_bias[tx] = static_cast<float>(tp_ws_bias0_0);
 # BIAS-NEXT: tp::named_barrier_sync(3, 256);
 # BIAS: for (int tp_tile = 0;
-# BIAS: const half_t tp_ws_bias_next0 = (((tp_tile + 1) < tp::floordiv((643 - tp_pid), 132)) ? bias[{{.*}}((tp_tile + 1) * 132){{.*}}] : half_t(0.0f));
+# BIAS: const half_t tp_ws_bias_next0 = (((tp_tile + 1) < tp::floordiv(((512 + (static_cast<int>(gridDim.x) - 1)) - tp_pid), static_cast<int>(gridDim.x))) ? bias[{{.*}}((tp_tile + 1) * static_cast<int>(gridDim.x)){{.*}}] : half_t(0.0f));
 # BIAS: C_local[tp_f] = tp_ws_bias[((((((tx / 32) / 8) * 256) + (((tp_f / 4) % 32) * 8)) + (2 * (tx % 4))) + (tp_f % 2))];
 # BIAS: ::consume(
 # BIAS: ::finish(

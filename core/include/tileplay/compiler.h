@@ -112,6 +112,9 @@ struct KernelInfo {
     int64_t dynamic_shared_bytes = 0;
     std::map<std::string, std::string> bound_params;  // factory argument -> value used
     std::vector<TensorMapInfo> tensor_maps;           // extra __grid_constant__ parameters
+    // A persistent kernel: `grid` is one block per work unit and the kernel walks its units
+    // by gridDim.x, so the launcher caps grid x at the device's multiprocessor count.
+    bool persistent = false;
 };
 
 // A kernel factory found in the file, for pickers and parameter panels.
