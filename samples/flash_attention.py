@@ -15,7 +15,9 @@
 # tileplay: cpu-args batch=1 heads=2 seq_q=128 seq_kv=128 dim=64 is_causal=False
 # tileplay: flops 4*batch*heads*seq_q*seq_kv*dim / (1 + is_causal)
 # tileplay: bytes 2*batch*heads*dim*(2*seq_q + 2*seq_kv)
-# tileplay: baseline torch: scaled_dot_product_attention(Q, K, V, is_causal=bool(is_causal))
+# tileplay: baseline torch[sdpa=cudnn]: scaled_dot_product_attention(Q, K, V, is_causal=bool(is_causal))
+# tileplay: baseline torch[sdpa=flash]: scaled_dot_product_attention(Q, K, V, is_causal=bool(is_causal))
+# tileplay: variant causal: is_causal=True
 import tilelang
 import tilelang.language as T
 

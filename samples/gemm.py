@@ -12,7 +12,10 @@
 # tileplay: flops 2*M*N*K
 # tileplay: bytes 2*(M*K + K*N + M*N)
 # tileplay: baseline cublas.gemm
+# tileplay: baseline cublaslt.gemm
 # tileplay: baseline torch: A @ B
+# tileplay: variant Hopper tiles: block_M=128 block_N=256 block_K=64 num_stages=4
+# tileplay: variant mma.sync: arch=sm_90
 import argparse
 
 import tilelang

@@ -9,7 +9,9 @@
 # tileplay: flops 2*M*N*K
 # tileplay: bytes 2*(M*K + K*N + M*N + N)
 # tileplay: baseline cublaslt.gemm_bias_gelu
+# tileplay: baseline torch.compile: gelu(A @ B + bias)
 # tileplay: baseline torch: gelu(A @ B + bias)
+# tileplay: variant Hopper tiles: block_M=128 block_N=256 block_K=64 num_stages=4
 import argparse
 
 import tilelang

@@ -10,6 +10,7 @@
 # tileplay: cpu-args M=64 N=512
 # tileplay: bytes 2*2*M*N
 # tileplay: flops 5*M*N
+# tileplay: baseline torch.compile: softmax(X, -1)
 # tileplay: baseline torch: softmax(X, -1)
 import tilelang
 import tilelang.language as T

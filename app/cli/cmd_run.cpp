@@ -16,7 +16,7 @@ namespace tilec {
 namespace {
 
 struct RunOptions {
-    std::string file, kernel, device = "auto", save_inputs, load_inputs, save_outputs;
+    std::string file, kernel, device = "auto", arch = "auto", save_inputs, load_inputs, save_outputs;
     std::vector<std::string> defines;
     uint64_t seed = 0;
     int threads = 0;
@@ -85,6 +85,7 @@ int run_gpu(const RunOptions& o, const std::vector<std::pair<std::string, std::s
     ls.kernel = o.kernel.empty() ? h.kernel : o.kernel;
     ls.defines = defs;
     ls.fallback_defines = h.args;
+    ls.target = o.arch;
     tp::WorkerReply lr = client.load(ls);
     if (!lr.ok) {
         std::cerr << "tilec run: the GPU worker could not load the kernel (" << lr.kind << "): " << lr.error << "\n";
@@ -130,7 +131,8 @@ int run_cmd(const RunOptions& o) {
         reason = "requested";
     }
 
-    tp::CompileRequest req = make_request(o.file, source, o.kernel, defs, "sm_90", true);
+    // The interpreter runs the traced IR; the target only sets the limits it is checked against.
+    tp::CompileRequest req = make_request(o.file, source, o.kernel, defs, o.arch == "auto" ? "sm_90a" : o.arch, true);
     req.stop_after = tp::Stage::Ir;
     tp::CompileResult r = tp::compile(req);
     if (!r.ok || !r.func) return report_failure(r);
@@ -254,6 +256,13 @@ void add_run_command(CLI::App& app, int& exit_code) {
     sub->add_option("-k,--kernel", o->kernel, "kernel factory (default: the sample header's or the first)");
     sub->add_option("-D,--define", o->defines, "factory parameter NAME=VALUE (defaults: the header's cpu-args / args)");
     sub->add_option("--device", o->device, "cpu, gpu or auto (GPU when there is one)")->check(CLI::IsMember({"cpu", "gpu", "auto"}))->capture_default_str();
+    sub->add_option("--arch", o->arch, "target (auto: the GPU's, sm_90a on Hopper; sm_90a without a GPU)")
+        ->check(CLI::IsMember([] {
+            std::vector<std::string> t = tp::supported_targets();
+            t.push_back("auto");
+            return t;
+        }()))
+        ->capture_default_str();
     sub->add_option("--seed", o->seed, "seed of the random inputs")->capture_default_str();
     sub->add_option("--threads", o->threads, "CPU threads for blocks (0 = all cores)");
     sub->add_flag("--check", o->check, "compare with the C++ reference of the sample's baseline; exit 1 when it fails");

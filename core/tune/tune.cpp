@@ -155,8 +155,9 @@ TuneReport run_tune(const TuneOptions& opts, const TuneProgress& progress_cb, co
         WorkerReply hello = clients[0]->hello();
         rep.gpu = hello.ok && hello.body.contains("device") && !hello.body["device"].is_null();
         if (rep.gpu) {
+            // "target" is what auto compiles for (sm_90a on Hopper), "arch" the GPU's own.
             gpu_target = hello.body["device"].value("target", "");
-            rep.device = hello.body["device"].value("name", "gpu") + " (" + gpu_target + ")";
+            rep.device = hello.body["device"].value("name", "gpu") + " (" + hello.body["device"].value("arch", gpu_target) + ")";
             driver = hello.body.value("driver", "");
         } else {
             std::string why = hello.ok ? hello.body.value("why", "") : hello.error;
@@ -171,7 +172,7 @@ TuneReport run_tune(const TuneOptions& opts, const TuneProgress& progress_cb, co
     }
     job.target = opts.target != "auto" && !opts.target.empty() ? opts.target : rep.gpu ? gpu_target : "sm_90";
     if (rep.gpu && !target_runs_on(job.target, gpu_target)) {
-        rep.notes.push_back("`--arch " + job.target + "` is not the GPU's " + gpu_target +
+        rep.notes.push_back("`--arch " + job.target + "` does not run on the GPU's " + gpu_target +
                             ": configs are compiled for " + job.target + " but not timed");
         rep.gpu = false;
         rep.device = "cpu interpreter";

@@ -73,8 +73,8 @@ private Q_SLOTS:
         QVERIFY(status_text(w).contains("Benchmark finished on NVIDIA H200"));
 
         // gemm.py's header: args M=N=K=4096, flops 2*M*N*K, bytes 2*(M*K + K*N + M*N),
-        // baselines cublas.gemm and torch: A @ B.
-        QCOMPARE(results->model()->rowCount(), 3);
+        // baselines cublas.gemm, cublaslt.gemm and torch: A @ B.
+        QCOMPARE(results->model()->rowCount(), 4);
         QCOMPARE(shown(w, 0, ResultsModel::Name), QString("matmul (GPU: NVIDIA H200)"));
         QString latency = shown(w, 0, ResultsModel::Latency);
         QVERIFY(latency.endsWith(" ms") || latency.endsWith(" µs"));
@@ -86,12 +86,13 @@ private Q_SLOTS:
         QVERIFY(qAbs(gbps - 2.0 * 3 * 4096 * 4096 / (ms * 1e-3) / 1e9) < 0.01 * gbps);
         QVERIFY(shown(w, 0, ResultsModel::Error).contains("✓"));
         QCOMPARE(shown(w, 1, ResultsModel::Name), QString("cublas.gemm (GPU)"));
-        QCOMPARE(shown(w, 2, ResultsModel::Name), QString("torch: A @ B (GPU)"));
-        for (int row : {1, 2}) {
+        QCOMPARE(shown(w, 2, ResultsModel::Name), QString("cublaslt.gemm (GPU)"));
+        QCOMPARE(shown(w, 3, ResultsModel::Name), QString("torch: A @ B (GPU)"));
+        for (int row : {1, 2, 3}) {
             QVERIFY(shown(w, row, ResultsModel::Latency).contains("s"));
             QVERIFY(shown(w, row, ResultsModel::Tflops).toDouble() > 0);
         }
-        // Ours and both baselines are on screen, with no scrolling; no empty sweep table.
+        // Ours and every baseline are on screen, with no scrolling; no empty sweep table.
         QTRY_COMPARE(results->verticalScrollBar()->maximum(), 0);
         QVERIFY(results->isVisible());
         QVERIFY(!w.findChild<QTableView*>("sweep_table")->isVisible());

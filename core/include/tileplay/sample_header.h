@@ -18,6 +18,13 @@ struct SampleHeader {
     std::string bytes;
     std::vector<std::string> baselines;  // "cublas.gemm", "torch: A @ B"
     std::vector<std::pair<std::string, std::vector<std::string>>> tune;  // name -> values
+    // `# tileplay: variant causal: is_causal=True`: further configurations `tilec bench --suite`
+    // times as rows of their own (the key `arch` picks the target, the rest are defines).
+    struct Variant {
+        std::string name;
+        std::vector<std::pair<std::string, std::string>> args;
+    };
+    std::vector<Variant> variants;
     std::map<std::string, std::string> other;  // any other key
 };
 
