@@ -47,7 +47,7 @@ std::map<std::string, double> numeric_params(const Json& bound) {
 // CPU: compile at cpu-args, run on the interpreter, compare with the named reference.
 Json check_on_cpu(const SweepArgs& a, const std::string& source, const tp::SampleHeader& h, const Config& c) {
     Json rec = {{"config", config_text(c)}, {"device", "cpu"}};
-    tp::CompileRequest req = make_request(a.file, source, a.kernel, c, a.arch == "auto" ? "sm_90" : a.arch, true);
+    tp::CompileRequest req = make_request(a.file, source, a.kernel, c, a.arch == "auto" ? "sm_90a" : a.arch, true);
     req.stop_after = tp::Stage::Cuda;  // the lowering must succeed too, not just the trace
     tp::CompileResult r = tp::compile(req);
     if (!r.ok || !r.func) {
@@ -113,7 +113,7 @@ Json bench_on_gpu(tp::WorkerClient& client, const SweepArgs& a, const std::strin
         rec["kind"] = br.kind;
         return rec;
     }
-    for (const char* key : {"ours", "baselines", "check"})
+    for (const char* key : {"ours", "baselines", "best_peer", "semantics", "check", "conditions"})
         if (br.body.contains(key)) rec[key] = br.body[key];
     return rec;
 }
@@ -173,6 +173,28 @@ void print_table(const Json& rows, bool gpu) {
     }
 }
 
+// The best config beside its peers: each peer's time, its per-round ratio and whether its
+// result agrees with ours.
+void print_peers(const Json& peers) {
+    if (!peers.is_object() || peers.contains("error")) {
+        if (peers.is_object()) std::printf("peers: not timed (%s)\n", peers.value("error", "").c_str());
+        return;
+    }
+    std::printf("best config beside its peers (alternating rounds): %.4f ms\n", peers["ours"].value("median_ms", 0.0));
+    for (const auto& b : peers.value("baselines", Json::array())) {
+        if (!b.value("ok", false)) {
+            std::printf("  %s: %s\n", b.value("name", "").c_str(), b.value("why", "").c_str());
+            continue;
+        }
+        const Json v = b.value("vs_ours", Json::object());
+        std::printf("  %s: %.4f ms, ours %.2fx [%.2f-%.2f]%s\n", b.value("name", "").c_str(), b["stats"].value("median_ms", 0.0),
+                    b.value("ratio", 0.0), b.value("ratio_min", 0.0), b.value("ratio_max", 0.0),
+                    v.contains("agree") ? (v["agree"].get<bool>() ? ", agrees with ours" : ", DIFFERS from ours") : "");
+    }
+    if (peers.contains("best_peer") && peers["best_peer"].is_object())
+        std::printf("vs best peer %s: %.2fx\n", peers["best_peer"].value("name", "").c_str(), peers["best_peer"].value("ratio", 0.0));
+}
+
 int run_sweep(const SweepArgs& a) {
     std::string source;
     if (!read_file(a.file, source)) return kUserError;
@@ -192,7 +214,7 @@ int run_sweep(const SweepArgs& a) {
         // The file's own space, as `tilec tune` reads it: the factory's @autotune(configs=...),
         // else the header's `# tileplay: tune` line. A sweep is then the exhaustive tune.
         tp::TuneSpace space = tp::find_tune_space(a.file, source, a.kernel.empty() ? h.kernel : a.kernel, {}, h.args,
-                                                  a.arch == "auto" ? "sm_90" : a.arch);
+                                                  a.arch == "auto" ? "sm_90a" : a.arch);
         if (!space.ok && space.diagnostics_text.find("nothing to tune") != std::string::npos) {
             std::fprintf(stderr, "tilec sweep: error: nothing to sweep; give `-D NAME=V1,V2,...`\n");
             return kUsage;
@@ -214,7 +236,9 @@ int run_sweep(const SweepArgs& a) {
         tp::WorkerReply hello = client->hello();
         gpu = hello.ok && !hello.body["device"].is_null();
         if (gpu) {
-            device_line = hello.body["device"].value("name", "gpu") + " (" + hello.body["device"].value("target", "") + ")";
+            const Json& d = hello.body["device"];
+            device_line = d.value("name", "gpu") + " (" + d.value("arch", d.value("target", "")) + ", target " +
+                          (a.arch == "auto" ? d.value("target", "") : a.arch) + ")";
         } else if (a.device == "gpu") {
             std::fprintf(stderr, "tilec sweep: error: no CUDA device: %s\n",
                          (hello.ok ? hello.body.value("why", "") : hello.error).c_str());
@@ -225,7 +249,7 @@ int run_sweep(const SweepArgs& a) {
     Json rows = Json::array();
     for (size_t i = 0; i < configs.size(); ++i) {
         if (!a.json) std::fprintf(stderr, "\r  [%zu/%zu] %s\033[K", i + 1, configs.size(), config_text(configs[i]).c_str());
-        rows.push_back(gpu ? bench_on_gpu(*client, a, source, h, configs[i], i == 0)
+        rows.push_back(gpu ? bench_on_gpu(*client, a, source, h, configs[i], false)
                            : check_on_cpu(a, source, h, configs[i]));
     }
     if (!a.json) std::fprintf(stderr, "\r\033[K");
@@ -234,22 +258,23 @@ int run_sweep(const SweepArgs& a) {
     rows = Json(sorted);
     bool any_pass = !rows.empty() && passed(rows[0]);
     if (any_pass) rows[0]["best"] = true;
+    // The best config is timed once more beside the peers, alternating in the same call: its
+    // ratio to the best peer is never a figure from two different runs.
+    Json peers;
+    if (gpu && any_pass) {
+        Config best;
+        for (const auto& c : configs)
+            if (config_text(c) == rows[0].value("config", "")) best = c;
+        if (!a.json) std::fprintf(stderr, "  timing the best config beside its peers\n");
+        peers = bench_on_gpu(*client, a, source, h, best, true);
+        peers["config"] = rows[0].value("config", "");
+    }
     if (!a.csv.empty()) write_csv(a.csv, rows);
     if (a.json) {
-        std::printf("%s\n", Json{{"device", device_line}, {"gpu", gpu}, {"configs", rows}}.dump(2).c_str());
+        std::printf("%s\n", Json{{"device", device_line}, {"gpu", gpu}, {"configs", rows}, {"peers", peers}}.dump(2).c_str());
     } else {
         print_table(rows, gpu);
-        if (gpu && !rows.empty() && rows[0].contains("baselines"))
-            for (const auto& b : rows[0]["baselines"])
-                if (b.value("ok", false))
-                    std::printf("baseline %s: %.4f ms\n", b.value("name", "").c_str(), b["stats"].value("median_ms", 0.0));
-        for (const auto& r : rows) {
-            if (!r.contains("baselines")) continue;
-            for (const auto& b : r["baselines"])
-                if (b.value("ok", false))
-                    std::printf("baseline %s: %.4f ms (config %s measured it)\n", b.value("name", "").c_str(),
-                                b["stats"].value("median_ms", 0.0), r.value("config", "").c_str());
-        }
+        print_peers(peers);
         if (any_pass) std::printf("best: %s\n", rows[0].value("config", "").c_str());
         else std::printf("no config passed its check\n");
     }

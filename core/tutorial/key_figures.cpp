@@ -48,6 +48,21 @@ std::string run_check(const Json& out) {
     return s;
 }
 
+// "per-round ratio [range] vs NAME" of a bench reply's best peer, or "".
+std::string best_peer(const Json& r) {
+    if (!r.contains("best_peer") || !r["best_peer"].is_object()) return "";
+    const Json& b = r["best_peer"];
+    return fmt("%.2fx", num(b, "ratio")) + fmt(" [%.2f", num(b, "ratio_min")) + fmt("-%.2f] ", num(b, "ratio_max")) + "vs " +
+           b.value("name", "");
+}
+
+std::string semantics(const Json& r) {
+    const Json s = r.value("semantics", Json());
+    if (!s.is_object()) return "";
+    if (!s.value("checked", false)) return "semantics unchecked";
+    return s.value("ok", false) ? "" : "semantics FAIL";
+}
+
 std::string bench(const Json& out) {
     if (!out.contains("results") || out["results"].empty()) return out.value("error", "");
     const Json& r = out["results"][0];
@@ -56,11 +71,9 @@ std::string bench(const Json& out) {
     std::string s = fmt("%.4f ms", num(ours, "median_ms"));
     std::string rt = rate(ours);
     if (!rt.empty()) s += ", " + rt;
-    for (const auto& b : r.value("baselines", Json::array()))
-        if (b.value("ok", false)) {
-            s += fmt(", %.2fx ", num(b, "ratio")) + b.value("name", "");
-            break;
-        }
+    if (std::string b = best_peer(r); !b.empty()) s += ", " + b;
+    if (std::string m = semantics(r); !m.empty()) s += ", " + m;
+    if (!r.value("target", std::string()).empty()) s += " (" + r["target"].get<std::string>() + ")";
     return s;
 }
 
@@ -72,7 +85,9 @@ std::string sweep(const Json& out, bool gpu) {
             std::string t = c.contains("ours")   ? fmt("%.4f ms", num(c["ours"], "median_ms"))
                             : c.contains("time") ? fmt("%.4f ms", num(c["time"], "median_ms"))
                                                  : fmt("%.1f ms CPU", num(c, "cpu_ms"));
-            return "best of " + std::to_string(configs.size()) + ": " + c.value("config", "") + " (" + t + ")";
+            std::string b = best_peer(out.value("peers", Json::object()));
+            return "best of " + std::to_string(configs.size()) + ": " + c.value("config", "") + " (" + t + ")" +
+                   (b.empty() ? "" : ", " + b);
         }
     if (out.contains("best")) {
         const Json& b = out["best"];

@@ -42,11 +42,12 @@ const std::vector<TutorialSection>& tutorial_sections() {
          {"bench", "{sample}", "-D", "is_causal=False", "--json"},
          {"run", "{sample}", "-D", "is_causal=False", "--device", "cpu", "--check", "--json"},
          K::Bench},
-        // The same GEMM, unchanged, compiled for sm_90a: wgmma, TMA and warp specialization. It
-        // is timed on an sm_90 GPU; elsewhere the compile is inspected (wgmma and bulk-copy
-        // counts), which needs no GPU.
+        // The same GEMM file on Hopper with the tiles its wgmma path wants (128x256x64, four
+        // stages): TMA rings, two consumer warpgroups, a persistent grid. Timed on an sm_90 GPU;
+        // elsewhere the compile is inspected (wgmma and bulk-copy counts), which needs no GPU.
         {"hopper", "GEMM on Hopper (sm_90a)", "gemm.py",
-         {"bench", "{sample}", "--arch", "sm_90a", "--json"},
+         {"bench", "{sample}", "--arch", "sm_90a", "-D", "block_M=128", "-D", "block_N=256", "-D", "block_K=64", "-D",
+          "num_stages=4", "--json"},
          {"inspect", "{sample}", "--arch", "sm_90a", "--device", "cpu", "--json"},
          K::Bench, false, "sm_90", K::Inspect},
         {"autotune", "autotune", "gemm_autotune.py",

@@ -44,9 +44,19 @@ TEST(Tutorial, KeyFigures) {
     json bench = {{"results",
                    {{{"ours", {{"median_ms", 0.5}, {"tflops", 275.0}, {"gbps", 200.0}}},
                      {"baselines", {{{"name", "cublas.gemm"}, {"ok", true}, {"ratio", 1.08}}}}}}}};
-    EXPECT_EQ(tp::tutorial::key_figure(KeyFigure::Bench, bench, true), "0.5000 ms, 275.0 TFLOP/s, 1.08x cublas.gemm");
+    EXPECT_EQ(tp::tutorial::key_figure(KeyFigure::Bench, bench, true), "0.5000 ms, 275.0 TFLOP/s");
+    // The ratio shown is the best peer's, per round, with its range; a failed semantic check
+    // is said; the target compiled for closes the line.
+    bench["results"][0]["best_peer"] = {{"name", "cublaslt.gemm"}, {"ratio", 1.08}, {"ratio_min", 1.05}, {"ratio_max", 1.1}};
+    bench["results"][0]["semantics"] = {{"checked", true}, {"ok", false}};
+    bench["results"][0]["target"] = "sm_90a";
+    EXPECT_EQ(tp::tutorial::key_figure(KeyFigure::Bench, bench, true),
+              "0.5000 ms, 275.0 TFLOP/s, 1.08x [1.05-1.10] vs cublaslt.gemm, semantics FAIL (sm_90a)");
     json sweep = {{"configs", {{{"config", "block_M=64"}, {"cpu_ms", 3.0}}, {{"config", "block_M=128"}, {"best", true}, {"ours", {{"median_ms", 0.25}}}}}}};
     EXPECT_EQ(tp::tutorial::key_figure(KeyFigure::Sweep, sweep, true), "best of 2: block_M=128 (0.2500 ms)");
+    sweep["peers"] = {{"best_peer", {{"name", "cublas.gemm"}, {"ratio", 0.95}, {"ratio_min", 0.9}, {"ratio_max", 1.0}}}};
+    EXPECT_EQ(tp::tutorial::key_figure(KeyFigure::Sweep, sweep, true),
+              "best of 2: block_M=128 (0.2500 ms), 0.95x [0.90-1.00] vs cublas.gemm");
     // A GPU tune's rows carry their timing under "time" (what `tilec tune --json` writes).
     json tune_gpu = {{"configs", {{{"config", "block_K=32"}, {"status", "timed"}, {"time", {{"median_ms", 0.33}}}},
                                   {{"config", "block_K=64"}, {"best", true}, {"status", "timed"}, {"time", {{"median_ms", 0.3246}}}}}}};

@@ -17,7 +17,7 @@ namespace tp {
 enum class KeyFigure {
     Doctor,   // the GPU found (or its absence) and the toolkit
     RunCheck, // `run --check --json`: time and relative error
-    Bench,    // `bench --json`: time, rate and the ratio to the first baseline
+    Bench,    // `bench --json`: time, rate, the ratio to the best peer, a failed semantic check
     Sweep,    // `sweep --json` / `tune --json`: the best config
     Printed,  // `run --json`: lines T.print wrote
     Inspect,  // `inspect --json`: Tensor Core / async copy counts and occupancy
