@@ -168,6 +168,7 @@ void MainWindow::build_docks() {
     });
     connect(runs_, &RunService::progress, results_, &ResultsPanel::progress);
     connect(runs_, &RunService::result, this, &MainWindow::on_run_result);
+    connect(runs_, &RunService::peers, sweep_model_, &SweepModel::set_peers);
     connect(runs_, &RunService::job_finished, results_, &ResultsPanel::job_finished);
     connect(runs_, &RunService::job_finished, this, [this] {
         if (screenshot_after_job_) grab_screenshot();

@@ -171,6 +171,46 @@ private Q_SLOTS:
         QCOMPARE(r.baselines[1].note, QString("unavailable: torch missing"));
     }
 
+    // The peers' per-round ratios, which is best, whether each agrees with ours, the semantic
+    // verdict and the clocks: read from a bench reply, shown in the Results table, kept in JSON.
+    void run_result_peers_and_semantics() {
+        const char* reply = R"({"ok":true,"device":"NVIDIA H200","ours":{"n":50,"median_ms":0.20,"min_ms":0.19,"spread_pct":1.0},
+            "check":{"ok":true,"outputs":[{"name":"C","rel_fro":2.0e-05}]},
+            "baselines":[{"name":"cublas.gemm","ok":true,"stats":{"median_ms":0.18},"ratio":0.9,"ratio_min":0.88,"ratio_max":0.93,
+                          "vs_ours":{"agree":false,"rel_fro":0.18}},
+                         {"name":"torch: A @ B","ok":true,"stats":{"median_ms":0.19},"ratio":0.95,"ratio_min":0.9,"ratio_max":1.0,
+                          "vs_ours":{"agree":false,"rel_fro":0.18}}],
+            "best_peer":{"name":"cublas.gemm","ratio":0.9},
+            "semantics":{"checked":true,"ok":false,"against":["cublas.gemm","torch: A @ B"],"rel_fro":0.18},
+            "conditions":{"available":true,"sm_clock_mhz":{"min":1755,"median":1980,"max":1980},"power_w":{"mean":512}}})";
+        RunResult r = run_result_from_json(QJsonDocument::fromJson(reply).object());
+        QCOMPARE(r.semantics, 0);
+        QVERIFY(!r.correct);  // the interpreter agreed, the peers did not: the kernel is wrong
+        QVERIFY(r.best_peer() && r.best_peer()->name == QString("cublas.gemm"));
+        QCOMPARE(r.baselines[1].ratio_max, 1.0);
+        QCOMPARE(r.baselines[0].agrees, 0);
+        QCOMPARE(r.conditions, QString("SM 1755-1980 MHz, 512 W"));
+        ResultsModel m;
+        m.set_result(r);
+        QString ours = m.data(m.index(0, ResultsModel::Note)).toString();
+        QVERIFY2(ours.contains("0.90x [0.88-0.93] vs best peer cublas.gemm"), qPrintable(ours));
+        QVERIFY2(ours.contains("DIFFERS from cublas.gemm, torch: A @ B"), qPrintable(ours));
+        QVERIFY(m.data(m.index(0, ResultsModel::Error)).toString().contains("✗"));
+        QString peer = m.data(m.index(1, ResultsModel::Note)).toString();
+        QVERIFY2(peer.contains("best peer") && peer.contains("DIFFERS"), qPrintable(peer));
+        QVERIFY(m.data(m.index(1, ResultsModel::Error)).toString().contains("✗"));
+        RunResult back = run_result_from_json(run_result_to_json(r));
+        QCOMPARE(back.semantics, 0);
+        QVERIFY(back.best_peer() && back.best_peer()->ratio == 0.9);
+        QCOMPARE(back.baselines[0].agrees, 0);
+        QCOMPARE(back.conditions, r.conditions);
+        // A sweep's best config beside its peers becomes the charts' note.
+        SweepModel s;
+        s.set_peers(r);
+        QVERIFY(s.best_peer_summary().contains("0.90x [0.88-0.93] vs best peer cublas.gemm"));
+        QCOMPARE(int(s.baselines().size()), 2);
+    }
+
     // `printed` from a worker reply (a run's, and the fatal reply after a trapped assertion).
     void run_result_printed() {
         const char* run = R"({"ok":true,"wall_ms":0.1,"printed":"msg='x' BlockIdx=(0, 0, 0), ThreadIdx=(0, 0, 0): dtype=int value=3\n"})";

@@ -118,6 +118,12 @@ BarChart::BarChart(QString title, QString axis_title, bool lower_is_better, QWid
     rebuild();
 }
 
+void BarChart::set_note(const QString& note) {
+    if (note == note_) return;
+    note_ = note;
+    rebuild();
+}
+
 void BarChart::set_data(std::vector<Bar> bars, std::vector<ReferenceLine> refs) {
     std::stable_sort(bars.begin(), bars.end(), [this](const Bar& a, const Bar& b) {
         return lower_better_ ? a.value < b.value : a.value > b.value;
@@ -138,7 +144,7 @@ void BarChart::rebuild() {
     const Theme& t = *theme_;
     chart_->removeAllSeries();
     for (auto* a : chart_->axes()) chart_->removeAxis(a), delete a;
-    set_title(title_);
+    set_title(note_.isEmpty() ? title_ : title_ + QStringLiteral(" — ") + note_);
     set_placeholder(bars_.empty() ? tr("%1: run a sweep (Ctrl+Alt+S) to fill this chart").arg(title_) : QString());
     chart_->setBackgroundBrush(t.base);
     chart_->setTitleBrush(t.text);

@@ -64,6 +64,9 @@ public:
     BarChart(QString title, QString axis_title, bool lower_is_better, QWidget* parent = nullptr);
     // Bars are shown sorted (best first); references are drawn as horizontal lines.
     void set_data(std::vector<Bar> bars, std::vector<ReferenceLine> refs);
+    // A line under the title (the best config's ratio to the best peer); empty: none.
+    void set_note(const QString& note);
+    const QString& note() const { return note_; }
     const std::vector<Bar>& bars() const { return bars_; }
     QString to_csv() const override;
 
@@ -71,7 +74,7 @@ protected:
     void rebuild() override;
 
 private:
-    QString title_, axis_;
+    QString title_, axis_, note_;
     bool lower_better_;
     std::vector<Bar> bars_;
     std::vector<ReferenceLine> refs_;

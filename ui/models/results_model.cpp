@@ -11,6 +11,37 @@ QString ResultsModel::format_ms(double ms) {
     return QStringLiteral("%1 ms").arg(ms, 0, 'f', ms < 10 ? 3 : 1);
 }
 
+QString ResultsModel::ratio_text(const BaselineTime& b) {
+    if (b.ratio <= 0) return {};
+    if (b.ratio_min <= 0) return QStringLiteral("%1x").arg(b.ratio, 0, 'f', 2);
+    return QStringLiteral("%1x [%2-%3]").arg(b.ratio, 0, 'f', 2).arg(b.ratio_min, 0, 'f', 2).arg(b.ratio_max, 0, 'f', 2);
+}
+
+// Our row: the ratio to the best peer (per round, alternating), the semantic check, the clocks.
+QString ResultsModel::our_note(const RunResult& r) {
+    QStringList parts;
+    if (const BaselineTime* b = r.best_peer()) parts << tr("%1 vs best peer %2").arg(ratio_text(*b), b->name);
+    if (r.semantics == 1) parts << tr("agrees with %1").arg(r.semantics_note);
+    else if (r.semantics == 0) parts << tr("DIFFERS from %1: the kernel computes something else").arg(r.semantics_note);
+    else if (!r.baselines.empty()) parts << tr("semantics unchecked%1").arg(r.semantics_note.isEmpty() ? QString() : ": " + r.semantics_note);
+    parts << tr("min %1, spread %2%").arg(format_ms(r.min_ms)).arg(r.spread_pct, 0, 'f', 1);
+    if (!r.conditions.isEmpty()) parts << r.conditions;
+    return parts.join("; ");
+}
+
+QString ResultsModel::peer_note(const RunResult& r, const BaselineTime& b) {
+    if (b.median_ms <= 0) return b.note;
+    QStringList parts;
+    QString ratio = ratio_text(b);
+    if (ratio.isEmpty() && r.median_ms > 0) ratio = QStringLiteral("%1x").arg(b.median_ms / r.median_ms, 0, 'f', 2);
+    if (!ratio.isEmpty()) parts << tr("ours is %1 its speed").arg(ratio);
+    if (b.best) parts << tr("best peer");
+    if (b.agrees == 0) parts << tr("its result DIFFERS from ours");
+    else if (b.agrees == 1) parts << tr("its result agrees with ours");
+    if (!b.note.isEmpty()) parts << b.note;
+    return parts.join("; ");
+}
+
 QString ResultsModel::format_number(double v, int decimals) {
     return v < 0 ? QStringLiteral("—") : QString::number(v, 'f', decimals);
 }
@@ -58,7 +89,7 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
                 if (!r.note.isEmpty()) return r.note;
                 if (r.median_ms < 0 && r.wall_ms >= 0)
                     return tr("one launch took %1 (wall clock, not benchmarked); Benchmark times it").arg(format_ms(r.wall_ms));
-                if (r.min_ms > 0) return tr("min %1, spread %2%").arg(format_ms(r.min_ms)).arg(r.spread_pct, 0, 'f', 1);
+                if (r.min_ms > 0) return our_note(r);
                 return {};
         }
         return {};
@@ -70,11 +101,10 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
         case Latency: return format_ms(b.median_ms);
         case Tflops: return b.median_ms > 0 && r.flops > 0 ? format_number(r.flops / (b.median_ms * 1e-3) / 1e12, 2) : QStringLiteral("—");
         case Gbps: return b.median_ms > 0 && r.bytes > 0 ? format_number(r.bytes / (b.median_ms * 1e-3) / 1e9, 0) : QStringLiteral("—");
-        case Error: return QString();
-        case Note:
-            if (!b.note.isEmpty()) return b.note;
-            if (b.median_ms > 0 && r.median_ms > 0) return tr("ours is %1x its speed").arg(b.median_ms / r.median_ms, 0, 'f', 2);
-            return {};
+        case Error:
+            if (b.agrees < 0) return QString();
+            return QStringLiteral("%1 %2").arg(b.vs_rel_fro, 0, 'e', 2).arg(b.agrees ? "✓" : "✗");
+        case Note: return peer_note(r, b);
     }
     return {};
 }

@@ -15,6 +15,32 @@ double num(const QJsonObject& o, std::initializer_list<const char*> keys, double
     return def;
 }
 
+// The semantic check and the GPU's clocks of a bench reply. A disagreeing peer makes the
+// result wrong even when the interpreter agreed: the DSL itself computes the wrong thing.
+void read_semantics(const QJsonObject& o, RunResult& r) {
+    const QJsonObject s = o.value("semantics").toObject();
+    if (s.value("checked").toBool()) {
+        r.semantics = s.value("ok").toBool() ? 1 : 0;
+        QStringList against;
+        for (const auto& a : s.value("against").toArray()) against << a.toString();
+        r.semantics_note = against.join(", ");
+        if (r.semantics == 0) r.correct = false;
+    } else if (s.contains("why")) {
+        r.semantics_note = s.value("why").toString();
+    }
+    if (o.value("semantics").isDouble()) r.semantics = o.value("semantics").toInt();  // our own JSON
+    if (o.contains("semantics_note")) r.semantics_note = o.value("semantics_note").toString();
+    const QJsonObject c = o.value("conditions").toObject();
+    if (c.value("available").toBool()) {
+        const QJsonObject sm = c.value("sm_clock_mhz").toObject();
+        r.conditions = QStringLiteral("SM %1-%2 MHz, %3 W")
+                           .arg(sm.value("min").toDouble(), 0, 'f', 0)
+                           .arg(sm.value("max").toDouble(), 0, 'f', 0)
+                           .arg(c.value("power_w").toObject().value("mean").toDouble(), 0, 'f', 0);
+    }
+    if (o.value("conditions").isString()) r.conditions = o.value("conditions").toString();
+}
+
 }  // namespace
 
 QString cap_printed(const QString& text, qsizetype dropped_bytes) {
@@ -79,6 +105,7 @@ RunResult run_result_from_json(const QJsonObject& o) {
     if (QString why = check.value("error").toString(); !why.isEmpty() && r.note.isEmpty()) r.note = why;
     if (r.tflops < 0 && r.flops > 0 && r.median_ms > 0) r.tflops = r.flops / (r.median_ms * 1e-3) / 1e12;
     if (r.gbps < 0 && r.bytes > 0 && r.median_ms > 0) r.gbps = r.bytes / (r.median_ms * 1e-3) / 1e9;
+    const QString best = o.value("best_peer").toObject().value("name").toString();
     for (const auto& b : o.value("baselines").toArray()) {
         QJsonObject bo = b.toObject();
         BaselineTime bt;
@@ -86,8 +113,16 @@ RunResult run_result_from_json(const QJsonObject& o) {
         bt.median_ms = num(bo.value("stats").toObject(), {"median_ms"}, num(bo, {"median_ms", "ms"}));
         bt.note = bo.value("note").toString(bo.value("why").toString(bo.value("unavailable").toString()));
         if (bt.median_ms < 0 && bt.note.isEmpty()) bt.note = QStringLiteral("unavailable");
+        bt.ratio = num(bo, {"ratio"});
+        bt.ratio_min = num(bo, {"ratio_min"});
+        bt.ratio_max = num(bo, {"ratio_max"});
+        const QJsonObject vs = bo.value("vs_ours").toObject();
+        if (vs.contains("agree")) bt.agrees = vs.value("agree").toBool() ? 1 : 0;
+        bt.vs_rel_fro = num(vs, {"rel_fro"});
+        bt.best = bo.value("best").toBool(!best.isEmpty() && bt.name == best);
         r.baselines.push_back(bt);
     }
+    read_semantics(o, r);
     return r;
 }
 
@@ -108,8 +143,16 @@ QJsonObject run_result_to_json(const RunResult& r) {
     o["bytes"] = r.bytes;
     o["check"] = QJsonObject{{"rel_error", r.rel_error}, {"max_abs_error", r.max_abs_error}, {"passed", r.correct}};
     QJsonArray bs;
-    for (const auto& b : r.baselines) bs.append(QJsonObject{{"name", b.name}, {"median_ms", b.median_ms}, {"note", b.note}});
+    for (const auto& b : r.baselines) {
+        QJsonObject bo{{"name", b.name}, {"median_ms", b.median_ms}, {"note", b.note}, {"ratio", b.ratio},
+                       {"ratio_min", b.ratio_min}, {"ratio_max", b.ratio_max}, {"best", b.best}};
+        if (b.agrees >= 0) bo["vs_ours"] = QJsonObject{{"agree", b.agrees == 1}, {"rel_fro", b.vs_rel_fro}};
+        bs.append(bo);
+    }
     o["baselines"] = bs;
+    o["semantics"] = r.semantics;
+    if (!r.semantics_note.isEmpty()) o["semantics_note"] = r.semantics_note;
+    if (!r.conditions.isEmpty()) o["conditions"] = r.conditions;
     if (!r.printed.isEmpty()) o["printed"] = r.printed;
     return o;
 }

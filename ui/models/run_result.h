@@ -16,6 +16,11 @@ struct BaselineTime {
     QString name;           // "cuBLAS", "PyTorch"
     double median_ms = -1;  // < 0 when unavailable
     QString note;           // "unavailable: <why>"
+    // Its time over ours, the median of per-round ratios (timed alternating), and the range.
+    double ratio = -1, ratio_min = -1, ratio_max = -1;
+    int agrees = -1;         // its result against ours: 1 agrees, 0 differs, -1 not compared
+    double vs_rel_fro = -1;  // relative error between the two results
+    bool best = false;       // the fastest peer that ran
 };
 
 struct RunResult {
@@ -34,6 +39,15 @@ struct RunResult {
     double rel_error = -1, max_abs_error = -1;
     int blocks_checked = -1, total_blocks = -1;  // how much of the grid the interpreter compared
     std::vector<BaselineTime> baselines;
+    // The semantic check (our output against each peer's): 1 agrees, 0 differs, -1 not run.
+    int semantics = -1;
+    QString semantics_note;  // what it compared with, or why it did not run
+    QString conditions;      // "SM 1755-1980 MHz, 512 W" while it was timed
+    const BaselineTime* best_peer() const {
+        for (const auto& b : baselines)
+            if (b.best) return &b;
+        return nullptr;
+    }
     // What the kernel printed (device printf on the GPU, the interpreter's lines on the CPU),
     // at most kPrintedLimit bytes; the cut is said in a last line.
     QString printed;

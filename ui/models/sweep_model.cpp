@@ -11,7 +11,23 @@ namespace tpui {
 void SweepModel::clear() {
     beginResetModel();
     rows_.clear();
+    peers_.reset();
     endResetModel();
+}
+
+void SweepModel::set_peers(const RunResult& r) {
+    peers_ = r;
+    Q_EMIT peersChanged();
+}
+
+QString SweepModel::best_peer_summary() const {
+    if (!peers_) return {};
+    if (!peers_->ok) return tr("peers not timed: %1").arg(peers_->error);
+    const BaselineTime* b = peers_->best_peer();
+    if (!b) return tr("%1: no peer ran").arg(peers_->config);
+    QString s = tr("%1: %2 vs best peer %3").arg(peers_->config, ResultsModel::ratio_text(*b), b->name);
+    if (peers_->semantics == 0) s += tr("; its result DIFFERS from the peers'");
+    return s;
 }
 
 void SweepModel::add(const RunResult& r) {
@@ -29,6 +45,7 @@ std::vector<RunResult> SweepModel::sorted_by_latency() const {
 }
 
 std::vector<BaselineTime> SweepModel::baselines() const {
+    if (peers_ && peers_->ok) return peers_->baselines;
     std::map<QString, BaselineTime> best;
     std::vector<QString> order;
     for (const auto& r : rows_)

@@ -139,6 +139,8 @@ void RunService::start(const RunJob& job) {
     active_ = true;
     index_ = 0;
     failures_ = 0;
+    peers_pass_ = false;
+    best_index_.reset();
     Q_EMIT job_started(int(job_.configs.size()));
     next_config();
 }
@@ -158,7 +160,13 @@ void RunService::cancel() {
 void RunService::next_config() {
     if (!active_) return;
     int total = int(job_.configs.size());
-    if (index_ >= job_.configs.size()) {
+    if (index_ >= job_.configs.size() && !peers_pass_ && job_.kind == RunJob::Kind::Sweep && best_index_ &&
+        !job_.baselines.isEmpty()) {
+        peers_pass_ = true;
+        index_ = *best_index_;
+        Q_EMIT progress(total, total, tr("timing the best configuration beside its peers"));
+    } else if (peers_pass_ || index_ >= job_.configs.size()) {
+        index_ = job_.configs.size();
         QString where = device_name_.isEmpty() ? QString() : tr(" on %1").arg(device_name_);
         QString msg = failures_ ? tr("%1 finished%2: %3 of %4 configurations failed").arg(kind_name(job_.kind), where).arg(failures_).arg(total)
                                 : tr("%1 finished%2").arg(kind_name(job_.kind), where);
@@ -241,8 +249,13 @@ void RunService::on_reply(const QJsonObject& msg) {
         // A failed T.device_assert prints its message before the kernel traps: the fatal reply
         // carries it, and it says more than the CUDA error does.
         r.printed = cap_printed(msg.value("printed").toString());
-        ++failures_;
         if (msg.value("fatal").toBool()) abandon_worker(tr("the kernel failed: %1").arg(r.error));
+        if (peers_pass_) {  // the configuration itself was timed: only the peers are missing
+            Q_EMIT peers(r);
+            next_config();
+            return;
+        }
+        ++failures_;
         Q_EMIT result(r);
         ++index_;
         next_config();
@@ -266,8 +279,9 @@ void RunService::on_reply(const QJsonObject& msg) {
             auto b = tp::eval_formula(job_.bytes_formula.toStdString(), vars);
             req["flops"] = f ? *f : 0.0;
             req["bytes"] = b ? *b : 0.0;
-            // Baselines do not depend on the schedule: time them once per sweep.
-            req["baselines"] = index_ == 0 ? QJsonArray::fromStringList(job_.baselines) : QJsonArray();
+            // A Benchmark times its peers beside the kernel; a sweep only beside its best config.
+            bool with_peers = job_.kind == RunJob::Kind::Bench || peers_pass_;
+            req["baselines"] = with_peers ? QJsonArray::fromStringList(job_.baselines) : QJsonArray();
         }
         Q_EMIT progress(int(index_), int(job_.configs.size()),
                         tr("%1 configuration %2 of %3").arg(bench ? tr("timing") : tr("running")).arg(index_ + 1).arg(job_.configs.size()));
@@ -279,7 +293,16 @@ void RunService::on_reply(const QJsonObject& msg) {
     RunResult base = base_result();
     r.config = base.config;
     r.params = base.params;
+    if (peers_pass_) {
+        Q_EMIT peers(r);
+        next_config();
+        return;
+    }
     if (!r.correct) ++failures_;
+    if (r.ok && r.correct && r.has_timing() && (!best_index_ || r.median_ms < best_ms_)) {
+        best_index_ = index_;
+        best_ms_ = r.median_ms;
+    }
     Q_EMIT result(r);
     ++index_;
     Q_EMIT progress(int(index_), int(job_.configs.size()), tr("%1 of %2 done").arg(index_).arg(job_.configs.size()));
@@ -304,6 +327,11 @@ void RunService::on_worker_gone() {
     r.ok = false;
     r.correct = false;
     r.error = why;
+    if (peers_pass_) {
+        Q_EMIT peers(r);
+        next_config();
+        return;
+    }
     ++failures_;
     Q_EMIT result(r);
     if (failed_to_start) {

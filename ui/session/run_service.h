@@ -5,7 +5,8 @@
 // T.device_assert's message). Each fresh worker is first asked `hello` so results name the
 // GPU they ran on. Cancel kills the worker; a worker that dies (a fatal CUDA error reply, a
 // crash, a hang caught by the watchdog) is reported, the configuration is marked failed, and a
-// fresh worker carries on.
+// fresh worker carries on. A Benchmark times the peers beside the kernel; a Sweep times the
+// configurations alone, then its fastest correct one beside the peers (the `peers` signal).
 #pragma once
 
 #include <QByteArray>
@@ -14,6 +15,7 @@
 #include <QProcess>
 #include <QStringList>
 #include <QTimer>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -63,6 +65,9 @@ Q_SIGNALS:
     void result(const tpui::RunResult& r);
     void job_finished(bool ok, const QString& message);
     void worker_died(const QString& message);
+    // A sweep's fastest correct configuration timed once more beside the peers, alternating in
+    // one call: the ratio to the best peer the charts show comes from this, never from two runs.
+    void peers(const tpui::RunResult& r);
 
 private:
     void ensure_worker();
@@ -96,6 +101,9 @@ private:
     bool killing_ = false;  // we killed the worker on purpose (cancel)
     size_t index_ = 0;      // current config
     int failures_ = 0;
+    bool peers_pass_ = false;  // timing the best config beside the peers (after the sweep)
+    std::optional<size_t> best_index_;
+    double best_ms_ = 0;
     QJsonObject kernel_info_;
 };
 

@@ -45,7 +45,8 @@ ChartsPanel::ChartsPanel(SweepModel* model, QWidget* parent) : QWidget(parent), 
     });
     connect(model_, &QAbstractItemModel::rowsInserted, this, &ChartsPanel::refresh);
     connect(model_, &QAbstractItemModel::modelReset, this, &ChartsPanel::refresh);
-    set_target("sm_90");
+    connect(model_, &SweepModel::peersChanged, this, &ChartsPanel::refresh);
+    set_target("sm_90a");
 }
 
 void ChartsPanel::set_target(const QString& target) {
@@ -78,6 +79,9 @@ void ChartsPanel::refresh() {
     }
     latency_->set_data(std::move(lat), std::move(lat_refs));
     tflops_->set_data(std::move(tf), std::move(tf_refs));
+    // The best config's ratio to the best peer, measured beside it in one alternating call.
+    latency_->set_note(model_->best_peer_summary());
+    tflops_->set_note(model_->best_peer_summary());
     roofline_->set_points(std::move(pts));
 }
 
