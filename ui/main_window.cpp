@@ -159,6 +159,7 @@ void MainWindow::build_docks() {
     connect(tune_, &TuneService::finished, this, [this](bool ok, const QString& message) {
         // The ranked configs fill the sweep table and charts; the best one the parameters.
         for (const auto& r : tune_->last_rows()) sweep_model_->add(r);
+        if (tune_->last_peers()) sweep_model_->set_peers(*tune_->last_peers());
         for (const auto& [k, v] : tune_->last_best()) params_model_->set_value(QString::fromStdString(k), QString::fromStdString(v));
         results_->job_finished(ok, message);
         if (screenshot_after_job_) grab_screenshot();

@@ -62,6 +62,28 @@ void print_row(size_t rank, const tp::TuneResult& t, int width) {
                 time, rate, regs, spill, smem, err, status_text(t).c_str());
 }
 
+// The best config beside its peers, timed alternating in one call.
+void print_peers(const tp::Json& p) {
+    if (p.is_null()) return;
+    if (p.contains("error")) {
+        std::printf("peers: not timed (%s)\n", p.value("error", "").c_str());
+        return;
+    }
+    for (const auto& b : p.value("baselines", tp::Json::array())) {
+        if (!b.value("ok", false)) {
+            std::printf("  peer %s: %s\n", b.value("name", "").c_str(), b.value("why", "").c_str());
+            continue;
+        }
+        const tp::Json v = b.value("vs_ours", tp::Json::object());
+        std::printf("  peer %s: %.4f ms, ours %.2fx [%.2f-%.2f]%s\n", b.value("name", "").c_str(), b["stats"].value("median_ms", 0.0),
+                    b.value("ratio", 0.0), b.value("ratio_min", 0.0), b.value("ratio_max", 0.0),
+                    v.contains("agree") ? (v["agree"].get<bool>() ? ", agrees with ours" : ", DIFFERS from ours") : "");
+    }
+    if (p.contains("best_peer") && p["best_peer"].is_object())
+        std::printf("vs best peer %s: %.2fx (best config beside its peers, alternating rounds)\n",
+                    p["best_peer"].value("name", "").c_str(), p["best_peer"].value("ratio", 0.0));
+}
+
 void print_report(const tp::TuneReport& r, const TuneArgs& a) {
     std::map<std::string, int> counts;
     for (const auto& t : r.results) counts[tp::tune_status_name(t.status)]++;
@@ -98,6 +120,7 @@ void print_report(const tp::TuneReport& r, const TuneArgs& a) {
         std::printf("best: %s (%.4f ms", tp::config_text(b.config).c_str(), b.median_ms);
         if (b.tflops > 0) std::printf(", %.1f TFLOP/s", b.tflops);
         std::printf(")\n");
+        print_peers(r.peers);
     } else if (!r.dry_run) {
         std::printf(r.gpu ? "no config passed its check\n" : "best: none (timing needs a GPU)\n");
     }

@@ -82,6 +82,7 @@ nlohmann::json tune_report_json(const TuneReport& r) {
     j["best"] = r.best >= 0 ? nlohmann::json(config_text(r.results[r.best].config)) : nlohmann::json(nullptr);
     if (!r.error.empty()) j["error"] = r.error;
     if (!r.diagnostics_text.empty()) j["diagnostics"] = r.diagnostics_text;
+    if (!r.peers.is_null()) j["peers"] = r.peers;
     return j;
 }
 
@@ -102,6 +103,7 @@ bool tune_report_from_json(const nlohmann::json& j, TuneReport& out) {
         r.jobs = j.value("jobs", 0);
         r.notes = j.value("notes", std::vector<std::string>{});
         r.error = j.value("error", "");
+        if (j.contains("peers")) r.peers = j["peers"];
         for (const auto& row : j["configs"]) {
             TuneResult t;
             for (const auto& kv : row.at("params")) t.config.emplace_back(kv.at(0).get<std::string>(), kv.at(1).get<std::string>());

@@ -251,6 +251,40 @@ void bench_on_gpu(WorkerClient& client, std::mutex& gpu, const TuneJob& job, con
     }
 }
 
+Json bench_beside_peers(WorkerClient& client, const TuneJob& job, const TuneOptions& opts, const TuneResult& best) {
+    LoadSpec ls;
+    ls.path = job.path;
+    ls.source = job.source;
+    ls.kernel = job.kernel;
+    ls.defines = job.defines;
+    ls.defines.insert(ls.defines.end(), best.config.begin(), best.config.end());
+    ls.fallback_defines = job.header.args;
+    ls.target = job.target;
+    WorkerReply lr = client.load(ls);
+    if (!lr.ok) return {{"error", lr.error}};
+    std::map<std::string, double> vars;
+    const Json& bound = lr.body["kernel"]["bound_params"];
+    for (auto it = bound.begin(); it != bound.end(); ++it) {
+        try {
+            vars[it.key()] = std::stod(it.value().get<std::string>());
+        } catch (const std::exception&) {
+        }
+    }
+    BenchSpec bs;
+    bs.iters = opts.iters;
+    bs.warmup = opts.warmup;
+    bs.check_blocks = opts.check_blocks;
+    bs.baselines = job.header.baselines;
+    if (!job.header.flops.empty()) bs.flops = eval_formula(job.header.flops, vars).value_or(0);
+    if (!job.header.bytes.empty()) bs.bytes = eval_formula(job.header.bytes, vars).value_or(0);
+    WorkerReply br = client.bench(bs);
+    if (!br.ok) return {{"error", br.error}};
+    Json out = {{"config", config_text(best.config)}};
+    for (const char* key : {"ours", "baselines", "best_peer", "semantics", "check", "conditions"})
+        if (br.body.contains(key)) out[key] = br.body[key];
+    return out;
+}
+
 void parallel_for(size_t n, int threads, const std::function<void(size_t)>& fn, const std::atomic<bool>* cancel) {
     std::atomic<size_t> next{0};
     auto loop = [&] {

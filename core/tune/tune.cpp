@@ -267,9 +267,15 @@ TuneReport run_tune(const TuneOptions& opts, const TuneProgress& progress_cb, co
         job.interp_threads = runnable.size() >= static_cast<size_t>(jobs) ? 1 : std::max(1, jobs / static_cast<int>(runnable.size()));
         run_phase("check", runnable, jobs, [&](TuneResult& t) { tune::check_on_cpu(job, t); });
     }
-    for (auto& c : clients) c->shutdown();
     rep.cancelled = cancel && cancel->load();
     rank_tune_results(rep);
+    // The winner once more beside the peers, alternating in one call: the ratio to the best
+    // peer is never taken between two runs.
+    if (rep.gpu && rep.best >= 0 && !rep.cancelled && !job.header.baselines.empty()) {
+        if (progress_cb) progress_cb({"peers", 0, 1, config_text(rep.results[rep.best].config)});
+        rep.peers = tune::bench_beside_peers(*clients[0], job, opts, rep.results[rep.best]);
+    }
+    for (auto& c : clients) c->shutdown();
     rep.seconds = seconds_since(t0);
     if (progress_cb) progress_cb({"done", static_cast<int>(rep.results.size()), static_cast<int>(rep.results.size()), ""});
     if (caching && !rep.cancelled) {

@@ -37,6 +37,10 @@ void check_on_cpu(const TuneJob& job, TuneResult& r);
 // the worker's check against the interpreter (Timed / Wrong / Failed).
 void bench_on_gpu(WorkerClient& client, std::mutex& gpu, const TuneJob& job, const TuneOptions& opts, TuneResult& r);
 
+// GPU: the best config beside the header's peers (cuBLAS, torch, ...) in one bench call, with
+// the semantic check: the bench reply, or {"error": ...}.
+Json bench_beside_peers(WorkerClient& client, const TuneJob& job, const TuneOptions& opts, const TuneResult& best);
+
 // Runs fn(0..n-1) on `threads` threads, each index once; stops handing out work when
 // `cancel` is set. Exceptions from fn are the caller's to catch inside fn.
 void parallel_for(size_t n, int threads, const std::function<void(size_t)>& fn, const std::atomic<bool>* cancel);

@@ -2,6 +2,9 @@
 // event as a functor queued to this object, which drops it if the service is gone.
 #include "session/tune_service.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
+
 #include <QMetaObject>
 #include <algorithm>
 
@@ -43,6 +46,13 @@ void TuneService::done(const tp::TuneReport& r) {
     busy_ = false;
     rows_ = rows(r);
     best_ = r.best >= 0 ? r.results[r.best].config : tp::TuneConfig{};
+    peers_.reset();
+    if (r.peers.is_object()) {
+        QJsonObject p = QJsonDocument::fromJson(QByteArray::fromStdString(r.peers.dump())).object();
+        RunResult pr = run_result_from_json(p);
+        if (p.contains("error")) pr.ok = false;
+        peers_ = pr;
+    }
     QString msg;
     if (!r.ok && !r.from_cache) {
         msg = tr("Tune failed: %1").arg(QString::fromStdString(r.error.empty() ? r.diagnostics_text : r.error));

@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 #include <atomic>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -35,6 +36,8 @@ public:
     // The last finished tune's rows and best config (set when finished() fires).
     const std::vector<RunResult>& last_rows() const { return rows_; }
     const tp::TuneConfig& last_best() const { return best_; }
+    // The best config timed beside the header's peers (TuneReport::peers), when it was.
+    const std::optional<RunResult>& last_peers() const { return peers_; }
 
 Q_SIGNALS:
     void progress(int done, int total, const QString& message);
@@ -50,6 +53,7 @@ private:
     std::vector<std::string> command_;
     std::vector<RunResult> rows_;
     tp::TuneConfig best_;
+    std::optional<RunResult> peers_;
 };
 
 }  // namespace tpui

@@ -114,6 +114,9 @@ struct TuneReport {
     double compile_seconds = 0;
     int jobs = 0;
     std::vector<std::string> notes;   // e.g. "timing needs a GPU: ..."
+    // The best config timed once more beside the header's peers, alternating in one bench call
+    // (the worker's bench reply: ours, baselines, best_peer, semantics); null when not run.
+    nlohmann::json peers;
 };
 
 using TuneProgress = std::function<void(const TuneEvent&)>;
