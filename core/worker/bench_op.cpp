@@ -44,8 +44,9 @@ Json semantics_json(const std::vector<BenchPeer>& peers, const KernelSession& s,
     }
     if (!against.empty())
         return {{"checked", true}, {"ok", ok}, {"against", against}, {"rel_fro", std::isfinite(worst) ? Json(worst) : Json(nullptr)}};
+    if (lines.empty()) return {{"checked", false}, {"why", "no peer named to compare with"}};
     if (flops <= 0 || flops > 4e9)
-        return {{"checked", false}, {"why", "no peer's result to compare with (and the problem is too large for the CPU reference)"}};
+        return {{"checked", false}, {"why", "no peer ran, and the problem is too large for the CPU reference"}};
     std::map<std::string, HostTensor> args = a.host;
     ReferenceResult ref = cpu_reference(lines, *s.compiled->func, args);
     if (!ref.available || !ours.count(ref.output)) return {{"checked", false}, {"why", "no peer ran and " + ref.error}};
