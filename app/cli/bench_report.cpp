@@ -34,8 +34,10 @@ std::string rate(const Json& stats) {
 
 std::string rel(const Json& v) { return v.is_number() ? fmt("%.1e", v.get<double>()) : std::string("nan"); }
 
+// The sample's file name (two files may hold factories of one name), and the variant.
 std::string name_of(const Json& r) {
-    std::string n = r.value("kernel", std::filesystem::path(r.value("file", "")).stem().string());
+    std::string n = std::filesystem::path(r.value("file", "")).stem().string();
+    if (n.empty()) n = r.value("kernel", std::string("?"));
     if (r.contains("variant")) n += " [" + r["variant"].get<std::string>() + "]";
     return n;
 }
