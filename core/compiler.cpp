@@ -41,8 +41,11 @@ const std::vector<std::string>& supported_targets() {
     return t;
 }
 
-std::string CompileResult::render_diagnostics(bool color) const {
-    return tp::render_diagnostics(diagnostics, file.get(), color);
+std::string CompileResult::render_diagnostics(bool color, bool remarks) const {
+    std::vector<Diagnostic> shown;
+    for (const auto& d : diagnostics)
+        if (remarks || d.severity != Severity::Remark) shown.push_back(d);
+    return tp::render_diagnostics(shown, file.get(), color);
 }
 
 double CompileResult::total_ms() const {

@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
-"""Writes core/codegen/cuda/runtime/tp_wgmma_ops.cuh: one inline-asm wrapper per wgmma
-shape TilePlay uses (m64nNk16, fp32 accumulators, f16/bf16 operands, SS and RS forms).
+"""Writes the raw wgmma.mma_async wrappers of tp_wgmma.cuh: tp::WgmmaOp<N>::ss / ::rs for
+m64nNk16 (fp32 accumulators, f16/bf16 operands), one specialization per N in 8, 16, ..., 256.
+
 The PTX needs one register operand per accumulator (N/2 of them), which the preprocessor
-cannot spell, hence a generator. Run it after changing NS below; the output is committed."""
+cannot spell, hence a generator. The shapes the warp-specialized templates use (N = 64, 128,
+192, 256) go into tp_wgmma_ops.cuh, which tp_wgmma.cuh always includes; every other N gets a
+header of its own, tp_wgmma_n<N>.cuh, which the code generator includes only for a kernel
+whose T.gemm needs it, so NVRTC never parses the 28 shapes a kernel does not use.
+Run it after changing the lists below; the output is committed."""
 import os
 import sys
 
-NS = [64, 128, 192, 256]
+MAIN = [64, 128, 192, 256]
+ALL = list(range(8, 257, 8))
 TYPES = [("__half", "f16"), ("__nv_bfloat16", "bf16")]
+GUARD = "#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)"
 
 
 def operands(n_acc):
@@ -20,57 +27,86 @@ def regs(n_acc):
 
 def ss(n):
     acc = n // 2
-    out = [f"template <class T, int TRANS_A, int TRANS_B>",
-           f"__device__ __forceinline__ void wgmma_ss_m64n{n}k16(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {{"]
-    for i, (ct, pt) in enumerate(TYPES):
+    out = ["    template <class T, int TRANS_A, int TRANS_B>",
+           "    static __device__ __forceinline__ void ss(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {"]
+    for i, (_, pt) in enumerate(TYPES):
         kw = "if constexpr" if i == 0 else "} else if constexpr"
-        out.append(f"    {kw} (sizeof(T) == 2 && MmaElem<T>::is_bf16 == {'true' if pt == 'bf16' else 'false'}) {{")
-        out.append(f'        asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{acc + 2}, 0;\\n"')
-        out.append(f'            "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{pt}.{pt} {{{regs(acc)}}}, %{acc}, %{acc + 1}, p, 1, 1, %{acc + 3}, %{acc + 4};\\n}}"')
-        out.append(f"            : {operands(acc)}")
-        out.append(f'            : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));')
+        out.append(f"        {kw} (MmaElem<T>::is_bf16 == {'true' if pt == 'bf16' else 'false'}) {{")
+        out.append(f'            asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{acc + 2}, 0;\\n"')
+        out.append(f'                "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{pt}.{pt} {{{regs(acc)}}}, %{acc}, %{acc + 1}, p, 1, 1, %{acc + 3}, %{acc + 4};\\n}}"')
+        out.append(f"                : {operands(acc)}")
+        out.append('                : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));')
+    out.append("        }")
     out.append("    }")
-    out.append("}")
-    return "\n".join(out)
+    return out
 
 
 def rs(n):
     acc = n // 2
-    a = acc
-    out = [f"template <class T, int TRANS_B>",
-           f"__device__ __forceinline__ void wgmma_rs_m64n{n}k16(float* d, const unsigned* a, unsigned long long desc_b, int scale_d) {{"]
-    for i, (ct, pt) in enumerate(TYPES):
+    out = ["    template <class T, int TRANS_B>",
+           "    static __device__ __forceinline__ void rs(float* d, const unsigned* a, unsigned long long desc_b, int scale_d) {"]
+    for i, (_, pt) in enumerate(TYPES):
         kw = "if constexpr" if i == 0 else "} else if constexpr"
-        out.append(f"    {kw} (sizeof(T) == 2 && MmaElem<T>::is_bf16 == {'true' if pt == 'bf16' else 'false'}) {{")
-        out.append(f'        asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{acc + 5}, 0;\\n"')
-        out.append(f'            "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{pt}.{pt} {{{regs(acc)}}}, {{%{a}, %{a + 1}, %{a + 2}, %{a + 3}}}, %{acc + 4}, p, 1, 1, %{acc + 6};\\n}}"')
-        out.append(f"            : {operands(acc)}")
-        out.append(f'            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(TRANS_B));')
+        out.append(f"        {kw} (MmaElem<T>::is_bf16 == {'true' if pt == 'bf16' else 'false'}) {{")
+        out.append(f'            asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{acc + 5}, 0;\\n"')
+        out.append(f'                "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{pt}.{pt} {{{regs(acc)}}}, {{%{acc}, %{acc + 1}, %{acc + 2}, %{acc + 3}}}, %{acc + 4}, p, 1, 1, %{acc + 6};\\n}}"')
+        out.append(f"                : {operands(acc)}")
+        out.append('                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(TRANS_B));')
+    out.append("        }")
     out.append("    }")
-    out.append("}")
-    return "\n".join(out)
+    return out
+
+
+def specialization(n):
+    return "\n".join([f"template <>", f"struct WgmmaOp<{n}> {{"] + ss(n) + rs(n) + ["};"])
+
+
+HEAD = """// Generated by scripts/gen_wgmma_ops.py: do not edit. %s
+#pragma once
+"""
+
+
+def main_header():
+    others = [n for n in ALL if n not in MAIN]
+    parts = [HEAD % ("The raw wgmma.mma_async instructions of\n"
+                     "// tp_wgmma.cuh: tp::WgmmaOp<N>::ss (A and B by shared-memory descriptors) and ::rs (A from\n"
+                     "// four 32-bit registers per thread: the mma.sync A fragment of the thread's 16 rows), m64nNk16,\n"
+                     "// fp32 accumulators d[0 .. N/2), operands f16 or bf16 chosen by T; scale_d == 0 overwrites d.\n"
+                     "// Defined here for N in {%s}; the other N (multiples of 8 up to 256) are declared\n"
+                     "// here and defined in tp_wgmma_n<N>.cuh. Compiled only for sm_90a." % ", ".join(map(str, MAIN))),
+             "namespace tp {", "",
+             "template <int N>", "struct WgmmaOp;  // m64nNk16; see the specializations", ""]
+    parts.append(GUARD)
+    for n in MAIN:
+        parts.append(specialization(n))
+        parts.append("")
+    parts.append("#endif")
+    parts.append("")
+    parts.append("// Declared only: tp_wgmma_n<N>.cuh defines them (a kernel that uses one includes it).")
+    for n in others:
+        parts.append(f"template <>\nstruct WgmmaOp<{n}>;")
+    parts.append("\n}  // namespace tp\n")
+    return "\n".join(parts)
+
+
+def shape_header(n):
+    parts = [HEAD % f"m64n{n}k16 for tp_wgmma.cuh (see tp_wgmma_ops.cuh).",
+             '#include "tp_wgmma_ops.cuh"', "", "namespace tp {", GUARD, specialization(n), "#endif",
+             "}  // namespace tp", ""]
+    return "\n".join(parts)
 
 
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    path = os.path.join(root, "core/codegen/cuda/runtime/tp_wgmma_ops.cuh")
-    parts = ["""// Generated by scripts/gen_wgmma_ops.py: do not edit. The raw wgmma.mma_async instructions
-// of tp_wgmma.cuh, one per N in {%s}: m64nNk16, fp32 accumulators d[0 .. N/2), operands
-// f16 or bf16 chosen by T. SS: A and B by shared-memory descriptors; RS: A from four 32-bit
-// registers per thread (the mma.sync A fragment of the thread's 16 rows). scale_d == 0 makes
-// the instruction overwrite d instead of accumulating. Compiled only for sm_90a.
-#pragma once
-
-namespace tp {
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-""" % ", ".join(map(str, NS))]
-    for n in NS:
-        parts.append(ss(n))
-        parts.append(rs(n))
-    parts.append("#endif\n}  // namespace tp\n")
-    with open(path, "w") as f:
-        f.write("\n\n".join(parts))
-    print("wrote", path)
+    rt = os.path.join(root, "core/codegen/cuda/runtime")
+    with open(os.path.join(rt, "tp_wgmma_ops.cuh"), "w") as f:
+        f.write(main_header())
+    for n in ALL:
+        if n in MAIN:
+            continue
+        with open(os.path.join(rt, f"tp_wgmma_n{n}.cuh"), "w") as f:
+            f.write(shape_header(n))
+    print("wrote", rt)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ struct CompileOptions {
     bool json = false;
     bool no_lineinfo = false;
     bool fast_math = false;
+    bool remarks = false;
 };
 
 nlohmann::json diagnostics_json(const tp::CompileResult& r) {
@@ -137,7 +138,8 @@ int run_compile(const CompileOptions& o) {
         if (!r.ok) return r.internal_error ? kInternalError : kUserError;
     }
     if (!r.ok) return o.json ? kUserError : report_failure(r);
-    if (!r.diagnostics.empty()) std::cerr << r.render_diagnostics(use_color());  // warnings
+    // Warnings, and with --remarks the fast paths a pass could not take, each at its line.
+    if (!r.diagnostics.empty()) std::cerr << r.render_diagnostics(use_color(), o.remarks);
     if (o.json && o.output.empty()) return kOk;
 
     if (*emit == tp::Stage::Cubin) {
@@ -175,6 +177,7 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     sub->add_flag("--json", opts->json, "print a JSON report");
     sub->add_flag("--no-lineinfo", opts->no_lineinfo, "omit #line directives and -lineinfo");
     sub->add_flag("--fast-math", opts->fast_math, "compile with fast math");
+    sub->add_flag("--remarks", opts->remarks, "say, at the DSL line, where a fast path (wgmma, TMA, warp specialization) was not taken and why");
     sub->callback([opts, &exit_code]() { exit_code = run_compile(*opts); });
 }
 

@@ -41,6 +41,7 @@ const char* severity_name(Severity s) {
         case Severity::Note: return "note";
         case Severity::Warning: return "warning";
         case Severity::Error: return "error";
+        case Severity::Remark: return "remark";
     }
     return "error";
 }

@@ -98,6 +98,8 @@ public:
     std::set<const BufferNode*> reported;
     bool changed = false;
 
+    const std::map<const GemmOpNode*, ops::WgmmaPlan>* wgmma = nullptr;
+
     Inference(Collector& col, DiagnosticEngine& d) : c(col), diags(d) {}
 
     void assign(const BufferNode* b, const FragLayout& l, Span span) {
@@ -139,7 +141,18 @@ public:
             auto cs = const_shape(g->C.buffer);
             if (cs.size() != 2) continue;
             FragLayout acc;
-            if (!acc_for(cs[0], cs[1], g->policy, acc)) {
+            const ops::WgmmaPlan* plan = nullptr;
+            if (wgmma)
+                if (auto it = wgmma->find(g); it != wgmma->end()) plan = &it->second;
+            if (plan) {
+                // wgmma: every warp 16 whole rows of its warpgroup's 64 (ops::plan_wgmma).
+                acc.kind = FragLayout::Acc;
+                acc.bm = static_cast<int>(cs[0]);
+                acc.bn = static_cast<int>(cs[1]);
+                acc.warps_m = plan->warps_m;
+                acc.warps_n = plan->warps_n;
+                acc.threads = c.threads;
+            } else if (!acc_for(cs[0], cs[1], g->policy, acc)) {
                 diags.report(DiagKind::NotYetLowered, g->span,
                              {"T.gemm with a " + std::to_string(cs[0]) + "x" + std::to_string(cs[1]) + " accumulator on " +
                                   std::to_string(c.threads) + " threads (each warp needs 16-row, 8-column tiles)", "CUDA"});
@@ -291,10 +304,12 @@ void choose_striped_runs(const Collector& c, std::map<const BufferNode*, FragLay
 
 }  // namespace
 
-std::map<const BufferNode*, FragLayout> infer_fragment_layouts(const PrimFunc& func, DiagnosticEngine& diags) {
+std::map<const BufferNode*, FragLayout> infer_fragment_layouts(const PrimFunc& func, DiagnosticEngine& diags,
+                                                               const std::map<const GemmOpNode*, ops::WgmmaPlan>* wgmma) {
     Collector c;
     c.visit(func.body);
     Inference inf(c, diags);
+    inf.wgmma = wgmma;
     inf.seed_gemms();
     do {
         inf.changed = false;

@@ -8,12 +8,17 @@
 //     with (row, col) computed from the layout; T.fill / T.copy on fragments, T.gemm
 //     (tp::gemm_ss / gemm_rs) and T.reduce_* (tp::reduce_rows / reduce_cols) become
 //     per-thread code or template calls
-//   - shared tiles that feed T.gemm get tp::SmemTile's swizzled layout (BufferNode::layout)
+//   - on sm_90a a T.gemm that ops::plan_wgmma accepts lowers to wgmma (tp::gemm_wgmma_ss /
+//     gemm_wgmma_rs) with its accumulator split 16 rows per warp; one it refuses keeps
+//     mma.sync and gets a remark at its line saying why
+//   - shared tiles that feed T.gemm get tp::SmemTile's swizzled layout (BufferNode::layout),
+//     128-byte panels ("panels") where a wgmma operand is wider than 64 elements
 #pragma once
 
 #include <map>
 
 #include "ir/ir.h"
+#include "ops/gemm.h"
 #include "target.h"
 #include "tileplay/diagnostics.h"
 #include "transform/fragment_layout.h"
@@ -24,6 +29,9 @@ namespace tp::transform {
 ir::PrimFuncPtr layout_inference(const ir::PrimFuncPtr& func, const Target& target, DiagnosticEngine& diags);
 
 // The inference alone (for tests and --print-after): fragment -> layout. Reports conflicts.
-std::map<const ir::BufferNode*, FragLayout> infer_fragment_layouts(const ir::PrimFunc& func, DiagnosticEngine& diags);
+// `wgmma`: gemms that lower to wgmma (ops::plan_wgmma), whose accumulators take the plan's
+// partition (16 rows per warp) instead of their GemmWarpPolicy's.
+std::map<const ir::BufferNode*, FragLayout> infer_fragment_layouts(
+    const ir::PrimFunc& func, DiagnosticEngine& diags, const std::map<const ir::GemmOpNode*, ops::WgmmaPlan>* wgmma = nullptr);
 
 }  // namespace tp::transform

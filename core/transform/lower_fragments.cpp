@@ -43,12 +43,60 @@ namespace {
 
 using frag_lowering::FragLowerer;
 
+struct Gemms : IRVisitor {
+    std::vector<const GemmOpNode*> gemms;
+    int64_t threads = 0;
+    bool one_dim = true;
+    void visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override {
+        threads = n.num_threads();
+        one_dim = n.threads.size() <= 1 || n.num_threads() == n.threads[0];
+        IRVisitor::visit_KernelLaunch(n, s);
+    }
+    void visit_GemmOp(const GemmOpNode& n, const Stmt& s) override { gemms.push_back(&n); IRVisitor::visit_GemmOp(n, s); }
+};
+
+// The gemms that lower to wgmma (sm_90a), each with its plan; a remark at every other one.
+// A shared tile read by a wgmma gemm and an mma.sync one cannot have both layouts: the wgmma
+// gemms on such tiles fall back too. Warp-specialized kernels (planned before) keep their own
+// main loop, which reads the mma.sync lowering.
+std::map<const GemmOpNode*, ops::WgmmaPlan> plan_wgmma_gemms(const PrimFunc& f, const Target& target, DiagnosticEngine& diags) {
+    std::map<const GemmOpNode*, ops::WgmmaPlan> out;
+    if (!target.has_wgmma() || f.attrs.count("tp.ws.consumers")) return out;
+    Gemms g;
+    g.visit(f.body);
+    std::map<const GemmOpNode*, std::string> refused;
+    for (auto* n : g.gemms) {
+        ops::WgmmaPlan p = ops::plan_wgmma(*n, target, g.threads);
+        if (!g.one_dim) p = {false, "the block is not one-dimensional"};
+        if (p.ok) out[n] = p;
+        else refused[n] = p.why;
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (auto* n : g.gemms) {
+            if (out.count(n)) continue;
+            for (auto it = out.begin(); it != out.end();) {
+                const GemmOpNode* w = it->first;
+                bool shared = w->A.buffer == n->A.buffer || w->A.buffer == n->B.buffer || w->B.buffer == n->A.buffer ||
+                              w->B.buffer == n->B.buffer;
+                if (!shared) {
+                    ++it;
+                    continue;
+                }
+                refused[w] = "an operand tile is also read by a T.gemm that stays on mma.sync";
+                it = out.erase(it);
+                changed = true;
+            }
+        }
+    }
+    for (const auto& [n, why] : refused)
+        diags.report(DiagKind::FastPathNotTaken, n->span, {"wgmma", why, "this T.gemm runs on mma.sync"});
+    return out;
+}
+
 // Gemm operand tiles that can be swizzled; a gemm needs both or neither of A and B.
 std::set<const BufferNode*> swizzled_tiles(const PrimFunc& f) {
-    struct G : IRVisitor {
-        std::vector<const GemmOpNode*> gemms;
-        void visit_GemmOp(const GemmOpNode& n, const Stmt& s) override { gemms.push_back(&n); IRVisitor::visit_GemmOp(n, s); }
-    } g;
+    Gemms g;
     g.visit(f.body);
     std::set<const BufferNode*> sw;
     auto ok = [](const Buffer& b) {
@@ -77,10 +125,11 @@ std::set<const BufferNode*> swizzled_tiles(const PrimFunc& f) {
 
 }  // namespace
 
-PrimFuncPtr layout_inference(const PrimFuncPtr& func, const Target&, DiagnosticEngine& diags) {
+PrimFuncPtr layout_inference(const PrimFuncPtr& func, const Target& target, DiagnosticEngine& diags) {
     int before = diags.error_count();
     FragLowerer l(diags);
-    l.layouts = infer_fragment_layouts(*func, diags);
+    l.wgmma = plan_wgmma_gemms(*func, target, diags);
+    l.layouts = infer_fragment_layouts(*func, diags, &l.wgmma);
     if (diags.error_count() != before) return nullptr;
     // Collect fragment and gemm-tile buffers from their allocations.
     struct Allocs : IRVisitor {
@@ -91,6 +140,12 @@ PrimFuncPtr layout_inference(const PrimFuncPtr& func, const Target&, DiagnosticE
     } allocs;
     allocs.visit(func->body);
     auto sw = swizzled_tiles(*func);
+    // wgmma operand tiles: the swizzle of their row width, or 128-byte panels when wider.
+    std::map<const BufferNode*, int> wgmma_tiles;
+    for (const auto& [g, p] : l.wgmma) {
+        if (!p.rs) wgmma_tiles[g->A.buffer.get()] = p.a_swizzle;
+        wgmma_tiles[g->B.buffer.get()] = p.b_swizzle;
+    }
     int64_t scratch = 0;
     for (const auto& b : allocs.bufs) {
         if (b->scope == Scope::Fragment) {
@@ -101,6 +156,10 @@ PrimFuncPtr layout_inference(const PrimFuncPtr& func, const Target&, DiagnosticE
             }
             const FragLayout& fl = it->second;
             auto nb = std::make_shared<BufferNode>(b->name, b->dtype, std::vector<Expr>{int_imm(fl.local_size())}, Scope::Local, b->span);
+            l.replaced[b.get()] = nb;
+        } else if (auto w = wgmma_tiles.find(b.get()); w != wgmma_tiles.end()) {
+            auto nb = std::make_shared<BufferNode>(*b);
+            nb->layout = w->second == 2 ? "panels" : "swizzle";
             l.replaced[b.get()] = nb;
         } else if (sw.count(b.get())) {
             auto nb = std::make_shared<BufferNode>(*b);
@@ -126,6 +185,12 @@ PrimFuncPtr layout_inference(const PrimFuncPtr& func, const Target&, DiagnosticE
     if (scratch > 0)
         l.scratch = std::make_shared<BufferNode>("tp_reduce_scratch", DataType::float32(), std::vector<Expr>{int_imm(scratch)}, Scope::Shared);
     PrimFuncPtr out = mutate_func(func, l);
+    if (out && !l.wgmma.empty()) {
+        // Codegen aligns the tiles to 1024 bytes (wgmma's swizzle atoms) and includes the templates.
+        auto f = std::make_shared<PrimFunc>(*out);
+        f->attrs["tp.wgmma"] = "1";
+        out = f;
+    }
     return diags.error_count() == before ? out : nullptr;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ir/functor.h"
+#include "ops/gemm.h"
 #include "tileplay/diagnostics.h"
 #include "transform/fragment_layout.h"
 
@@ -28,6 +29,7 @@ public:
     DiagnosticEngine& diags;
     std::map<const BufferNode*, FragLayout> layouts;
     std::map<const BufferNode*, Buffer> replaced;  // fragment -> local array, gemm tile -> swizzled
+    std::map<const GemmOpNode*, ops::WgmmaPlan> wgmma;  // gemms lowered to wgmma (sm_90a)
     Expr tid;
     int64_t threads = 0;
     bool one_dim_block = true;
@@ -76,6 +78,7 @@ public:
     std::vector<Buffer> print_tiles;
     Stmt visit_PrintOp(const PrintOpNode& n, const Stmt& s) override;
     Stmt visit_GemmOp(const GemmOpNode& n, const Stmt& s) override;
+    Stmt wgmma_gemm(const GemmOpNode& n, const ops::WgmmaPlan& p, const FragLayout& c);
     Stmt visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) override;
     Stmt visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override;
 };

@@ -77,7 +77,7 @@ Stmt FragLowerer::visit_CopyOp(const CopyOpNode& n, const Stmt& s) {
             }
             if (mem.buffer->scope == Scope::Shared && whole_buffer(mem) && mem.buffer->shape.size() == 2) {
                 std::string fn = sf ? "tp::frag_store_smem<" : "tp::frag_load_smem<";
-                fn += acc->acc_type() + ", " + std::to_string(t->cols) + ", " + cuda_bool(mb->layout == "swizzle") + ">";
+                fn += acc->acc_type() + ", " + std::to_string(t->cols) + ", " + ops::smem_layout_arg(mb) + ">";
                 return device_call(fn, {faddr, maddr, tid}, n.span);
             }
         }
@@ -111,11 +111,47 @@ Stmt FragLowerer::visit_PrintOp(const PrintOpNode& n, const Stmt& s) {
     return make_seq({copy, std::make_shared<PrintOpNode>(Buffer(tile), n.msg, n.span)}, n.span);
 }
 
+// sm_90a: one warpgroup-wide wgmma per warpgroup and k16 step (tp::gemm_wgmma_ss / _rs), on
+// the partition and tile layouts ops::plan_wgmma chose and layout_inference applied.
+Stmt FragLowerer::wgmma_gemm(const GemmOpNode& n, const ops::WgmmaPlan& p, const FragLayout& cl) {
+    if (cl.warps_m != p.warps_m || cl.warps_n != p.warps_n) {
+        fail("T.gemm whose accumulator has another layout than its wgmma plan (" + cl.describe() + ")", n.span);
+        return nullptr;
+    }
+    std::string why;
+    auto shape = ops::gemm_shape(n, why);
+    std::string T = n.A.buffer->dtype.cuda_name();
+    Buffer b = mutate_buffer(n.B.buffer), c = local_of(n.C.buffer);
+    std::string dims = std::to_string(shape->m) + ", " + std::to_string(shape->n) + ", " + std::to_string(shape->k) + ", " +
+                       std::to_string(p.warps_m) + ", " + std::to_string(p.warps_n) + ", ";
+    std::vector<Stmt> out;
+    if (n.clear_accum)
+        out.push_back(local_loop(cl.local_size(), "tp_f", [&](const Expr& i) -> Stmt {
+            return std::make_shared<BufferStoreNode>(c, std::vector<Expr>{i}, float_imm(0.0), n.span);
+        }, n.span));
+    Expr caddr = buffer_addr(c, {int_imm(0)}, true, n.span), baddr = buffer_addr(b, {int_imm(0), int_imm(0)}, false, n.span);
+    std::string fn;
+    Expr aaddr;
+    if (p.rs) {
+        fn = "tp::gemm_wgmma_rs<" + dims + cuda_bool(n.transpose_B) + ", " + T + ", " + local_of(n.A.buffer)->dtype.cuda_name() + ">";
+        aaddr = buffer_addr(local_of(n.A.buffer), {int_imm(0)}, false, n.span);
+    } else {
+        fn = "tp::gemm_wgmma_ss<" + dims + cuda_bool(n.transpose_A) + ", " + cuda_bool(n.transpose_B) + ", " + T + ">";
+        aaddr = buffer_addr(mutate_buffer(n.A.buffer), {int_imm(0), int_imm(0)}, false, n.span);
+    }
+    out.push_back(device_call(fn, {aaddr, baddr, caddr, tid}, n.span));
+    return make_seq(out, n.span);
+}
+
 Stmt FragLowerer::visit_GemmOp(const GemmOpNode& n, const Stmt& s) {
     const FragLayout* cl = n.C.buffer->scope == Scope::Fragment ? layout_of(n.C.buffer) : nullptr;
     if (!cl || cl->kind != FragLayout::Acc) {
         fail("T.gemm into a " + std::string(scope_name(n.C.buffer->scope)) + " buffer", n.span);
         return s;
+    }
+    if (auto w = wgmma.find(&n); w != wgmma.end()) {
+        Stmt st = wgmma_gemm(n, w->second, *cl);
+        return st ? st : s;
     }
     DataType t = n.A.buffer->dtype;
     if (!mma_dtype(t) || n.B.buffer->dtype != t || n.C.buffer->dtype != DataType::float32()) {

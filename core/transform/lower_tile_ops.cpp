@@ -5,6 +5,7 @@
 #include "transform/lower_tile_ops.h"
 
 #include "ir/functor.h"
+#include "ops/gemm.h"
 #include "transform/tile_lowering.h"
 
 namespace tp::transform {
@@ -32,7 +33,7 @@ public:
         auto rows = as_const_int(dst.buffer->shape[0]), cols = as_const_int(dst.buffer->shape[1]);
         if (!t || !rows || !cols || t->rows != *rows || t->cols != *cols || (*cols * src.buffer->dtype.bytes()) % 16 != 0) return nullptr;
         std::string fn = "tp::copy_g2s<" + std::to_string(*rows) + ", " + std::to_string(*cols) + ", " + std::to_string(threads) +
-                         ", " + src.buffer->dtype.cuda_name() + ", " + cuda_bool(dst.buffer->layout == "swizzle") +
+                         ", " + src.buffer->dtype.cuda_name() + ", " + ops::smem_layout_arg(dst.buffer) +
                          (tile_in_bounds(src, *t, 16 / src.buffer->dtype.bytes()) ? ", true>" : ">");
         return make_seq({device_call(fn, {buffer_addr(dst.buffer, {int_imm(0), int_imm(0)}, true, n.span), buffer_addr(src.buffer, t->origin, false, n.span),
                                           t->ld, t->rows_valid, t->cols_valid, tid}, n.span),
@@ -49,7 +50,7 @@ public:
         auto rows = as_const_int(src.buffer->shape[0]), cols = as_const_int(src.buffer->shape[1]);
         if (!t || !rows || !cols || t->rows != *rows || t->cols != *cols || (*cols * src.buffer->dtype.bytes()) % 16 != 0) return nullptr;
         std::string fn = "tp::copy_s2g<" + std::to_string(*rows) + ", " + std::to_string(*cols) + ", " + std::to_string(threads) +
-                         ", " + src.buffer->dtype.cuda_name() + ", " + cuda_bool(src.buffer->layout == "swizzle") + ">";
+                         ", " + src.buffer->dtype.cuda_name() + ", " + ops::smem_layout_arg(src.buffer) + ">";
         return device_call(fn, {buffer_addr(src.buffer, {int_imm(0), int_imm(0)}, false, n.span), buffer_addr(dst.buffer, t->origin, true, n.span),
                                 t->ld, t->rows_valid, t->cols_valid, tid}, n.span);
     }

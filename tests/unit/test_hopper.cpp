@@ -128,8 +128,10 @@ def staged(M=1024, N=1024, K=1024, block_M=128, block_N=256, block_K=64):
     return main
 )";
 
-TEST(Hopper, EpilogueThroughSharedMemoryKeepsMmaSync) {
-    // Staging C through shared memory needs block-wide barriers the producer never reaches.
+TEST(Hopper, EpilogueThroughSharedMemoryTakesTheGeneralWgmmaPath) {
+    // Staging C through shared memory needs block-wide barriers the producer never reaches, so
+    // the kernel is not warp-specialized; its T.gemm still runs on wgmma (ops::plan_wgmma:
+    // 8 warps of 16 rows, one m64n256 per warpgroup), from tiles in cp.async stages.
     CompileRequest req;
     req.path = "staged.py";
     req.source = kSharedEpilogue;
@@ -138,8 +140,11 @@ TEST(Hopper, EpilogueThroughSharedMemoryKeepsMmaSync) {
     CompileResult r = compile(req);
     ASSERT_TRUE(r.ok) << r.render_diagnostics();
     EXPECT_TRUE(r.kernel.tensor_maps.empty());
-    EXPECT_NE(r.cuda.find("tp::gemm_ss<128, 256, 64,"), std::string::npos) << r.cuda;
-    EXPECT_EQ(r.cuda.find("wgmma"), std::string::npos);
+    EXPECT_NE(r.cuda.find("tp::gemm_wgmma_ss<128, 256, 64, 8, 1, false, false, half_t>("), std::string::npos) << r.cuda;
+    EXPECT_EQ(r.cuda.find("tp::gemm_ss<"), std::string::npos);
+    // B (64 x 256) is wider than 128 bytes: 128-byte panels; A (128 x 64) one swizzled row each.
+    EXPECT_NE(r.cuda.find("tp::copy_g2s<64, 256, 256, half_t, 2"), std::string::npos) << r.cuda;
+    EXPECT_NE(r.cuda.find("tp::copy_g2s<128, 64, 256, half_t, true"), std::string::npos) << r.cuda;
 }
 
 TEST(Hopper, TensorMapRequestOfARowMajorTensor) {

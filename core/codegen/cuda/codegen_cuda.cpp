@@ -18,6 +18,10 @@ namespace detail {
 
 namespace {
 
+// Kernels whose shared tiles feed TMA or wgmma: their swizzle atoms need 1024-byte alignment.
+bool aligned_tiles(const PrimFunc& func) { return transform::is_warp_specialized(func) || func.attrs.count("tp.wgmma") > 0; }
+
+
 // Global buffers stored to anywhere (the rest become `const T* __restrict__`, letting the
 // compiler use the read-only data path).
 class StoreCollector : public IRVisitor {
@@ -136,9 +140,9 @@ void CudaEmitter::stmt(const Stmt& s) {
                     // pipeline placed the barriers they need. Offsets stay 16-byte aligned for
                     // cp.async and ldmatrix.
                     int64_t bytes = elems * b->dtype.bytes();
-                    // TMA's 128B swizzle needs 1024-byte aligned tiles (warp-specialized kernels);
-                    // their 1-D buffers (mbarriers, epilogue vectors) need only 16.
-                    int64_t align = transform::is_warp_specialized(func) && b->shape.size() > 1 ? 1024 : 16;
+                    // TMA's and wgmma's swizzle atoms need 1024-byte aligned tiles (warp-specialized
+                    // and wgmma kernels); 1-D buffers (mbarriers, epilogue vectors) need only 16.
+                    int64_t align = aligned_tiles(func) && b->shape.size() > 1 ? 1024 : 16;
                     int64_t off = (dynamic_smem_bytes + align - 1) / align * align;
                     dynamic_smem_offsets.emplace_back(b.get(), off);
                     dynamic_smem_bytes = off + bytes;
@@ -293,9 +297,9 @@ CudaModule generate_cuda(const ir::PrimFunc& func, const Target& target, const s
     if (!em.dynamic_smem_offsets.empty()) {
         // Up to 48 KiB fits a static array; beyond needs dynamic shared memory (the launcher
         // passes CudaModule::dynamic_shared_bytes and raises the per-kernel limit).
-        if (ws) {
-            // setmaxnreg needs the register cap of __launch_bounds__(T, 1); the tiles 1024-byte
-            // alignment, which a dynamic allocation only promises to 16 bytes: align by hand.
+        if (ws || detail::aligned_tiles(func)) {
+            // The tiles need 1024-byte alignment, which a dynamic allocation only promises to
+            // 16 bytes: align by hand (and setmaxnreg the register cap of __launch_bounds__(T, 1)).
             out.push_back({"    extern __shared__ __align__(1024) unsigned char tp_smem_raw[];", fline});
             out.push_back({"    unsigned char* tp_smem = tp_smem_raw + ((1024u - (static_cast<unsigned>(__cvta_generic_to_shared(tp_smem_raw)) & 1023u)) & 1023u);", fline});
             m.dynamic_shared_bytes = em.dynamic_smem_bytes + 1024;

@@ -185,6 +185,30 @@ std::string CudaEmitter::expr(const Expr& e) {
     throw InternalError(std::string("statement node in expression: ") + node_kind_name(e->kind), __FILE__, __LINE__, "codegen");
 }
 
+// tp::gemm_wgmma_*<BM, BN, BK, WARPS_M, WARPS_N, ...>: the header defining its warpgroups'
+// m64nNk16 when N = BN / WARPS_N is not one tp_wgmma_ops.cuh has (64, 128, 192, 256).
+namespace {
+std::string wgmma_shape_header(const std::string& fn) {
+    size_t lt = fn.find('<');
+    std::vector<long> v;
+    for (size_t i = lt + 1; lt != std::string::npos && i < fn.size() && v.size() < 5;) {
+        size_t used = 0;
+        try {
+            v.push_back(std::stol(fn.substr(i), &used));
+        } catch (const std::exception&) {
+            return "";
+        }
+        i = fn.find(',', i + used);
+        if (i == std::string::npos) break;
+        ++i;
+    }
+    if (v.size() < 5 || v[4] <= 0) return "";
+    long n = v[1] / v[4];
+    if (n == 64 || n == 128 || n == 192 || n == 256) return "";
+    return "tp_wgmma_n" + std::to_string(n) + ".cuh";
+}
+}  // namespace
+
 // Calls into the runtime templates made by the lowering passes (transform/tile_lowering.h).
 std::string CudaEmitter::device_call(const CallNode& c) {
     if (c.op == "tp.null") return "nullptr";
@@ -201,11 +225,14 @@ std::string CudaEmitter::device_call(const CallNode& c) {
         throw InternalError("unknown device call " + c.op, __FILE__, __LINE__, "codegen");
     const std::string& fn = name->value;
     static const std::pair<const char*, const char*> owners[] = {
-        {"tp::gemm_", "tp_gemm.cuh"}, {"tp::reduce_striped", "tp_reduce_striped.cuh"}, {"tp::striped_", "tp_copy_striped.cuh"}, {"tp::reduce_", "tp_reduce.cuh"}, {"tp::copy_", "tp_copy.cuh"},
+        {"tp::gemm_wgmma", "tp_gemm_wgmma.cuh"}, {"tp::gemm_", "tp_gemm.cuh"}, {"tp::reduce_striped", "tp_reduce_striped.cuh"}, {"tp::striped_", "tp_copy_striped.cuh"}, {"tp::reduce_", "tp_reduce.cuh"}, {"tp::copy_", "tp_copy.cuh"},
         {"tp::cp_async", "tp_copy.cuh"}, {"tp::frag_", "tp_copy.cuh"}, {"tp::rasterize", "tp_layout.cuh"},
         {"tp::WsGemm", "tp_ws_gemm.cuh"}, {"tp::WsAttention", "tp_ws_attention_kernel.cuh"}, {"tp::setmaxnreg", "tp_tma.cuh"}, {"tp::named_barrier", "tp_cluster.cuh"}};
+    const bool wgmma = fn.rfind("tp::gemm_wgmma", 0) == 0;
     for (const auto& [prefix, header] : owners)
-        if (fn.rfind(prefix, 0) == 0) headers.insert(header);
+        if (fn.rfind(prefix, 0) == 0 && !(wgmma && std::string(prefix) == "tp::gemm_")) headers.insert(header);
+    if (wgmma)
+        if (std::string h = wgmma_shape_header(fn); !h.empty()) headers.insert(h);
     if (fn.find("half_t") != std::string::npos || fn.find("bfloat16_t") != std::string::npos) uses_half = true;
     std::string s = fn + "(";
     for (size_t i = 1; i < c.args.size(); ++i) s += (i > 1 ? ", " : "") + expr(c.args[i]);
@@ -213,17 +240,24 @@ std::string CudaEmitter::device_call(const CallNode& c) {
 }
 
 // tp::SmemTile's swizzle on the last two dims (runtime/tp_layout.cuh); leading dims are stages.
+// "panels": a tile wider than 128 bytes stored as 128-byte-wide panels of all its rows.
 Expr CudaEmitter::swizzled_offset(const Buffer& b, const std::vector<Expr>& idx) {
     size_t n = idx.size();
     int64_t rows = *as_const_int(b->shape[n - 2]), cols = *as_const_int(b->shape[n - 1]);
-    int64_t vec = 16 / b->dtype.bytes(), chunks = cols / vec;
+    int64_t panel_cols = 128 / b->dtype.bytes();
+    bool panels = b->layout == "panels" && cols > panel_cols;
+    int64_t pitch = panels ? panel_cols : cols;
+    int64_t vec = 16 / b->dtype.bytes(), chunks = pitch / vec;
     int64_t per_line = chunks >= 8 ? 1 : 8 / chunks, mask = chunks >= 8 ? 7 : chunks - 1;
-    const Expr &r = idx[n - 2], &c = idx[n - 1];
+    const Expr &r = idx[n - 2];
+    Expr c = panels ? make_binary(BinaryOp::FloorMod, idx[n - 1], int_imm(pitch)) : idx[n - 1];
     Expr chunk = make_binary(BinaryOp::FloorDiv, c, int_imm(vec));
     Expr key = make_binary(BinaryOp::BitAnd, make_binary(BinaryOp::FloorDiv, r, int_imm(per_line)), int_imm(mask));
     Expr sw = make_binary(BinaryOp::BitXor, chunk, key);
-    Expr off = make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, r, int_imm(cols)),
+    Expr off = make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, r, int_imm(pitch)),
                            make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, sw, int_imm(vec)), make_binary(BinaryOp::FloorMod, c, int_imm(vec))));
+    if (panels)
+        off = make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, make_binary(BinaryOp::FloorDiv, idx[n - 1], int_imm(pitch)), int_imm(rows * pitch)), off);
     Expr stage;
     for (size_t i = 0; i + 2 < n; ++i) stage = stage ? make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, stage, b->shape[i]), idx[i]) : idx[i];
     if (stage) off = make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, stage, int_imm(rows * cols)), off);
@@ -231,7 +265,7 @@ Expr CudaEmitter::swizzled_offset(const Buffer& b, const std::vector<Expr>& idx)
 }
 
 std::string CudaEmitter::offset(const Buffer& b, const std::vector<Expr>& indices) {
-    if (b->layout == "swizzle" && indices.size() >= 2) return expr(swizzled_offset(b, indices));
+    if ((b->layout == "swizzle" || b->layout == "panels") && indices.size() >= 2) return expr(swizzled_offset(b, indices));
     // 64-bit offsets only where the buffer may exceed 2^31 elements: a symbolic dim or a
     // constant size that large.
     bool wide = false;

@@ -158,7 +158,8 @@ struct CompileResult {
     std::shared_ptr<const ir::PrimFunc> func;     // after evaluation (interpreter input)
     std::shared_ptr<const ir::PrimFunc> lowered_func;
 
-    std::string render_diagnostics(bool color = false) const;
+    // Errors, warnings and notes; remarks (fast paths not taken) only when asked for.
+    std::string render_diagnostics(bool color = false, bool remarks = false) const;
     double total_ms() const;
 };
 

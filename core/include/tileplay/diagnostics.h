@@ -12,7 +12,9 @@
 
 namespace tp {
 
-enum class Severity { Note, Warning, Error };
+// Remark: what an optimization did not do and why (a fast path refused at a line); shown with
+// `tilec compile --remarks` and as notes in the playground, never counted as a problem.
+enum class Severity { Note, Warning, Error, Remark };
 
 enum class DiagKind : int {
 #define DIAG(Name, Sev, Fmt) Name,

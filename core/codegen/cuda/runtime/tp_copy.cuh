@@ -66,16 +66,17 @@ __device__ __forceinline__ void cp_async_wait() {
 
 // --- global -> shared tile copy, 16-byte chunks ----------------------------------------
 // Copies a ROWS x COLS tile whose origin is g (row stride ld elements) into smem laid out
-// as SmemTile<COLS>. Rows >= rows_valid and columns >= cols_valid are zero-filled, so
+// as SmemTile<COLS, sizeof(T), SWIZZLE, ROWS> (SWIZZLE 0: row-major, 1: swizzled rows, 2:
+// swizzled 128-byte panels, the layout wgmma reads; the same argument for every tile call). Rows >= rows_valid and columns >= cols_valid are zero-filled, so
 // boundary tiles need no other special casing. Preconditions: COLS*sizeof(T) % 16 == 0,
 // ld % (16/sizeof(T)) == 0, g 16-byte aligned (else use copy_g2s_elementwise). All
 // THREADS threads of the block call it with their tid. Asynchronous on sm_80+: commit,
 // wait and __syncthreads() before reading smem. IN_BOUNDS = true promises a whole tile
 // (the code generator knows it for static shapes that divide), which drops all predicates.
-template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true, bool IN_BOUNDS = false>
+template <int ROWS, int COLS, int THREADS, class T, int SWIZZLE = 1, bool IN_BOUNDS = false>
 __device__ __forceinline__ void copy_g2s_async(T* smem, const T* g, int ld, int rows_valid,
                                                int cols_valid, int tid) {
-    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE>;
+    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE, ROWS>;
     constexpr int kVec = Tile::kVec;
     constexpr int kChunks = COLS / kVec;
     constexpr int kTotal = ROWS * kChunks;
@@ -97,7 +98,7 @@ __device__ __forceinline__ void copy_g2s_async(T* smem, const T* g, int ld, int 
 #pragma unroll
             for (int it = 0; it < kIters; ++it) {
                 if (ROWS % kRowStep != 0 && r0 + it * kRowStep >= ROWS) break;
-                cp_async_16(s + it * kRowStep * COLS, gp + it * gstep, 16);
+                cp_async_16(s + it * kRowStep * Tile::kPitch, gp + it * gstep, 16);
             }
         } else {
             int n = cols_valid - c;
@@ -107,7 +108,7 @@ __device__ __forceinline__ void copy_g2s_async(T* smem, const T* g, int ld, int 
                 const int r = r0 + it * kRowStep;
                 if (ROWS % kRowStep != 0 && r >= ROWS) break;
                 const bool ok = r < rows_valid && n > 0;
-                cp_async_16(s + it * kRowStep * COLS, ok ? gp + it * gstep : g,
+                cp_async_16(s + it * kRowStep * Tile::kPitch, ok ? gp + it * gstep : g,
                             ok ? n * static_cast<int>(sizeof(T)) : 0);
             }
         }
@@ -127,10 +128,10 @@ __device__ __forceinline__ void copy_g2s_async(T* smem, const T* g, int ld, int 
 }
 
 // Element-wise variant for any stride/alignment (synchronous, predicated per element).
-template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true>
+template <int ROWS, int COLS, int THREADS, class T, int SWIZZLE = 1>
 __device__ __forceinline__ void copy_g2s_elementwise(T* smem, const T* g, int ld, int rows_valid,
                                                      int cols_valid, int tid) {
-    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE>;
+    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE, ROWS>;
     for (int idx = tid; idx < ROWS * COLS; idx += THREADS) {
         int r = idx / COLS;
         int c = idx % COLS;
@@ -141,7 +142,7 @@ __device__ __forceinline__ void copy_g2s_elementwise(T* smem, const T* g, int ld
 
 // Picks the 16-byte path when stride and base allow it (a uniform branch). IN_BOUNDS =
 // true: the caller guarantees a whole tile, a 16-byte aligned g and ld % (16/sizeof(T)) == 0.
-template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true, bool IN_BOUNDS = false>
+template <int ROWS, int COLS, int THREADS, class T, int SWIZZLE = 1, bool IN_BOUNDS = false>
 __device__ __forceinline__ void copy_g2s(T* smem, const T* g, int ld, int rows_valid, int cols_valid,
                                          int tid) {
     constexpr int kVec = 16 / static_cast<int>(sizeof(T));
@@ -172,9 +173,9 @@ __device__ __forceinline__ unsigned raw_bits(const T& v) {
     else return *reinterpret_cast<const unsigned*>(&v);
 }
 
-template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true>
+template <int ROWS, int COLS, int THREADS, class T, int SWIZZLE = 1>
 struct RegStage {
-    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE>;
+    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE, ROWS>;
     static constexpr int kVec = Tile::kVec;
     static constexpr int kChunks = COLS / kVec;
     static constexpr int kTotal = ROWS * kChunks;
@@ -183,7 +184,7 @@ struct RegStage {
     static_assert(COLS % kVec == 0, "tile rows must be whole 16-byte chunks");
 };
 
-template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true, bool IN_BOUNDS = false>
+template <int ROWS, int COLS, int THREADS, class T, int SWIZZLE = 1, bool IN_BOUNDS = false>
 __device__ __forceinline__ void copy_g2r(unsigned* regs, const T* g, int ld, int rows_valid, int cols_valid, int tid) {
     using S = RegStage<ROWS, COLS, THREADS, T, SWIZZLE>;
     constexpr int kVec = S::kVec;
@@ -216,7 +217,7 @@ __device__ __forceinline__ void copy_g2r(unsigned* regs, const T* g, int ld, int
     }
 }
 
-template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true, bool IN_BOUNDS = false>
+template <int ROWS, int COLS, int THREADS, class T, int SWIZZLE = 1, bool IN_BOUNDS = false>
 __device__ __forceinline__ void copy_r2s(const unsigned* regs, T* smem, int tid) {
     using S = RegStage<ROWS, COLS, THREADS, T, SWIZZLE>;
 #pragma unroll
@@ -231,7 +232,7 @@ __device__ __forceinline__ void copy_r2s(const unsigned* regs, T* smem, int tid)
 }
 
 // The same as an object owning its registers (hand-written kernels: tests/gpu_kernels).
-template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true>
+template <int ROWS, int COLS, int THREADS, class T, int SWIZZLE = 1>
 struct RegStagedCopy {
     unsigned regs[RegStage<ROWS, COLS, THREADS, T, SWIZZLE>::kRegs];
     __device__ __forceinline__ void load(const T* g, int ld, int rows_valid, int cols_valid, int tid) {
@@ -245,10 +246,10 @@ struct RegStagedCopy {
 // --- shared -> global ------------------------------------------------------------------
 // Writes the valid part of a ROWS x COLS SmemTile to g (row stride ld); 16-byte stores
 // where a whole chunk is valid and aligned, element stores at the edges.
-template <int ROWS, int COLS, int THREADS, class T, bool SWIZZLE = true>
+template <int ROWS, int COLS, int THREADS, class T, int SWIZZLE = 1>
 __device__ __forceinline__ void copy_s2g(const T* smem, T* g, int ld, int rows_valid, int cols_valid,
                                          int tid) {
-    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE>;
+    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE, ROWS>;
     constexpr int kVec = Tile::kVec;
     static_assert(COLS % kVec == 0, "tile rows must be whole 16-byte chunks");
     constexpr int kChunks = COLS / kVec;
@@ -309,9 +310,9 @@ __device__ __forceinline__ void frag_load_global(FragT* frag, const InT* g, int 
 }
 
 // Shared tile with COLS columns (SmemTile<COLS, sizeof(T), SWIZZLE> addressing).
-template <class L, int COLS, bool SWIZZLE, class FragT, class T>
+template <class L, int COLS, int SWIZZLE, class FragT, class T>
 __device__ __forceinline__ void frag_store_smem(const FragT* frag, T* smem, int tid) {
-    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE>;
+    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE, L::kBM>;
 #pragma unroll
     for (int i = 0; i < L::kSize; i += 2) {
         int r = L::row(tid, i);
@@ -328,9 +329,9 @@ __device__ __forceinline__ void frag_store_smem(const FragT* frag, T* smem, int 
     }
 }
 
-template <class L, int COLS, bool SWIZZLE, class FragT, class T>
+template <class L, int COLS, int SWIZZLE, class FragT, class T>
 __device__ __forceinline__ void frag_load_smem(FragT* frag, const T* smem, int tid) {
-    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE>;
+    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE, L::kBM>;
 #pragma unroll
     for (int i = 0; i < L::kSize; ++i) {
         frag[i] = from_float<FragT>(to_float(smem[Tile::offset(L::row(tid, i), L::col(tid, i))]));

@@ -21,20 +21,33 @@ namespace tp {
 //   C == 2     : chunk' = chunk ^ ((row / 4) % 2)     (32-byte rows)
 //   otherwise  : chunk' = chunk                      (C == 1 is conflict free anyway)
 //   offset(row, col) = row * COLS + chunk' * V + col % V
-template <int COLS, int ELEM_BYTES = 2, bool SWIZZLE = true>
+// For rows of 128, 64 and 32 bytes these are exactly wgmma's 128B, 64B and 32B swizzles.
+// SWIZZLE = 2 ("panels", ROWS given): a tile wider than 128 bytes is stored as COLS / P panels
+// of ROWS x P elements (P = 128 / ELEM_BYTES), each a swizzled SmemTile<P>, one after the other:
+// the canonical layout wgmma reads with 128B swizzling (rows of a panel 128 bytes apart).
+template <int COLS, int ELEM_BYTES = 2, int SWIZZLE = 1, int ROWS = 0>
 struct SmemTile {
     static constexpr int kVec = 16 / ELEM_BYTES;  // elements per 16-byte chunk
-    static constexpr int kChunks = COLS / kVec;
+    static constexpr int kPanelCols = 128 / ELEM_BYTES;
+    static constexpr bool kPanels = SWIZZLE == 2 && COLS > kPanelCols;
+    static_assert(!kPanels || (ROWS > 0 && COLS % kPanelCols == 0), "a panelled tile needs ROWS and whole 128-byte panels");
+    // Elements between consecutive rows (of a panel, when panelled).
+    static constexpr int kPitch = kPanels ? kPanelCols : COLS;
+    static constexpr int kChunks = kPitch / kVec;
     static constexpr bool kSwizzled =
-        SWIZZLE && COLS % kVec == 0 && (kChunks % 8 == 0 || kChunks == 4 || kChunks == 2);
+        SWIZZLE != 0 && kPitch % kVec == 0 && (kChunks % 8 == 0 || kChunks == 4 || kChunks == 2);
     static constexpr int kRowsPerLine = kChunks >= 8 ? 1 : (kChunks > 0 ? 8 / kChunks : 8);
     static constexpr int kXorMask = kChunks >= 8 ? 7 : kChunks - 1;
 
     static TP_HD constexpr int chunk(int row, int c) {
         return kSwizzled ? (c ^ ((row / kRowsPerLine) & kXorMask)) : c;
     }
+    static TP_HD constexpr int in_row(int row, int col) {
+        return kSwizzled ? chunk(row, col / kVec) * kVec + col % kVec : col;
+    }
     static TP_HD constexpr int offset(int row, int col) {
-        return kSwizzled ? row * COLS + chunk(row, col / kVec) * kVec + col % kVec : row * COLS + col;
+        if constexpr (kPanels) return (col / kPanelCols) * (ROWS * kPanelCols) + row * kPanelCols + in_row(row, col % kPanelCols);
+        return row * COLS + in_row(row, col);
     }
 };
 

@@ -49,6 +49,16 @@ __device__ __forceinline__ unsigned long long wgmma_desc(const void* smem, unsig
     return d;
 }
 
+// The same for the 64-byte and 32-byte swizzles of narrower tiles (rows of 32 or 16 16-bit
+// elements: SmemTile<32> and SmemTile<16>); bits 62-63 are the swizzle mode (1 = 128B,
+// 2 = 64B, 3 = 32B), and each atom is 8 rows of the tile's row bytes.
+__device__ __forceinline__ unsigned long long wgmma_desc_swizzle(const void* smem, unsigned lbo_bytes, unsigned sbo_bytes,
+                                                                 int swizzle_bytes) {
+    unsigned long long d = wgmma_desc(smem, lbo_bytes, sbo_bytes) & ~(3ull << 62);
+    const unsigned long long mode = swizzle_bytes == 128 ? 1ull : swizzle_bytes == 64 ? 2ull : 3ull;
+    return d | (mode << 62);
+}
+
 // --- ordering -------------------------------------------------------------------------------
 // Before the first wgmma of a batch: orders earlier register and shared-memory writes
 // (accumulators, RS A fragments) before the async proxy reads them.
@@ -68,33 +78,24 @@ __device__ __forceinline__ void wgmma_fence_operands(float* d) {
 }
 
 // --- m64nNk16 -------------------------------------------------------------------------------
-// d (N/2 floats per thread) += A(64x16) * B(16xN). TRANS_A: A is M-major in shared memory;
-// TRANS_B: B is K-major (N x K row-major in shared memory), i.e. wgmma's own default for B.
-// Accumulator layout for thread t of the warpgroup (warp w = t / 32, g = (t % 32) / 4,
-// q = t % 4), register i in [0, N/2):
+// d (N/2 floats per thread) += A(64x16) * B(16xN), N a multiple of 8 up to 256 (tp::WgmmaOp<N>:
+// tp_wgmma_ops.cuh defines N = 64, 128, 192, 256; tp_wgmma_n<N>.cuh the others). TRANS_A: A is
+// M-major in shared memory; TRANS_B: B is K-major (N x K row-major in shared memory), i.e.
+// wgmma's own default for B. Accumulator layout for thread t of the warpgroup (warp w = t / 32,
+// g = (t % 32) / 4, q = t % 4), register i in [0, N/2):
 //   row = 16 * w + g + 8 * ((i / 2) % 2)      col = 8 * (i / 4) + 2 * q + (i % 2)
 // which is tp::AccLayout<64, N, 4, 1> (one mma.sync m16n8 tile per warp per 8 columns).
 template <int N, class T, bool TRANS_A, bool TRANS_B>
 __device__ __forceinline__ void wgmma_ss(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d = 1) {
-    static_assert(N == 64 || N == 128 || N == 192 || N == 256, "tp::wgmma_ss: N must be 64, 128, 192 or 256");
-    TP_WGMMA_ONLY(
-        constexpr int ta = TRANS_A ? 1 : 0; constexpr int tb = TRANS_B ? 0 : 1;
-        if constexpr (N == 64) wgmma_ss_m64n64k16<T, ta, tb>(d, desc_a, desc_b, scale_d);
-        else if constexpr (N == 128) wgmma_ss_m64n128k16<T, ta, tb>(d, desc_a, desc_b, scale_d);
-        else if constexpr (N == 192) wgmma_ss_m64n192k16<T, ta, tb>(d, desc_a, desc_b, scale_d);
-        else wgmma_ss_m64n256k16<T, ta, tb>(d, desc_a, desc_b, scale_d);)
+    static_assert(N % 8 == 0 && N >= 8 && N <= 256, "tp::wgmma_ss: N must be a multiple of 8 up to 256");
+    TP_WGMMA_ONLY(WgmmaOp<N>::template ss<T, TRANS_A ? 1 : 0, TRANS_B ? 0 : 1>(d, desc_a, desc_b, scale_d);)
 }
 // RS form: a[0..3] is the thread's A fragment of the k16 step in mma.sync order (rows g and
 // g + 8 of its warp's 16 rows, columns 2q.. and 2q+8..), packed pairs of T.
 template <int N, class T, bool TRANS_B>
 __device__ __forceinline__ void wgmma_rs(float* d, const unsigned* a, unsigned long long desc_b, int scale_d = 1) {
-    static_assert(N == 64 || N == 128 || N == 192 || N == 256, "tp::wgmma_rs: N must be 64, 128, 192 or 256");
-    TP_WGMMA_ONLY(
-        constexpr int tb = TRANS_B ? 0 : 1;
-        if constexpr (N == 64) wgmma_rs_m64n64k16<T, tb>(d, a, desc_b, scale_d);
-        else if constexpr (N == 128) wgmma_rs_m64n128k16<T, tb>(d, a, desc_b, scale_d);
-        else if constexpr (N == 192) wgmma_rs_m64n192k16<T, tb>(d, a, desc_b, scale_d);
-        else wgmma_rs_m64n256k16<T, tb>(d, a, desc_b, scale_d);)
+    static_assert(N % 8 == 0 && N >= 8 && N <= 256, "tp::wgmma_rs: N must be a multiple of 8 up to 256");
+    TP_WGMMA_ONLY(WgmmaOp<N>::template rs<T, TRANS_B ? 0 : 1>(d, a, desc_b, scale_d);)
 }
 
 }  // namespace tp

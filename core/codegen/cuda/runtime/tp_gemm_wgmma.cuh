@@ -1,0 +1,106 @@
+// T.gemm on sm_90a through wgmma, in any kernel: the code generator's general lowering of a
+// gemm tile op (the warp-specialized templates keep their own main loops). One call multiplies
+// one BK slice, C(BM x BN) += op(A) * op(B):
+//   gemm_wgmma_ss: A (TRANS_A ? [BK][BM] : [BM][BK]) and B in shared memory
+//   gemm_wgmma_rs: A in the thread's registers in accumulator layout (P @ V), B in shared
+//   B: TRANS_B ? [BN][BK] (K-major, wgmma's default) : [BK][BN] (N-major)
+// Warps: WARPS_M x WARPS_N, 16 rows each (BM = 16 * WARPS_M, WARPS_M % 4 == 0), so the four
+// warps of a warpgroup own one 64-row block and one WN = BN / WARPS_N column block, and the
+// accumulator, tp::AccLayout<BM, BN, WARPS_M, WARPS_N>, is register for register the m64nWN
+// wgmma accumulator of each warpgroup (tp_wgmma.cuh). The lowering checks these rules (and
+// says why at the T.gemm line when a kernel misses one); the static_asserts restate them.
+// Shared operands are tp::SmemTile layouts (tp_layout.cuh), 1024-byte aligned: SWIZZLE 1 for
+// rows of 16, 32 or 64 16-bit elements (wgmma's 32B, 64B and 128B swizzles), SWIZZLE 2 for
+// wider tiles (128-byte panels). The call waits for its own wgmma group before returning, so
+// the accumulators and the shared tiles are free when it does (TileLang's wg_wait = 0).
+#pragma once
+
+#include "tp_layout.cuh"
+#include "tp_tma.cuh"
+#include "tp_wgmma.cuh"
+
+namespace tp {
+
+// Descriptors of a [ROWS][COLS] shared operand tile of 16-bit elements.
+template <int ROWS, int COLS>
+struct WgmmaSmem {
+    static_assert(COLS == 16 || COLS == 32 || COLS % 64 == 0, "wgmma operand rows are 16, 32 or a multiple of 64 elements");
+    static constexpr int kPanelCols = COLS >= 64 ? 64 : COLS;
+    static constexpr int kSwizzleBytes = kPanelCols * 2;      // 128, 64 or 32
+    static constexpr unsigned kAtomBytes = 8u * kSwizzleBytes;  // 8 rows: the SBO
+    static constexpr unsigned kPanelBytes = unsigned(ROWS) * kSwizzleBytes;
+
+    // K-major operand (rows are M or N, COLS is K): rows r0.. (a multiple of 8), k16 step k.
+    // Within a swizzled row the step is a byte offset of the start address; the hardware
+    // applies the swizzle to the final address.
+    static __device__ __forceinline__ unsigned long long k_major(const void* base, int r0, int k) {
+        const int col = 16 * k;
+        const char* p = static_cast<const char*>(base) + (col / kPanelCols) * kPanelBytes + r0 * kSwizzleBytes + (col % kPanelCols) * 2;
+        return wgmma_desc_swizzle(p, 16, kAtomBytes, kSwizzleBytes);
+    }
+    // MN-major operand (rows are K, COLS is M or N): columns c0.. (a multiple of the panel
+    // width), k16 step k; the LBO steps from one panel to the next along M or N.
+    static __device__ __forceinline__ unsigned long long mn_major(const void* base, int c0, int k) {
+        const char* p = static_cast<const char*>(base) + (c0 / kPanelCols) * kPanelBytes + 16 * k * kSwizzleBytes;
+        return wgmma_desc_swizzle(p, kPanelBytes, kAtomBytes, kSwizzleBytes);
+    }
+};
+
+// Where this thread's warpgroup sits in the block tile.
+template <int BM, int BN, int WARPS_M, int WARPS_N>
+struct WgmmaGrid {
+    static_assert(BM == 16 * WARPS_M && WARPS_M % 4 == 0, "wgmma: every warp owns 16 rows, warpgroups own 64");
+    static_assert(BN % WARPS_N == 0 && (BN / WARPS_N) % 8 == 0 && BN / WARPS_N <= 256, "wgmma: N per warpgroup is a multiple of 8 up to 256");
+    static constexpr int WN = BN / WARPS_N;
+    static __device__ __forceinline__ int m0(int tid) { return 16 * (((tid >> 5) % WARPS_M) & ~3); }
+    static __device__ __forceinline__ int n0(int tid) { return WN * ((tid >> 5) / WARPS_M); }
+};
+
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_A, bool TRANS_B, class T>
+__device__ __forceinline__ void gemm_wgmma_ss(const T* A, const T* B, float* acc, int tid) {
+    static_assert(sizeof(T) == 2 && BK % 16 == 0, "wgmma here takes 16-bit operands and K in steps of 16");
+    using G = WgmmaGrid<BM, BN, WARPS_M, WARPS_N>;
+    using SA = WgmmaSmem<TRANS_A ? BK : BM, TRANS_A ? BM : BK>;
+    using SB = WgmmaSmem<TRANS_B ? BN : BK, TRANS_B ? BK : BN>;
+    const int m0 = G::m0(tid), n0 = G::n0(tid);
+    // The tiles were written through the generic proxy (cp.async, st.shared) and the block
+    // barrier ordered them; the tensor cores read through the async proxy.
+    fence_proxy_async();
+    wgmma_fence();
+#pragma unroll
+    for (int k = 0; k < BK / 16; ++k) {
+        const unsigned long long da = TRANS_A ? SA::mn_major(A, m0, k) : SA::k_major(A, m0, k);
+        const unsigned long long db = TRANS_B ? SB::k_major(B, n0, k) : SB::mn_major(B, n0, k);
+        wgmma_ss<G::WN, T, TRANS_A, TRANS_B>(acc, da, db, 1);
+    }
+    wgmma_commit();
+    wgmma_wait<0>();
+    wgmma_fence_operands<G::WN / 2>(acc);
+}
+
+// A: the thread's fragment in tp::AccLayout<BM, BK, WARPS_M, 1>: the 8 values of k16 step k
+// are a[8k .. 8k + 8), which packed in pairs are the wgmma RS operand registers.
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_B, class T, class FragT>
+__device__ __forceinline__ void gemm_wgmma_rs(const FragT* a, const T* B, float* acc, int tid) {
+    static_assert(sizeof(T) == 2 && BK % 16 == 0, "wgmma here takes 16-bit operands and K in steps of 16");
+    static_assert(WARPS_N == 1, "gemm_wgmma_rs needs every warp to own whole rows of A (WARPS_N == 1)");
+    using G = WgmmaGrid<BM, BN, WARPS_M, WARPS_N>;
+    using SB = WgmmaSmem<TRANS_B ? BN : BK, TRANS_B ? BK : BN>;
+    const int n0 = G::n0(tid);
+    unsigned frag[BK / 16][4];
+#pragma unroll
+    for (int k = 0; k < BK / 16; ++k)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            frag[k][j] = pack2(from_float<T>(to_float(a[8 * k + 2 * j])), from_float<T>(to_float(a[8 * k + 2 * j + 1])));
+    fence_proxy_async();
+    wgmma_fence();
+#pragma unroll
+    for (int k = 0; k < BK / 16; ++k)
+        wgmma_rs<G::WN, T, TRANS_B>(acc, frag[k], TRANS_B ? SB::k_major(B, n0, k) : SB::mn_major(B, n0, k), 1);
+    wgmma_commit();
+    wgmma_wait<0>();
+    wgmma_fence_operands<G::WN / 2>(acc);
+}
+
+}  // namespace tp

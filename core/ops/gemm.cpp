@@ -1,0 +1,119 @@
+// The T.gemm op object: shapes and the wgmma plan; see gemm.h.
+#include "ops/gemm.h"
+
+namespace tp::ops {
+
+using namespace ir;
+
+namespace {
+
+std::optional<std::pair<int64_t, int64_t>> const_2d(const Buffer& b) {
+    if (b->shape.size() != 2) return std::nullopt;
+    auto r = as_const_int(b->shape[0]), c = as_const_int(b->shape[1]);
+    if (!r || !c) return std::nullopt;
+    return std::make_pair(*r, *c);
+}
+
+bool whole(const BufferRegion& r) {
+    if (r.region.size() != r.buffer->shape.size()) return false;
+    for (size_t i = 0; i < r.region.size(); ++i) {
+        auto mn = as_const_int(r.region[i].min), ext = as_const_int(r.region[i].extent), dim = as_const_int(r.buffer->shape[i]);
+        if (!mn || *mn != 0 || !ext || !dim || *ext != *dim) return false;
+    }
+    return true;
+}
+
+bool is_16bit_mma(DataType t) { return t == DataType::float16() || t == DataType::bfloat16(); }
+
+// What a shared operand tile with `cols` contiguous 16-bit elements needs: the 32B, 64B or
+// 128B swizzle of SmemTile rows (code 1), or 128-byte panels for wider tiles (code 2).
+int operand_layout(int64_t rows, int64_t cols, std::string& why, const char* name) {
+    if (rows % 8 != 0) {
+        why = std::string("wgmma reads ") + name + " in 8-row atoms; its tile has " + std::to_string(rows) + " rows";
+        return 0;
+    }
+    if (cols == 16 || cols == 32 || cols == 64) return 1;
+    if (cols % 64 == 0) return 2;
+    why = std::string("wgmma needs ") + name + "'s rows to be 16, 32 or a multiple of 64 elements; they are " + std::to_string(cols);
+    return 0;
+}
+
+}  // namespace
+
+std::optional<GemmShape> gemm_shape(const GemmOpNode& g, std::string& why) {
+    auto a = const_2d(g.A.buffer), b = const_2d(g.B.buffer), c = const_2d(g.C.buffer);
+    if (!a || !b || !c || !whole(g.A) || !whole(g.B) || !whole(g.C)) {
+        why = "its operands are not whole 2-D tiles of constant shape";
+        return std::nullopt;
+    }
+    GemmShape s;
+    s.m = c->first;
+    s.n = c->second;
+    s.k = g.transpose_A ? a->first : a->second;
+    s.a_rows = a->first, s.a_cols = a->second;
+    s.b_rows = b->first, s.b_cols = b->second;
+    int64_t am = g.transpose_A ? a->second : a->first;
+    int64_t bk = g.transpose_B ? b->second : b->first, bn = g.transpose_B ? b->first : b->second;
+    if (am != s.m || bk != s.k || bn != s.n) {
+        why = "A, B and C do not form a matrix product";
+        return std::nullopt;
+    }
+    return s;
+}
+
+WgmmaPlan plan_wgmma(const GemmOpNode& g, const Target& target, int64_t threads) {
+    WgmmaPlan p;
+    auto fail = [&](std::string why) {
+        p.ok = false;
+        p.why = std::move(why);
+        return p;
+    };
+    if (!target.has_wgmma()) return fail("wgmma needs sm_90a; the target is " + target.name);
+    DataType t = g.A.buffer->dtype;
+    if (!is_16bit_mma(t) || g.B.buffer->dtype != t || g.C.buffer->dtype != DataType::float32())
+        return fail("wgmma here takes float16 or bfloat16 operands with a float32 accumulator; this is " + t.name() + " x " +
+                    g.B.buffer->dtype.name() + " -> " + g.C.buffer->dtype.name());
+    if (g.B.buffer->scope != Scope::Shared || g.C.buffer->scope != Scope::Fragment)
+        return fail("wgmma reads B from shared memory into a fragment accumulator");
+    p.rs = g.A.buffer->scope == Scope::Fragment;
+    if (!p.rs && g.A.buffer->scope != Scope::Shared) return fail("A is neither in shared memory nor a fragment");
+    if (p.rs && g.transpose_A) return fail("A in registers cannot be transposed");
+    std::string why;
+    auto s = gemm_shape(g, why);
+    if (!s) return fail(why);
+    if (s->k % 16 != 0) return fail("wgmma steps K by 16; K is " + std::to_string(s->k));
+    if (threads % 128 != 0) return fail("wgmma runs on whole warpgroups of 128 threads; the block has " + std::to_string(threads));
+    const int64_t warps = threads / 32;
+    if (s->m % 64 != 0) return fail("each warpgroup multiplies 64 rows; block M is " + std::to_string(s->m));
+    const int64_t wm = s->m / 16;  // one warp per 16 rows
+    if (wm > warps || warps % wm != 0)
+        return fail("every warp owns 16 rows of C under wgmma: M = " + std::to_string(s->m) + " needs " + std::to_string(wm) +
+                    " warps (or a multiple), the block has " + std::to_string(warps));
+    p.warps_m = static_cast<int>(wm);
+    p.warps_n = static_cast<int>(warps / wm);
+    if (s->n % p.warps_n != 0 || (s->n / p.warps_n) % 8 != 0 || s->n / p.warps_n > 256)
+        return fail("each warpgroup's N would be " + std::to_string(s->n) + " / " + std::to_string(p.warps_n) +
+                    "; wgmma wants a multiple of 8 up to 256");
+    p.wn = s->n / p.warps_n;
+    if (p.rs && p.warps_n != 1) return fail("A in registers needs every warp to own whole rows of C (one warpgroup column)");
+    if (!p.rs) {
+        p.a_swizzle = operand_layout(s->a_rows, s->a_cols, why, "A");
+        if (!p.a_swizzle) return fail(why);
+    }
+    p.b_swizzle = operand_layout(s->b_rows, s->b_cols, why, "B");
+    if (!p.b_swizzle) return fail(why);
+    // N-major B: each warpgroup starts its columns at a panel (or the tile's only one).
+    if (!g.transpose_B && p.warps_n > 1 && (s->b_cols < 64 || p.wn % 64 != 0))
+        return fail("warpgroups split B's columns at " + std::to_string(p.wn) + ", not at its 64-element panels");
+    p.ok = true;
+    return p;
+}
+
+int smem_layout_code(const Buffer& b) { return b->layout == "panels" ? 2 : b->layout == "swizzle" ? 1 : 0; }
+
+std::string smem_layout_arg(const Buffer& b) {
+    int c = smem_layout_code(b);
+    return c == 2 ? "2" : c == 1 ? "true" : "false";
+}
+
+}  // namespace tp::ops
