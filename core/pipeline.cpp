@@ -52,8 +52,8 @@ const std::vector<Pass>& passes() {
              return transform::warp_specialize_attention(f, o.target); }},
         // sm_90a: a TMA + wgmma GEMM loop gets its consumer warpgroups (threads, FullRow warps)
         // before layout-inference gives the accumulator the matching layout.
-        {"plan-warp-specialized", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine&) {
-             return transform::plan_warp_specialized(f, o.target); }},
+        {"plan-warp-specialized", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
+             return transform::plan_warp_specialized(f, o.target, d); }},
         // Fragments to registers first: everything that touches them (T.Parallel loops, T.gemm,
         // T.reduce_*, fragment copies) needs their layout; gemm tiles get their swizzle here.
         {"layout-inference", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {

@@ -24,7 +24,8 @@
 
 namespace tp::transform {
 
-ir::PrimFuncPtr plan_warp_specialized(const ir::PrimFuncPtr& func, const Target& target);
+// A kernel with a T.Pipelined loop it cannot take gets a FastPathNotTaken remark at the loop.
+ir::PrimFuncPtr plan_warp_specialized(const ir::PrimFuncPtr& func, const Target& target, DiagnosticEngine& diags);
 ir::PrimFuncPtr warp_specialize(const ir::PrimFuncPtr& func, const Target& target);
 
 // True when warp_specialize rewrote the function (codegen: __launch_bounds__(T, 1), shared

@@ -78,7 +78,13 @@ bool global_tile_ok(const CopyOpNode& c, int64_t rows, int64_t cols) {
     return t && t->rows == rows && t->cols == cols;
 }
 
-std::optional<TileMatch> match_tile_level(const Stmt& top, const Target& target, int64_t& stages, int64_t& consumers) {
+// Empty with `why` (for the remark) when the kernel is not the one loop the template takes.
+std::optional<TileMatch> match_tile_level(const Stmt& top, const Target& target, int64_t& stages, int64_t& consumers,
+                                          std::string& why, Span& where) {
+    auto fail = [&](const char* w) -> std::optional<TileMatch> {
+        why = w;
+        return std::nullopt;
+    };
     std::vector<Stmt> stmts;
     flatten_seq(top, stmts);
     TileMatch m;
@@ -86,41 +92,42 @@ std::optional<TileMatch> match_tile_level(const Stmt& top, const Target& target,
     for (size_t i = 0; i < stmts.size(); ++i) {
         auto* f = stmts[i]->as<ForNode>();
         if (!f || f->for_kind != ForKind::Pipelined) continue;
-        if (m.loop) return std::nullopt;
+        if (m.loop) return fail("the kernel has more than one T.Pipelined loop");
         m.loop = f;
         at = i;
+        where = f->span;
     }
     if (!m.loop) return std::nullopt;
     for (size_t i = 0; i < at; ++i) {
         const Stmt& s = stmts[i];
         bool ok = s->as<SwizzleOpNode>() || s->as<LayoutAnnotationOpNode>() ||
                   (s->as<FillOpNode>() && s->as<FillOpNode>()->dst.buffer->scope == Scope::Fragment);
-        if (!ok) return std::nullopt;
+        if (!ok) return fail("only T.use_swizzle, T.annotate_layout and fragment fills may come before the T.Pipelined loop");
     }
     EpilogueCheck epi;
     for (size_t i = at + 1; i < stmts.size(); ++i) epi.visit(stmts[i]);
-    if (!epi.ok) return std::nullopt;
+    if (!epi.ok) return fail("the code after the loop uses shared memory, barriers or other tile ops the consumers cannot run alone");
 
     std::vector<Stmt> body;
     flatten_seq(m.loop->body, body);
-    if (body.size() != 3) return std::nullopt;
+    if (body.size() != 3) return fail("the loop body is not exactly one T.copy of A, one of B and one T.gemm (a general warp-specialization pass is not built yet)");
     auto *c0 = body[0]->as<CopyOpNode>(), *c1 = body[1]->as<CopyOpNode>();
     m.gemm = body[2]->as<GemmOpNode>();
-    if (!c0 || !c1 || !m.gemm) return std::nullopt;
+    if (!c0 || !c1 || !m.gemm) return fail("the loop body is not exactly one T.copy of A, one of B and one T.gemm (a general warp-specialization pass is not built yet)");
     const GemmOpNode& g = *m.gemm;
     const CopyOpNode* ca = c0->dst.buffer == g.A.buffer ? c0 : (c1->dst.buffer == g.A.buffer ? c1 : nullptr);
     const CopyOpNode* cb = c0->dst.buffer == g.B.buffer ? c0 : (c1->dst.buffer == g.B.buffer ? c1 : nullptr);
-    if (!ca || !cb || ca == cb || g.transpose_A || g.clear_accum) return std::nullopt;
+    if (!ca || !cb || ca == cb || g.transpose_A || g.clear_accum) return fail("the copies do not feed A and B of the T.gemm, or it transposes A or clears its accumulator");
     if (g.A.buffer->scope != Scope::Shared || g.B.buffer->scope != Scope::Shared || g.C.buffer->scope != Scope::Fragment)
-        return std::nullopt;
+        return fail("A and B must be shared tiles and C a fragment");
     if (!whole_buffer(g.A) || !whole_buffer(g.B) || !whole_buffer(g.C) || !whole_buffer(ca->dst) || !whole_buffer(cb->dst))
-        return std::nullopt;
+        return fail("A, B, C and the copied tiles must be whole buffers");
     DataType t = g.A.buffer->dtype;
     if (!is_16bit_mma(t) || g.B.buffer->dtype != t || g.C.buffer->dtype != DataType::float32() ||
         ca->src.buffer->dtype != t || cb->src.buffer->dtype != t)
-        return std::nullopt;
+        return fail("the template takes float16 or bfloat16 operands with a float32 accumulator");
     auto as = shape_2d(g.A.buffer), bs = shape_2d(g.B.buffer), cs = shape_2d(g.C.buffer);
-    if (!as || !bs || !cs) return std::nullopt;
+    if (!as || !bs || !cs) return fail("the tiles are not 2-D with constant shapes");
     int64_t bm = as->first, bk = as->second;
     int64_t bn = g.transpose_B ? bs->first : bs->second;
     int64_t bk_b = g.transpose_B ? bs->second : bs->first;
@@ -128,8 +135,8 @@ std::optional<TileMatch> match_tile_level(const Stmt& top, const Target& target,
     m.pairs = bk == 32 && bk_b == 32;
     if ((bk != 64 && !m.pairs) || bk_b != bk || (bm != 64 && bm != 128) || bn % 64 != 0 || bn > 256 || cs->first != bm ||
         cs->second != bn)
-        return std::nullopt;
-    if (!global_tile_ok(*ca, as->first, as->second) || !global_tile_ok(*cb, bs->first, bs->second)) return std::nullopt;
+        return fail("the template takes block_K 64 (or 32 in pairs), block_M 64 or 128 and block_N a multiple of 64 up to 256");
+    if (!global_tile_ok(*ca, as->first, as->second) || !global_tile_ok(*cb, bs->first, bs->second)) return fail("the copies do not read whole 2-D tiles of global tensors with 16-byte rows");
     m.copy_a = ca;
     m.copy_b = cb;
     m.at = at;
@@ -152,21 +159,23 @@ std::optional<TileMatch> match_tile_level(const Stmt& top, const Target& target,
     const int64_t staging = bm * ws_store_buffers(bn) * 64 * t.bytes();
     m.store_tma = at + 1 < stmts.size() && tma_store_ok(stmts.back(), g) && fits(2, staging);
     while (stages > 2 && !fits(stages, m.store_tma ? staging : 0)) --stages;
-    if (!fits(stages, m.store_tma ? staging : 0)) return std::nullopt;
+    if (!fits(stages, m.store_tma ? staging : 0)) return fail("the ring's stages do not fit in shared memory");
     return m;
 }
 
 }  // namespace
 
-PrimFuncPtr plan_warp_specialized(const PrimFuncPtr& func, const Target& target) {
+PrimFuncPtr plan_warp_specialized(const PrimFuncPtr& func, const Target& target, DiagnosticEngine& diags) {
     if (!target.has_wgmma() || !func) return func;
+    std::string why;
+    Span where;
     int64_t stages = 0, consumers = 0;
     bool store_tma = false;
     const GemmOpNode* gemm = nullptr;
     std::map<const BufferNode*, Buffer> rebind;  // shared tiles widened by coarsen_k_pairs
     TopRewriter rw;
     rw.top = [&](const Stmt& top) -> Stmt {
-        auto m = match_tile_level(top, target, stages, consumers);
+        auto m = match_tile_level(top, target, stages, consumers, why, where);
         if (!m) return nullptr;
         gemm = m->gemm;
         store_tma = m->store_tma;
@@ -176,9 +185,15 @@ PrimFuncPtr plan_warp_specialized(const PrimFuncPtr& func, const Target& target)
             flatten_seq(top, stmts);
             // A layout annotated for the 32-wide tiles would not describe the widened ones.
             for (size_t i = 0; i < m->at; ++i)
-                if (stmts[i]->as<LayoutAnnotationOpNode>()) return nullptr;
+                if (stmts[i]->as<LayoutAnnotationOpNode>()) {
+                    why = "block_K 32 is taken in pairs, which a layout annotated for the 32-wide tiles would not describe";
+                    return nullptr;
+                }
             auto c = coarsen_k_pairs(*m->loop, *m->gemm, *m->copy_a, *m->copy_b);
-            if (!c) return nullptr;
+            if (!c) {
+                why = "the block_K 32 iterations cannot be taken in pairs";
+                return nullptr;
+            }
             stmts[m->at] = c->loop;
             body = make_seq(stmts, top->span);
             gemm = c->gemm;
@@ -206,7 +221,13 @@ PrimFuncPtr plan_warp_specialized(const PrimFuncPtr& func, const Target& target)
     };
     auto out = std::make_shared<PrimFunc>(*func);
     out->body = rw.mutate(func->body);
-    if (!rw.done || !one_dim) return func;
+    if (!one_dim) why = "the block is not one-dimensional";
+    if (!rw.done || !one_dim) {
+        if (!why.empty() && where.valid())
+            diags.report(DiagKind::FastPathNotTaken, where,
+                         {"warp specialization (a TMA producer and wgmma consumers)", why, "the loop keeps cp.async stages"});
+        return func;
+    }
     if (!rebind.empty()) out->body = rebind_buffers(out->body, rebind);
     out->attrs["tp.ws.consumers"] = std::to_string(consumers);
     out->attrs["tp.ws.stages"] = std::to_string(stages);

@@ -64,6 +64,17 @@ private Q_SLOTS:
         QVERIFY(m.index(0, ProblemsModel::Message).data().toString().contains("T.gemm"));
         m.set_problems({});
         QCOMPARE(m.rowCount(), 0);
+        // A fast path the compiler could not take is listed as a remark, not counted as a problem.
+        tp::Diagnostic r;
+        r.kind = tp::DiagKind::FastPathNotTaken;
+        r.severity = tp::Severity::Remark;
+        r.message = "wgmma not used: each warpgroup multiplies 64 rows; block M is 32; this T.gemm runs on mma.sync";
+        r.span = {{20, 9}, {20, 40}};
+        m.set_problems(problems_from({r}));
+        QCOMPARE(m.rowCount(), 1);
+        QCOMPARE(m.error_count(), 0);
+        QCOMPARE(m.warning_count(), 0);
+        QCOMPARE(m.index(0, ProblemsModel::Severity).data().toString(), QString("remark"));
     }
 
     void parameters() {
