@@ -157,20 +157,37 @@ def main():
                 emit({"event": "progress", "id": rid, "stage": "bench", "done": done, "total": iters})
             ours = simulated_ms(defines, flops, bytes_, 0.7)
             base = []
+            wrong = defines.get("wrong") == "1" or "# fake-worker: wrong=1" in source
             for spec in req.get("baselines", []):
+                # Peers as the real worker reports them: a per-round ratio with its range, and
+                # their own result compared with ours (a wrong kernel differs from every peer).
+                vs = {"rel_fro": 0.35 if wrong else 2e-4, "max_abs": 0.1, "tol": 1e-2, "agree": not wrong}
                 if spec.startswith("cublas"):
                     ms = simulated_ms({"block": "256"}, flops, bytes_, 0.75)
-                    base.append({"name": spec, "ok": True, "stats": stats(ms, flops, bytes_), "ratio": ms / ours})
-                elif spec.startswith("torch:") and os.environ.get("FAKE_TORCH", "1") != "0":
+                elif spec.startswith("torch") and os.environ.get("FAKE_TORCH", "1") != "0":
                     ms = simulated_ms({"block": "256"}, flops, bytes_, 0.72) + 0.01
-                    base.append({"name": spec, "ok": True, "stats": stats(ms, flops, bytes_), "ratio": ms / ours})
-                elif spec.startswith("torch:"):
+                elif spec.startswith("torch"):
                     base.append({"name": spec, "ok": False, "why": "unavailable: No module named 'torch'"})
+                    continue
                 else:
                     base.append({"name": spec, "ok": False, "why": "unavailable: unknown baseline `%s`" % spec})
+                    continue
+                r = ms / ours
+                base.append({"name": spec, "ok": True, "stats": stats(ms, flops, bytes_), "ratio": r, "ratio_min": r * 0.98,
+                             "ratio_max": r * 1.02, "vs_ours": vs})
             reply = {"id": rid, "ok": True, "launch": "grid (32, 32, 1) x 128 threads", "device": DEVICE["name"],
                      "ours": stats(ours, flops, bytes_), "baselines": base, "flops": flops, "bytes": bytes_,
-                     "warmup": req.get("warmup", 10), "iters": iters, "flush_l2": req.get("flush_l2", True)}
+                     "warmup": req.get("warmup", 10), "iters": iters, "flush_l2": req.get("flush_l2", True),
+                     "conditions": {"available": True, "samples": 40, "sm_clock_mhz": {"min": 1755, "median": 1980, "max": 1980},
+                                    "power_w": {"mean": 512.0, "max": 640.0, "limit": 700.0}, "temperature_max_c": 51,
+                                    "throttle": []}}
+            timed = [b for b in base if b["ok"]]
+            if timed:
+                best = min(timed, key=lambda b: b["stats"]["median_ms"])
+                reply["best_peer"] = {"name": best["name"], "ratio": best["ratio"], "ratio_min": best["ratio_min"],
+                                      "ratio_max": best["ratio_max"], "median_ms": best["stats"]["median_ms"]}
+                reply["semantics"] = {"checked": True, "ok": not wrong, "against": [b["name"] for b in timed],
+                                      "rel_fro": 0.35 if wrong else 2e-4}
             if req.get("check", True):
                 reply["check"] = check(defines, req)
             if printed_lines(source):
