@@ -26,10 +26,8 @@ double num(const Json& j, const char* key, double dflt = 0) {
 }
 
 std::string rate(const Json& stats) {
-    double tf = num(stats, "tflops"), gb = num(stats, "gbps");
-    if (tp::judged_by_bandwidth(tf, gb)) return fmt("%.0f GB/s", gb);
-    if (tf > 0) return fmt("%.1f TFLOP/s", tf);
-    return "-";
+    std::string r = tp::rate_text(num(stats, "tflops"), num(stats, "gbps"));
+    return r.empty() ? "-" : r;
 }
 
 std::string rel(const Json& v) { return v.is_number() ? fmt("%.1e", v.get<double>()) : std::string("nan"); }

@@ -171,22 +171,23 @@ void check_on_cpu(const TuneJob& job, TuneResult& r) {
     }
 }
 
-void bench_on_gpu(WorkerClient& client, std::mutex& gpu, const TuneJob& job, const TuneOptions& opts, TuneResult& r) {
+namespace {
+
+// Loads `config` of the tune's kernel into the worker.
+WorkerReply load_config(WorkerClient& client, const TuneJob& job, const TuneConfig& config) {
     LoadSpec ls;
     ls.path = job.path;
     ls.source = job.source;
     ls.kernel = job.kernel;
     ls.defines = job.defines;
-    ls.defines.insert(ls.defines.end(), r.config.begin(), r.config.end());
+    ls.defines.insert(ls.defines.end(), config.begin(), config.end());
     ls.fallback_defines = job.header.args;
     ls.target = job.target;
-    WorkerReply lr = client.load(ls);
-    if (!lr.ok) {
-        r.status = TuneStatus::Failed;
-        r.kind = lr.kind;
-        r.reason = lr.error;
-        return;
-    }
+    return client.load(ls);
+}
+
+// The loaded kernel's numeric parameters, for the header's FLOP and byte formulas.
+std::map<std::string, double> bound_values(const WorkerReply& lr) {
     std::map<std::string, double> vars;
     const Json& bound = lr.body["kernel"]["bound_params"];
     for (auto it = bound.begin(); it != bound.end(); ++it) {
@@ -195,6 +196,20 @@ void bench_on_gpu(WorkerClient& client, std::mutex& gpu, const TuneJob& job, con
         } catch (const std::exception&) {
         }
     }
+    return vars;
+}
+
+}  // namespace
+
+void bench_on_gpu(WorkerClient& client, std::mutex& gpu, const TuneJob& job, const TuneOptions& opts, TuneResult& r) {
+    WorkerReply lr = load_config(client, job, r.config);
+    if (!lr.ok) {
+        r.status = TuneStatus::Failed;
+        r.kind = lr.kind;
+        r.reason = lr.error;
+        return;
+    }
+    std::map<std::string, double> vars = bound_values(lr);
     BenchSpec bs;
     bs.iters = opts.iters;
     bs.warmup = opts.warmup;
@@ -252,24 +267,9 @@ void bench_on_gpu(WorkerClient& client, std::mutex& gpu, const TuneJob& job, con
 }
 
 Json bench_beside_peers(WorkerClient& client, const TuneJob& job, const TuneOptions& opts, const TuneResult& best) {
-    LoadSpec ls;
-    ls.path = job.path;
-    ls.source = job.source;
-    ls.kernel = job.kernel;
-    ls.defines = job.defines;
-    ls.defines.insert(ls.defines.end(), best.config.begin(), best.config.end());
-    ls.fallback_defines = job.header.args;
-    ls.target = job.target;
-    WorkerReply lr = client.load(ls);
+    WorkerReply lr = load_config(client, job, best.config);
     if (!lr.ok) return {{"error", lr.error}};
-    std::map<std::string, double> vars;
-    const Json& bound = lr.body["kernel"]["bound_params"];
-    for (auto it = bound.begin(); it != bound.end(); ++it) {
-        try {
-            vars[it.key()] = std::stod(it.value().get<std::string>());
-        } catch (const std::exception&) {
-        }
-    }
+    std::map<std::string, double> vars = bound_values(lr);
     BenchSpec bs;
     bs.iters = opts.iters;
     bs.warmup = opts.warmup;

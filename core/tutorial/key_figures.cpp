@@ -22,12 +22,7 @@ double num(const Json& j, const char* key, double dflt = 0) {
     return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : dflt;
 }
 
-std::string rate(const Json& stats) {
-    double tf = num(stats, "tflops"), gb = num(stats, "gbps");
-    if (judged_by_bandwidth(tf, gb)) return fmt("%.0f GB/s", gb);
-    if (tf > 0) return fmt("%.1f TFLOP/s", tf);
-    return "";
-}
+std::string rate(const Json& stats) { return rate_text(num(stats, "tflops"), num(stats, "gbps")); }
 
 std::string doctor(const Json& out) {
     std::string gpu, nvrtc;

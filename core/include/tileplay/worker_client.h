@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
@@ -62,6 +63,13 @@ struct RunSpec {
 // Whether a kernel's rate is best read as bandwidth: under 20 FLOP per byte (softmax is 1.25),
 // far below any GPU's balance point, so GB/s is what limits it. tflops / gbps = intensity / 1000.
 inline bool judged_by_bandwidth(double tflops, double gbps) { return gbps > 0 && (tflops <= 0 || 20 * gbps > 1000 * tflops); }
+// "4402 GB/s" or "706.0 TFLOP/s" by that rule; empty when neither is known.
+inline std::string rate_text(double tflops, double gbps) {
+    char b[48] = "";
+    if (judged_by_bandwidth(tflops, gbps)) std::snprintf(b, sizeof b, "%.0f GB/s", gbps);
+    else if (tflops > 0) std::snprintf(b, sizeof b, "%.1f TFLOP/s", tflops);
+    return b;
+}
 
 struct BenchSpec {
     int warmup = 10;
