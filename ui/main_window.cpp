@@ -81,6 +81,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     build_actions();
 
     status_state_ = new QLabel;
+    status_state_->setObjectName("compile_status");
     status_timings_ = new QLabel;
     statusBar()->addWidget(status_state_, 1);
     statusBar()->addPermanentWidget(status_timings_);
