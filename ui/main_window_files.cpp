@@ -11,8 +11,10 @@
 
 #include "editor/dsl_editor.h"
 #include "main_window.h"
+#include "models/parameters_model.h"
 #include "models/results_model.h"
 #include "models/sweep_model.h"
+#include "panels/parameters/parameters_panel.h"
 #include "panels/welcome/welcome_panel.h"
 #include "settings.h"
 
@@ -33,6 +35,12 @@ static const char* kNewFileText =
 
 void MainWindow::set_text(const QString& text, const QString& path) {
     path_ = path;
+    // Nothing of the previous document carries over: its kernel name and parameter values
+    // would be compiled into this one (a request built while the picker still said `matmul`,
+    // or M=4096 from one sample landing in another's run). The new file's own header and
+    // defaults fill them when its compile comes back.
+    params_->set_factories({}, QString());
+    params_model_->clear();
     editor_->setText(text);
     editor_->setModified(false);
     results_model_->clear();

@@ -8,6 +8,8 @@
 #include <QStackedWidget>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QDir>
+#include <QSettings>
 #include <QtTest>
 
 #include "charts/charts.h"
@@ -22,7 +24,13 @@ using namespace tpui;
 class TestMainWindow : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        // Each run starts as a first start: the settings and autosaves an earlier (perhaps
+        // killed) run left behind must not pick this one's target, device or a recovery prompt.
+        QSettings().clear();
+        QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).removeRecursively();
+    }
 
     void samples_in_tutorial_order() {
         QStringList s = tutorial_samples(TILEPLAY_SOURCE_DIR "/samples");

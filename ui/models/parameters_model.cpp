@@ -63,6 +63,12 @@ bool ParametersModel::set_value(const QString& name, const QString& value) {
     return false;
 }
 
+void ParametersModel::clear() {
+    beginResetModel();
+    rows_.clear();
+    endResetModel();
+}
+
 std::vector<std::pair<std::string, std::string>> ParametersModel::values_as_defines() const {
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& r : rows_) {

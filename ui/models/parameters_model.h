@@ -33,6 +33,8 @@ public:
     // the user typed, so recompiles while typing do not reset the panel.
     void set_factory(const tp::FactoryInfo& f, const std::vector<std::pair<std::string, std::string>>& preset);
     const std::vector<ParameterRow>& rows() const { return rows_; }
+    // No rows: another document is opened, and none of this one's values may carry over.
+    void clear();
     bool set_value(const QString& name, const QString& value);
     // Values that differ from the Python default (and every required one that is set).
     std::vector<std::pair<std::string, std::string>> values_as_defines() const;
