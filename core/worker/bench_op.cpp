@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 
 #include "runtime/gpu_monitor.h"
 #include "runtime/rounds.h"
@@ -97,6 +98,40 @@ runtime::BenchOptions bench_options(const Json& req) {
     return bo;
 }
 
+// Warm-up, then ours and every ready peer in alternating rounds, with the GPU's clocks
+// sampled throughout. `timed[i]` is the peer behind round peer i + 1.
+struct Timed {
+    runtime::RoundPlan plan;
+    runtime::RoundsResult rr;
+    std::vector<size_t> timed;
+    runtime::GpuConditions cond;
+};
+
+Timed time_peers(std::vector<BenchPeer>& peers, WorkerState& st, runtime::EventTimer& timer, PreparedArgs& a,
+                 const runtime::BenchOptions& bo, const std::function<void(int, int)>& progress) {
+    runtime::LoadedKernel& k = *st.session.kernel;
+    auto launch_ours = [&] { k.launch(a.launch, a.args); };
+    for (int w = 0; w < bo.warmup; ++w) {
+        launch_ours();
+        for (auto& p : peers)
+            if (p.ready && p.ip.launch) p.ip.launch();
+    }
+    runtime::cu_check(runtime::cuda_driver().cuCtxSynchronize(), "warm-up launches");
+    Timed t;
+    std::vector<runtime::RoundPeer> rpeers = {{"ours", [&](int n) { return timer.time(launch_ours, n, "ours"); }}};
+    for (size_t i = 0; i < peers.size(); ++i)
+        if (peers[i].ready) {
+            t.timed.push_back(i);
+            rpeers.push_back(round_peer(peers[i], st, timer));
+        }
+    t.plan = runtime::plan_rounds(bo.iters);
+    runtime::GpuMonitor monitor(st.device().info().pci_bus_id);
+    monitor.start();
+    t.rr = runtime::time_in_rounds(rpeers, t.plan, progress);
+    t.cond = monitor.stop();
+    return t;
+}
+
 }  // namespace
 
 Json handle_bench(const Json& req, WorkerState& st, Emitter& em) {
@@ -141,27 +176,12 @@ Json handle_bench(const Json& req, WorkerState& st, Emitter& em) {
     std::filesystem::remove_all(scratch, ec);
 
     runtime::EventTimer timer(dev.info(), bo.flush_l2);
-    auto launch_ours = [&] { k.launch(a.launch, a.args); };
-    for (int w = 0; w < bo.warmup; ++w) {
-        launch_ours();
-        for (auto& p : peers)
-            if (p.ready && p.ip.launch) p.ip.launch();
-    }
-    runtime::cu_check(runtime::cuda_driver().cuCtxSynchronize(), "warm-up launches");
-    std::vector<runtime::RoundPeer> rpeers = {{"ours", [&](int n) { return timer.time(launch_ours, n, "ours"); }}};
-    std::vector<size_t> timed;  // peers index -> rpeers index - 1
-    for (size_t i = 0; i < peers.size(); ++i)
-        if (peers[i].ready) {
-            timed.push_back(i);
-            rpeers.push_back(round_peer(peers[i], st, timer));
-        }
-    runtime::RoundPlan plan = runtime::plan_rounds(bo.iters);
-    runtime::GpuMonitor monitor(dev.info().pci_bus_id);
-    monitor.start();
-    runtime::RoundsResult rr = runtime::time_in_rounds(rpeers, plan, [&](int done, int total) {
+    Timed t = time_peers(peers, st, timer, a, bo, [&](int done, int total) {
         em.emit({{"event", "progress"}, {"id", req["id"]}, {"stage", "bench"}, {"done", done}, {"total", total}});
     });
-    runtime::GpuConditions cond = monitor.stop();
+    const runtime::RoundsResult& rr = t.rr;
+    const std::vector<size_t>& timed = t.timed;
+    const runtime::RoundPlan& plan = t.plan;
     compare_in_process_peers(peers, ours);
     if (st.torch && !torch_detail.empty()) st.torch->call({{"op", "release"}}, 60 * 1000);
 
@@ -179,7 +199,7 @@ Json handle_bench(const Json& req, WorkerState& st, Emitter& em) {
     reply["best_peer"] = best_peer_json(base);
     reply["semantics"] = semantics_json(peers, st.session, a, ours, lines, flops);
     take_printed();  // the timed launches' prints repeat the first one's
-    reply["conditions"] = cond.to_json();
+    reply["conditions"] = t.cond.to_json();
     reply["timing"] = {{"method", "CUDA events around each launch; torch peers: their own events around a graph replay"},
                        {"rounds", plan.rounds}, {"per_round", plan.per_round}, {"l2_flush", timer.flush_description()}};
     reply["flops"] = flops;
