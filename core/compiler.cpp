@@ -14,7 +14,7 @@
 #include "pipeline.h"
 #include "runtime/nvrtc.h"
 #include "target.h"
-#include "transform/warp_specialize.h"
+#include "transform/producer_consumer.h"
 
 namespace tp {
 
@@ -125,7 +125,9 @@ bool target_runs_on(const std::string& target, const std::string& device) {
     return !device.empty() && base(target) == base(device);
 }
 
-CompileResult compile(const CompileRequest& req) {
+namespace {
+
+CompileResult compile_once(const CompileRequest& req) {
     CompileResult r;
     std::string text = req.source;
     if (text.empty() && !req.path.empty()) {
@@ -188,6 +190,11 @@ CompileResult compile(const CompileRequest& req) {
         }
         if (diags.has_errors()) return finish();
 
+        if (!req.pass_configs.empty()) {
+            auto f = std::make_shared<ir::PrimFunc>(*ev.func);
+            for (const auto& [k, v] : req.pass_configs) f->attrs[k] = v;
+            ev.func = f;
+        }
         PipelineOptions popts;
         popts.target = *target;
         popts.print_after = req.print_after;
@@ -249,6 +256,33 @@ CompileResult compile(const CompileRequest& req) {
         r.internal_error = InternalError(e.what(), __FILE__, __LINE__, "unknown");
     }
     return finish();
+}
+
+}  // namespace
+
+// A running wgmma group owns its accumulator and operand registers until its wait: if ptxas
+// spills registers of a kernel whose groups overlap other work, a spill or refill could land
+// on one of them and silently corrupt the result. Such a kernel is compiled again with every
+// wait right after its issue, and a remark says so.
+CompileResult compile(const CompileRequest& req) {
+    CompileResult r = compile_once(req);
+    const bool async = r.lowered_func && r.lowered_func->attrs.count("tp.async_wgmma");
+    if (!r.ok || !async || r.resources.spill_store_bytes <= 0) return r;
+    CompileRequest again = req;
+    again.pass_configs.emplace_back("tp.disable_async_wgmma", "true");
+    CompileResult safe = compile_once(again);
+    if (!safe.ok) return r;
+    Diagnostic d;
+    d.kind = DiagKind::FastPathNotTaken;
+    d.severity = Severity::Remark;
+    d.file = r.file ? r.file->path() : "";
+    d.span = r.lowered_func->span;
+    d.message = format_diag(DiagKind::FastPathNotTaken,
+                            {"wgmma groups running beside other work", "ptxas spilled " + std::to_string(r.resources.spill_store_bytes) +
+                                 " bytes of registers, and a spill of a running group's registers would corrupt it",
+                             "every wgmma group is waited for right after its issue"});
+    safe.diagnostics.push_back(d);
+    return safe;
 }
 
 std::vector<FactoryInfo> list_factories(const std::string& path, const std::string& source,

@@ -9,15 +9,17 @@
 #include "transform/bind_threads.h"
 #include "transform/check_resources.h"
 #include "transform/coarsen_blocks.h"
+#include "transform/fold_accumulator_clear.h"
 #include "transform/insert_syncs.h"
 #include "transform/layout_inference.h"
 #include "transform/lower_tile_ops.h"
 #include "transform/math_idioms.h"
 #include "transform/pipeline_loops.h"
+#include "transform/producer_consumer.h"
+#include "transform/shared_budget.h"
 #include "transform/simplify.h"
 #include "transform/verify.h"
-#include "transform/warp_specialize.h"
-#include "transform/warp_specialize_attention.h"
+#include "transform/wgmma_waits.h"
 
 namespace tp {
 
@@ -39,34 +41,35 @@ const std::vector<Pass>& passes() {
         // Known float formulas (the exact GELU) to faster runtime routines, on the folded
         // constants; before lowering copies the T.Parallel bodies into per-thread code.
         {"math-idioms", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::math_idioms(f); }},
+        // A zeroed accumulator whose next use is a T.gemm: the gemm clears it (wgmma's scale-d),
+        // after simplify folded masks no iteration meets into zero fills.
+        {"fold-accumulator-clear", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::fold_accumulator_clear(f); }},
         // User-facing limits on the kernel as written, before lowering changes its shape.
         {"check-resources", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
              return transform::check_resources(*f, o.target, d) ? f : nullptr; }},
         // Element-wise kernels with a huge 1-D grid run several blocks per launched block, so
         // each thread keeps more loads in flight; decided on the tile-level IR it inspects.
         {"coarsen-blocks", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::coarsen_blocks(f); }},
-        // sm_90a: a whole FlashAttention forward becomes the tp::WsAttention template; on the
-        // tile-level IR it checks (constant shapes folded), before the GEMM planner or
-        // layout-inference claim its gemms.
-        {"warp-specialize-attention", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine&) {
-             return transform::warp_specialize_attention(f, o.target); }},
-        // sm_90a: a TMA + wgmma GEMM loop gets its consumer warpgroups (threads, FullRow warps)
-        // before layout-inference gives the accumulator the matching layout.
-        {"plan-warp-specialized", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
-             return transform::plan_warp_specialized(f, o.target, d); }},
         // Fragments to registers first: everything that touches them (T.Parallel loops, T.gemm,
         // T.reduce_*, fragment copies) needs their layout; gemm tiles get their swizzle here.
         {"layout-inference", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
              return transform::layout_inference(f, o.target, d); }},
+        // sm_90a: each wgmma group's wait as late as its operands allow, before the channels'
+        // windows are drawn from the statements that name a tile (the wait is the last).
+        {"wgmma-waits", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::wgmma_waits(f); }},
+        // sm_90a: global -> shared copies become TMA channels of a producer warpgroup; the
+        // user's threads become the consumers. After layout-inference lowered everything that
+        // touches fragments for the consumers' thread count, while the copies are tile ops.
+        {"producer-consumer", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
+             return transform::producer_consumer(f, o.target, d); }},
         // The remaining tile ops: tile copies into shared memory as cp.async template calls,
         // the rest as T.Parallel nests. Reads the swizzle chosen above.
         {"lower-tile-ops", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine& d) { return transform::lower_tile_ops(f, d); }},
-        // sm_90a: the planned loop becomes the producer/consumer ring over the lowered copies and
-        // gemm (so before pipeline-loops would multi-buffer them for cp.async).
-        {"warp-specialize", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine&) {
-             return transform::warp_specialize(f, o.target); }},
         // Multi-buffers the cp.async copies of T.Pipelined loops; emits its own waits and barriers.
         {"pipeline-loops", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine&) { return transform::pipeline_loops(f, o.target); }},
+        // Every pass that adds shared buffers has run: the laid-out total must fit the block.
+        {"check-shared-budget", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
+             return transform::check_shared_budget(*f, o.target, d) ? f : nullptr; }},
         // Barriers between whole T.Parallel steps and template calls, so before bind-threads
         // splits the steps up, and after the pipeline placed its own.
         {"insert-syncs", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::insert_syncs(f); }},

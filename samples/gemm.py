@@ -3,8 +3,10 @@
 # (num_stages buffers in flight), T.gemm runs mma.sync + ldmatrix on them, and the fp32
 # accumulator lives in registers (a fragment) until the one store at the end.
 # T.use_swizzle deals blocks out in panels so neighbouring blocks share tiles in L2.
-# The same file compiled for sm_90a (Hopper) becomes a warp-specialized kernel: TMA loads into
-# an mbarrier ring, wgmma on two consumer warpgroups, a TMA store (--arch sm_90a; inspect it).
+# The same file compiled for sm_90a (Hopper) becomes a warp-specialized kernel: a producer
+# warpgroup loads the tiles with TMA into mbarrier rings and the block's threads, the consumer
+# warpgroups, run wgmma, keeping one group in flight (--arch sm_90a; inspect it). The
+# "Hopper tiles" variant gives each of two warpgroups 64 x 256 of the tile.
 #
 # tileplay: kernel=matmul
 # tileplay: args M=4096 N=4096 K=4096
@@ -14,7 +16,7 @@
 # tileplay: baseline cublas.gemm
 # tileplay: baseline cublaslt.gemm
 # tileplay: baseline torch: A @ B
-# tileplay: variant Hopper tiles: block_M=128 block_N=256 block_K=64 num_stages=4
+# tileplay: variant Hopper tiles: block_M=128 block_N=256 block_K=64 num_stages=4 threads=256
 # tileplay: variant mma.sync: arch=sm_90
 import argparse
 

@@ -11,7 +11,7 @@
 # tileplay: baseline cublaslt.gemm_bias_gelu
 # tileplay: baseline torch.compile: gelu(A @ B + bias)
 # tileplay: baseline torch: gelu(A @ B + bias)
-# tileplay: variant Hopper tiles: block_M=128 block_N=256 block_K=64 num_stages=4
+# tileplay: variant Hopper tiles: block_M=128 block_N=256 block_K=64 num_stages=4 threads=256
 import argparse
 
 import tilelang

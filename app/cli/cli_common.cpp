@@ -23,13 +23,13 @@ bool read_file(const std::string& path, std::string& out) {
     return true;
 }
 
-bool parse_defines(const std::vector<std::string>& raw, std::vector<std::pair<std::string, std::string>>& out) {
+bool parse_defines(const std::vector<std::string>& raw, std::vector<std::pair<std::string, std::string>>& out, bool dotted) {
     bool ok = true;
     for (const auto& d : raw) {
         size_t eq = d.find('=');
         bool valid = eq != std::string::npos && eq > 0;
         for (size_t i = 0; valid && i < eq; ++i)
-            valid = isalnum(static_cast<unsigned char>(d[i])) || d[i] == '_';
+            valid = isalnum(static_cast<unsigned char>(d[i])) || d[i] == '_' || (dotted && d[i] == '.');
         if (!valid) {
             tp::Diagnostic diag;
             diag.kind = tp::DiagKind::BadDefine;

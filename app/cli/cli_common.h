@@ -34,7 +34,8 @@ void add_tune_command(CLI::App& app, int& exit_code);
 bool read_file(const std::string& path, std::string& out);
 
 // Splits "-D NAME=VALUE" strings; reports BadDefine-style usage errors on stderr.
-bool parse_defines(const std::vector<std::string>& raw, std::vector<std::pair<std::string, std::string>>& out);
+// `dotted`: names may hold dots (pass-config keys such as tl.disable_warp_specialized).
+bool parse_defines(const std::vector<std::string>& raw, std::vector<std::pair<std::string, std::string>>& out, bool dotted = false);
 
 // Builds a CompileRequest for FILE with -D values, using the sample header's `args` (or
 // `cpu-args` when cpu is true) as fallbacks for parameters the user did not give.

@@ -19,7 +19,7 @@ namespace {
 struct BenchArgs {
     std::string file, suite, kernel;
     std::string arch = "auto";  // sm_90a on an H100/H200 takes the wgmma path
-    std::vector<std::string> defines, baselines;
+    std::vector<std::string> defines, baselines, pass_configs;
     bool json = false, no_flush = false, no_check = false;
     std::string json_out;  // also write the JSON report here while printing the table
     std::string markdown;  // and the Markdown table here
@@ -85,6 +85,7 @@ tp::Json bench_job(tp::WorkerClient& client, const BenchJob& job, const BenchArg
         if (!given) ls.defines.emplace_back(k, v);
     }
     ls.fallback_defines = h.args;
+    parse_defines(a.pass_configs, ls.pass_configs, true);
     tp::WorkerReply lr = client.load(ls);
     if (!lr.ok) {
         rec["error"] = lr.error;
@@ -211,6 +212,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     cmd->add_option("-k,--kernel", a->kernel, "kernel factory (default: the header's, else the first)");
     cmd->add_option("--arch", a->arch, "target (auto: the GPU's, sm_90a on Hopper)")->capture_default_str();
     cmd->add_option("-D", a->defines, "NAME=VALUE for a kernel parameter")->allow_extra_args(false);
+    cmd->add_option("--pass-config", a->pass_configs, "TileLang pass config KEY=VALUE, e.g. tl.disable_warp_specialized=true")->allow_extra_args(false);
     cmd->add_option("--baseline", a->baselines,
                     "peer: cublas.gemm, cublaslt.gemm, cublaslt.gemm_bias_gelu, 'torch: EXPR', 'torch[sdpa=cudnn]: EXPR', "
                     "'torch.compile: EXPR', 'torch.compile[max-autotune]: EXPR'");

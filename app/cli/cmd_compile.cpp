@@ -14,7 +14,7 @@ namespace {
 struct CompileOptions {
     std::string file;
     std::string kernel;
-    std::vector<std::string> defines;
+    std::vector<std::string> defines, pass_configs;
     std::string arch = "sm_90";
     std::string emit = "cuda";
     std::string output;
@@ -126,6 +126,7 @@ int run_compile(const CompileOptions& o) {
     req.print_after_all = o.print_after_all;
     req.lineinfo = !o.no_lineinfo;
     req.fast_math = o.fast_math;
+    if (!parse_defines(o.pass_configs, req.pass_configs, true)) return kUsage;
     tp::CompileResult r = tp::compile(req);
 
     if (o.time_passes) print_timings(r);
@@ -168,6 +169,7 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     sub->add_option("file", opts->file, "TileLang .py file")->required();
     sub->add_option("-k,--kernel", opts->kernel, "kernel factory to compile (default: the sample header's or the first)");
     sub->add_option("-D,--define", opts->defines, "factory parameter NAME=VALUE (int, float, bool, dtype, string)");
+    sub->add_option("--pass-config", opts->pass_configs, "TileLang pass config KEY=VALUE, e.g. tl.disable_warp_specialized=true");
     sub->add_option("--arch", opts->arch, "target: sm_75, sm_80, sm_86, sm_89, sm_90, sm_90a")->capture_default_str();
     sub->add_option("--emit", opts->emit, "stage to print: ast, ir, lowered, cuda, ptx, cubin")->capture_default_str();
     sub->add_option("-o,--output", opts->output, "write the stage to this file");

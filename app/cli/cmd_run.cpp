@@ -17,7 +17,7 @@ namespace {
 
 struct RunOptions {
     std::string file, kernel, device = "auto", arch = "auto", save_inputs, load_inputs, save_outputs;
-    std::vector<std::string> defines;
+    std::vector<std::string> defines, pass_configs;
     uint64_t seed = 0;
     int threads = 0;
     bool check = false, json = false;
@@ -86,6 +86,7 @@ int run_gpu(const RunOptions& o, const std::vector<std::pair<std::string, std::s
     ls.defines = defs;
     ls.fallback_defines = h.args;
     ls.target = o.arch;
+    parse_defines(o.pass_configs, ls.pass_configs, true);
     tp::WorkerReply lr = client.load(ls);
     if (!lr.ok) {
         std::cerr << "tilec run: the GPU worker could not load the kernel (" << lr.kind << "): " << lr.error << "\n";
@@ -255,6 +256,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     sub->add_option("file", o->file, "TileLang .py file")->required();
     sub->add_option("-k,--kernel", o->kernel, "kernel factory (default: the sample header's or the first)");
     sub->add_option("-D,--define", o->defines, "factory parameter NAME=VALUE (defaults: the header's cpu-args / args)");
+    sub->add_option("--pass-config", o->pass_configs, "TileLang pass config KEY=VALUE, e.g. tl.disable_warp_specialized=true");
     sub->add_option("--device", o->device, "cpu, gpu or auto (GPU when there is one)")->check(CLI::IsMember({"cpu", "gpu", "auto"}))->capture_default_str();
     sub->add_option("--arch", o->arch, "target (auto: the GPU's, sm_90a on Hopper; sm_90a without a GPU)")
         ->check(CLI::IsMember([] {

@@ -67,6 +67,10 @@ void IRVisitor::visit_SwizzleOp(const SwizzleOpNode&, const Stmt&) {}
 void IRVisitor::visit_LayoutAnnotationOp(const LayoutAnnotationOpNode& n, const Stmt&) {
     for (const auto& [b, _] : n.layouts) visit_buffer(b);
 }
+void IRVisitor::visit_WarpRoles(const WarpRolesNode& n, const Stmt&) {
+    visit(n.producer);
+    visit(n.consumer);
+}
 
 // ------------------------------------------------------------------------------ mutator
 bool IRMutator::mutate_exprs(const std::vector<Expr>& in, std::vector<Expr>& out) {
@@ -267,6 +271,11 @@ Stmt IRMutator::visit_LayoutAnnotationOp(const LayoutAnnotationOpNode& n, const 
     }
     if (!changed) return s;
     return std::make_shared<LayoutAnnotationOpNode>(std::move(l), n.span);
+}
+Stmt IRMutator::visit_WarpRoles(const WarpRolesNode& n, const Stmt& s) {
+    Stmt p = mutate(n.producer), c = mutate(n.consumer);
+    if (p == n.producer && c == n.consumer) return s;
+    return std::make_shared<WarpRolesNode>(n.consumer_threads, n.producer_threads, n.consumer_regs, n.producer_regs, p, c, n.span);
 }
 
 PrimFuncPtr mutate_func(const PrimFuncPtr& f, IRMutator& m) {

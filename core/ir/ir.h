@@ -302,6 +302,19 @@ struct LayoutAnnotationOpNode : StmtNode {
     std::vector<std::pair<Buffer, std::string>> layouts;
     explicit LayoutAnnotationOpNode(std::vector<std::pair<Buffer, std::string>> l, Span s = {}) : StmtNode(Kind, s), layouts(std::move(l)) {}
 };
+// Producer/consumer warp specialisation (transform/warp_specialize): threads
+// [0, consumer_threads) run `consumer`, the producer_threads after them run `producer`, each
+// branch first resizing its registers with setmaxnreg (0: leave them). Only passes make it;
+// codegen emits one if/else on the thread index, the form setmaxnreg needs.
+struct WarpRolesNode : StmtNode {
+    TP_IR_NODE(WarpRoles)
+    int64_t consumer_threads = 0, producer_threads = 0;
+    int consumer_regs = 0, producer_regs = 0;
+    Stmt producer, consumer;
+    WarpRolesNode(int64_t ct, int64_t pt, int cr, int pr, Stmt p, Stmt c, Span s = {})
+        : StmtNode(Kind, s), consumer_threads(ct), producer_threads(pt), consumer_regs(cr), producer_regs(pr),
+          producer(std::move(p)), consumer(std::move(c)) {}
+};
 #undef TP_IR_NODE
 
 // --------------------------------------------------------------------------- function

@@ -222,6 +222,15 @@ public:
                 line(indent, "T.annotate_layout({" + t + "})");
                 return;
             }
+            case NodeKind::WarpRoles: {
+                auto& n = static_cast<const WarpRolesNode&>(*s);
+                auto regs = [](int r) { return r ? ", regs=" + std::to_string(r) : std::string(); };
+                line(indent, "with T.ws_producer(threads=" + std::to_string(n.producer_threads) + regs(n.producer_regs) + "):");
+                body(n.producer, indent + 1);
+                line(indent, "with T.ws_consumer(threads=" + std::to_string(n.consumer_threads) + regs(n.consumer_regs) + "):");
+                body(n.consumer, indent + 1);
+                return;
+            }
             default: line(indent, std::string("<") + node_kind_name(s->kind) + ">"); return;
         }
     }

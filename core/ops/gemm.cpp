@@ -83,17 +83,24 @@ WgmmaPlan plan_wgmma(const GemmOpNode& g, const Target& target, int64_t threads)
     if (!s) return fail(why);
     if (s->k % 16 != 0) return fail("wgmma steps K by 16; K is " + std::to_string(s->k));
     if (threads % 128 != 0) return fail("wgmma runs on whole warpgroups of 128 threads; the block has " + std::to_string(threads));
-    const int64_t warps = threads / 32;
-    if (s->m % 64 != 0) return fail("each warpgroup multiplies 64 rows; block M is " + std::to_string(s->m));
-    const int64_t wm = s->m / 16;  // one warp per 16 rows
-    if (wm > warps || warps % wm != 0)
-        return fail("every warp owns 16 rows of C under wgmma: M = " + std::to_string(s->m) + " needs " + std::to_string(wm) +
-                    " warps (or a multiple), the block has " + std::to_string(warps));
-    p.warps_m = static_cast<int>(wm);
-    p.warps_n = static_cast<int>(warps / wm);
-    if (s->n % p.warps_n != 0 || (s->n / p.warps_n) % 8 != 0 || s->n / p.warps_n > 256)
-        return fail("each warpgroup's N would be " + std::to_string(s->n) + " / " + std::to_string(p.warps_n) +
-                    "; wgmma wants a multiple of 8 up to 256");
+    // Warpgroups along M first (wgmma's 64-row granularity makes M the natural split), each
+    // with as many 64-row blocks as it takes; then along N, at most 256 columns each.
+    const int64_t groups = threads / 128;
+    int64_t wg_m = 0;
+    for (int64_t m = groups; m >= 1 && !wg_m; --m) {
+        if (groups % m != 0 || s->m % (64 * m) != 0) continue;
+        int64_t wg_n = groups / m;
+        if (p.rs && wg_n != 1) continue;
+        if (s->n % wg_n == 0 && (s->n / wg_n) % 8 == 0 && s->n / wg_n <= 256) wg_m = m;
+    }
+    if (!wg_m) {
+        if (s->m % 64 != 0) return fail("each warpgroup multiplies blocks of 64 rows; block M is " + std::to_string(s->m));
+        return fail("no split of " + std::to_string(groups) + " warpgroup(s) gives each a multiple of 64 rows and 8 to 256 columns of the " +
+                    std::to_string(s->m) + "x" + std::to_string(s->n) + " tile" + (p.rs ? " with whole rows of A in registers" : ""));
+    }
+    p.warps_m = static_cast<int>(4 * wg_m);
+    p.warps_n = static_cast<int>(groups / wg_m);
+    p.m_blocks = static_cast<int>(s->m / (64 * wg_m));
     p.wn = s->n / p.warps_n;
     if (p.rs && p.warps_n != 1) return fail("A in registers needs every warp to own whole rows of C (one warpgroup column)");
     if (!p.rs) {

@@ -27,7 +27,11 @@ struct WgmmaPlan {
     bool ok = false;
     std::string why;          // why not, for the remark
     bool rs = false;          // A from registers (RS form) rather than shared memory (SS)
-    int warps_m = 0, warps_n = 0;  // accumulator partition: 16 rows per warp, 64 per warpgroup
+    // Accumulator partition: warpgroups wg_m x wg_n with warps_m = 4 * wg_m; each warpgroup
+    // owns m_blocks blocks of 64 rows (interleaved with the other warpgroups' when more than
+    // one: tp::AccLayout's INTERLEAVE) and wn columns.
+    int warps_m = 0, warps_n = 0;
+    int m_blocks = 1;
     int a_swizzle = 0, b_swizzle = 0;  // tp::SmemTile layout code each shared tile needs: 1 rows, 2 panels
     int64_t wn = 0;           // N of each warpgroup's instruction (m64 x wn x k16)
 };

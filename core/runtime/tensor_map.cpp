@@ -1,5 +1,5 @@
 // tensor_map_request / encode_tensor_map (see tensor_map.h). Enum values are the driver's
-// (cuda.h is never included): CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6, FLOAT32 = 7, BFLOAT16 = 9;
+// (cuda.h is never included): CU_TENSOR_MAP_DATA_TYPE_UINT8/16/32/64 = 0/1/2/4, FLOAT16 = 6, FLOAT32 = 7, BFLOAT16 = 9;
 // CU_TENSOR_MAP_SWIZZLE_NONE/32B/64B/128B = 0/1/2/3; L2_PROMOTION_L2_256B = 3.
 #include "runtime/tensor_map.h"
 
@@ -12,9 +12,15 @@ namespace tp::runtime {
 TensorMapRequest tensor_map_request(ir::DataType dtype, const std::vector<int64_t>& shape, const std::vector<int64_t>& box,
                                     int swizzle_bytes) {
     TensorMapRequest r;
+    // Other element types move as raw bits of their width (UINT8/16/32/64 = 0/1/2/4): TMA
+    // converts nothing, and its zero fill past the edges is 0 in every type.
     if (dtype == ir::DataType::float16()) r.dtype = 6;
     else if (dtype == ir::DataType::bfloat16()) r.dtype = 9;
     else if (dtype == ir::DataType::float32()) r.dtype = 7;
+    else if (dtype.lanes == 1 && dtype.bytes() == 1) r.dtype = 0;
+    else if (dtype.lanes == 1 && dtype.bytes() == 2) r.dtype = 1;
+    else if (dtype.lanes == 1 && dtype.bytes() == 4) r.dtype = 2;
+    else if (dtype.lanes == 1 && dtype.bytes() == 8) r.dtype = 4;
     else throw std::invalid_argument("a TMA tensor map of " + dtype.name() + " elements is not supported");
     if (shape.empty() || shape.size() > 5 || box.size() != shape.size())
         throw std::invalid_argument("a TMA tensor map needs a box of the tensor's rank (1 to 5)");

@@ -45,6 +45,20 @@ protected:
         return std::make_shared<KernelLaunchNode>(n.grid, n.block_vars, threads, thread_vars, body, n.span);
     }
 
+    // The consumers of a warp-specialized kernel deal parallel loops among their own threads
+    // (the first consumer_threads of a one-dimensional block); the producer has none.
+    Stmt visit_WarpRoles(const WarpRolesNode& n, const Stmt& s) override {
+        auto saved_threads = threads;
+        int64_t saved_num = num_threads;
+        threads = {n.consumer_threads};
+        num_threads = n.consumer_threads;
+        Stmt c = mutate(n.consumer);
+        threads = saved_threads;
+        num_threads = saved_num;
+        if (c == n.consumer) return s;
+        return std::make_shared<WarpRolesNode>(n.consumer_threads, n.producer_threads, n.consumer_regs, n.producer_regs, n.producer, c, n.span);
+    }
+
     Stmt visit_For(const ForNode& n, const Stmt& s) override {
         if (n.for_kind != ForKind::Parallel || num_threads == 0) return IRMutator::visit_For(n, s);
         std::vector<const ForNode*> nest = {&n};

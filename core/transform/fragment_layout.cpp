@@ -17,7 +17,7 @@ Expr mod(Expr a, int64_t b) { return make_binary(BinaryOp::FloorMod, std::move(a
 std::string FragLayout::describe() const {
     switch (kind) {
         case Acc: return "mma accumulator " + std::to_string(bm) + "x" + std::to_string(bn) + " on " +
-                         std::to_string(warps_m) + "x" + std::to_string(warps_n) + " warps";
+                         std::to_string(warps_m) + "x" + std::to_string(warps_n) + " warps" + (interleave ? " (interleaved rows)" : "");
         case Row: return "rows of a " + std::to_string(bm) + "-row accumulator on " + std::to_string(warps_m) + " warp rows";
         case Col: return "columns of a " + std::to_string(bn) + "-column accumulator on " + std::to_string(warps_n) + " warp columns";
         case Striped: return "striped over " + std::to_string(threads) + " threads" +
@@ -27,10 +27,17 @@ std::string FragLayout::describe() const {
     }
 }
 
-// row = warp_m*WM + (i / (NT*4))*16 + lane/4 + 8*((i%4)/2), warp_m = (tid/32) % WARPS_M
+// The first row of m16 tile `mt` of the thread's warp: warp_m*WM + mt*16, or interleaved
+// warp_m*16 + mt*16*WARPS_M (tp::AccLayout::tile_row).
+static Expr tile_row(const FragLayout& l, const Expr& tid, const Expr& mt) {
+    Expr warp_m = mod(div(tid, 32), l.warps_m);
+    if (l.interleave) return add(mul(warp_m, I(16)), mul(mt, I(16 * int64_t(l.warps_m))));
+    return add(mul(warp_m, I(l.wm())), mul(mt, I(16)));
+}
+
+// row = tile_row(warp, i / (NT*4)) + lane/4 + 8*((i%4)/2), warp_m = (tid/32) % WARPS_M
 Expr FragLayout::acc_row(const Expr& tid, const Expr& i) const {
-    Expr warp_m = mod(div(tid, 32), warps_m);
-    Expr r = add(mul(warp_m, I(wm())), mul(div(i, int64_t(nt()) * 4), I(16)));
+    Expr r = tile_row(*this, tid, div(i, int64_t(nt()) * 4));
     r = add(r, div(mod(tid, 32), 4));
     return add(r, mul(I(8), div(mod(i, 4), 2)));
 }
@@ -42,8 +49,7 @@ Expr FragLayout::acc_col(const Expr& tid, const Expr& i) const {
     return add(c, mod(i, 2));
 }
 Expr FragLayout::slot_row(const Expr& tid, const Expr& s) const {
-    Expr warp_m = mod(div(tid, 32), warps_m);
-    Expr r = add(mul(warp_m, I(wm())), mul(div(s, 2), I(16)));
+    Expr r = tile_row(*this, tid, div(s, 2));
     return add(add(r, div(mod(tid, 32), 4)), mul(I(8), mod(s, 2)));
 }
 Expr FragLayout::slot_col(const Expr& tid, const Expr& s) const {

@@ -2,6 +2,7 @@
 // which element, as IR expressions, mirroring tp::AccLayout in runtime/tp_layout.cuh so
 // lowered T.Parallel loops and the Tensor-Core templates agree on every element's owner.
 //   Acc:     the mma.sync m16n8 accumulator of a BM x BN tile on WARPS_M x WARPS_N warps
+//            (interleaved m16 tiles for wgmma's 64-row blocks, as tp::AccLayout's INTERLEAVE)
 //   Row:     one value per row of such a tile (reduce over dim=1), replicated in the threads
 //            that own the row; Col: the same per column (reduce over dim=0)
 //   Striped: any other fragment: element e (row-major) lives in thread (e / V) % T at slot
@@ -22,6 +23,7 @@ namespace tp::transform {
 struct FragLayout {
     enum Kind { None, Acc, Row, Col, Striped, Replicated } kind = None;
     int bm = 0, bn = 0, warps_m = 1, warps_n = 1;  // Acc / Row / Col: the accumulator tile
+    bool interleave = false;                       // m16 tiles 16 * warps_m rows apart (wgmma)
     int64_t elems = 0;                             // Striped / Replicated: elements of the fragment
     int64_t threads = 0;
     int64_t vec = 1;                               // Striped: V, contiguous elements per run
@@ -43,12 +45,12 @@ struct FragLayout {
     // `tp::AccLayout<BM, BN, WARPS_M, WARPS_N>` for the templates.
     std::string acc_type() const {
         return "tp::AccLayout<" + std::to_string(bm) + ", " + std::to_string(bn) + ", " + std::to_string(warps_m) +
-               ", " + std::to_string(warps_n) + ">";
+               ", " + std::to_string(warps_n) + (interleave ? ", true>" : ">");
     }
-    bool same_rows(const FragLayout& o) const { return bm == o.bm && warps_m == o.warps_m; }
+    bool same_rows(const FragLayout& o) const { return bm == o.bm && warps_m == o.warps_m && interleave == o.interleave; }
     bool same_cols(const FragLayout& o) const { return bn == o.bn && warps_n == o.warps_n; }
     bool operator==(const FragLayout& o) const {
-        return kind == o.kind && bm == o.bm && bn == o.bn && warps_m == o.warps_m && warps_n == o.warps_n &&
+        return kind == o.kind && bm == o.bm && bn == o.bn && warps_m == o.warps_m && warps_n == o.warps_n && interleave == o.interleave &&
                elems == o.elems && threads == o.threads && vec == o.vec;
     }
     std::string describe() const;

@@ -26,7 +26,9 @@ struct Effects : IRVisitor {
     }
     void visit_Call(const CallNode& n, const Expr& e) override {
         if (n.op == "__syncthreads") barrier = true;
-        if (n.op == "tp.call_async") return;  // published by the pipeline's wait + barrier
+        // cp.async copies are published by the pipeline's wait + barrier; mbarrier and TMA
+        // calls of a warp-specialized kernel synchronise through their barriers.
+        if (n.op == "tp.call_async" || n.op == "tp.sync_call") return;
         if (n.op == "tp.addr_w" || n.op == "atomic_add") {
             if (auto* l = n.args.empty() ? nullptr : n.args[0]->as<BufferLoadNode>()) {
                 if (l->buffer->scope == Scope::Shared) writes.insert(l->buffer.get());
@@ -62,7 +64,7 @@ struct HasNestedSteps : IRVisitor {
         IRVisitor::visit_For(n, s);
     }
     void visit_Call(const CallNode& n, const Expr& e) override {
-        found |= n.op == "tp.call" || n.op == "tp.call_async";
+        found |= n.op == "tp.call" || n.op == "tp.call_async" || n.op == "tp.async_call";
         IRVisitor::visit_Call(n, e);
     }
 };
@@ -161,6 +163,16 @@ public:
             return std::make_shared<LetStmtNode>(l->var, l->value, process(l->body, st), l->span);
         }
         if (auto* a = s->as<AllocateNode>()) return std::make_shared<AllocateNode>(a->buffer, a->init, process(a->body, st), a->span);
+        if (auto* w = s->as<WarpRolesNode>()) {
+            // The producer only issues TMA loads on mbarriers; the consumers' barriers (emitted
+            // as __syncthreads, named barriers over their threads in codegen) start afresh
+            // after the block barrier that precedes the split.
+            State consumer;
+            Stmt c = process(w->consumer, consumer);
+            st.merge(consumer);
+            return std::make_shared<WarpRolesNode>(w->consumer_threads, w->producer_threads, w->consumer_regs, w->producer_regs,
+                                                   w->producer, c, w->span);
+        }
         if (auto* k = s->as<KernelLaunchNode>()) {
             for (const auto& v : k->thread_vars) thread_vars.insert(v.get());
             return std::make_shared<KernelLaunchNode>(k->grid, k->block_vars, k->threads, k->thread_vars, process(k->body, st), k->span);

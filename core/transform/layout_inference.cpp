@@ -145,12 +145,13 @@ public:
             if (wgmma)
                 if (auto it = wgmma->find(g); it != wgmma->end()) plan = &it->second;
             if (plan) {
-                // wgmma: every warp 16 whole rows of its warpgroup's 64 (ops::plan_wgmma).
+                // wgmma: every warp 16 rows of each of its warpgroup's 64-row blocks (ops::plan_wgmma).
                 acc.kind = FragLayout::Acc;
                 acc.bm = static_cast<int>(cs[0]);
                 acc.bn = static_cast<int>(cs[1]);
                 acc.warps_m = plan->warps_m;
                 acc.warps_n = plan->warps_n;
+                acc.interleave = plan->m_blocks > 1;
                 acc.threads = c.threads;
             } else if (!acc_for(cs[0], cs[1], g->policy, acc)) {
                 diags.report(DiagKind::NotYetLowered, g->span,

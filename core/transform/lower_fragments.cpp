@@ -33,6 +33,7 @@ Stmt FragLowerer::visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) {
     Stmt body = mutate(n.body);
     if (scratch) body = std::make_shared<AllocateNode>(scratch, nullptr, body, n.span);
     for (const auto& t : print_tiles) body = std::make_shared<AllocateNode>(t, nullptr, body, n.span);
+    for (const auto& t : packed_operands) body = std::make_shared<AllocateNode>(t, nullptr, body, n.span);
     if (body == n.body && tv.size() == n.thread_vars.size()) return s;
     return std::make_shared<KernelLaunchNode>(n.grid, n.block_vars, th, tv, body, n.span);
 }
@@ -123,6 +124,36 @@ std::set<const BufferNode*> swizzled_tiles(const PrimFunc& f) {
     return sw;
 }
 
+// Fragments read only as the A operand of RS wgmma gemms and written only by whole-fragment
+// copies from float32 fragments: they can live as packed 16-bit pairs.
+std::set<const BufferNode*> packed_operand_fragments(const PrimFunc& f, const std::map<const GemmOpNode*, ops::WgmmaPlan>& wgmma) {
+    std::set<const BufferNode*> cand;
+    for (const auto& [g, p] : wgmma)
+        if (p.rs && (g->A.buffer->dtype == DataType::float16() || g->A.buffer->dtype == DataType::bfloat16())) cand.insert(g->A.buffer.get());
+    struct Uses : IRVisitor {
+        std::set<const BufferNode*>* cand;
+        const std::map<const GemmOpNode*, ops::WgmmaPlan>* wgmma;
+        void drop(const Buffer& b) { cand->erase(b.get()); }
+        void visit_GemmOp(const GemmOpNode& n, const Stmt&) override {
+            if (!wgmma->count(&n) || !wgmma->at(&n).rs) drop(n.A.buffer);
+            drop(n.B.buffer);
+            drop(n.C.buffer);
+        }
+        void visit_CopyOp(const CopyOpNode& n, const Stmt&) override {
+            bool conversion = n.src.buffer->scope == Scope::Fragment && n.src.buffer->dtype == DataType::float32() &&
+                              whole_buffer(n.src) && whole_buffer(n.dst);
+            if (!conversion) drop(n.dst.buffer);
+            drop(n.src.buffer);
+        }
+        void visit_buffer(const Buffer& b) override { drop(b); }  // any other use
+        void visit_Allocate(const AllocateNode& n, const Stmt&) override { visit(n.body); }
+    } u;
+    u.cand = &cand;
+    u.wgmma = &wgmma;
+    u.visit(f.body);
+    return cand;
+}
+
 }  // namespace
 
 PrimFuncPtr layout_inference(const PrimFuncPtr& func, const Target& target, DiagnosticEngine& diags) {
@@ -130,6 +161,7 @@ PrimFuncPtr layout_inference(const PrimFuncPtr& func, const Target& target, Diag
     FragLowerer l(diags);
     l.wgmma = plan_wgmma_gemms(*func, target, diags);
     l.layouts = infer_fragment_layouts(*func, diags, &l.wgmma);
+    l.packed = packed_operand_fragments(*func, l.wgmma);
     if (diags.error_count() != before) return nullptr;
     // Collect fragment and gemm-tile buffers from their allocations.
     struct Allocs : IRVisitor {
@@ -156,6 +188,11 @@ PrimFuncPtr layout_inference(const PrimFuncPtr& func, const Target& target, Diag
             }
             const FragLayout& fl = it->second;
             auto nb = std::make_shared<BufferNode>(b->name, b->dtype, std::vector<Expr>{int_imm(fl.local_size())}, Scope::Local, b->span);
+            if (l.packed.count(b.get()) && fl.local_size() % 2 == 0)
+                nb = std::make_shared<BufferNode>(b->name, DataType(DataType::UInt, 32), std::vector<Expr>{int_imm(fl.local_size() / 2)},
+                                                  Scope::Local, b->span);
+            else
+                l.packed.erase(b.get());
             l.replaced[b.get()] = nb;
         } else if (auto w = wgmma_tiles.find(b.get()); w != wgmma_tiles.end()) {
             auto nb = std::make_shared<BufferNode>(*b);

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,12 @@ public:
     // T.print of a fragment: staged through a shared tile of the same shape, which the code
     // generator prints row-major from one thread (the same text the CPU interpreter gives).
     std::vector<Buffer> print_tiles;
+    // Registers an RS wgmma's packed A operand occupies while its group runs (one per gemm).
+    std::vector<Buffer> packed_operands;
+    // 16-bit fragments kept as packed pairs (uint32 words): read only as RS wgmma operands and
+    // written only by conversions from float fragments, so the operand needs no packing at
+    // issue time and no conversion happens inside the group's pipeline stage.
+    std::set<const BufferNode*> packed;
     Stmt visit_PrintOp(const PrintOpNode& n, const Stmt& s) override;
     Stmt visit_GemmOp(const GemmOpNode& n, const Stmt& s) override;
     Stmt wgmma_gemm(const GemmOpNode& n, const ops::WgmmaPlan& p, const FragLayout& c);

@@ -55,6 +55,16 @@ Stmt FragLowerer::visit_CopyOp(const CopyOpNode& n, const Stmt& s) {
     const FragLayout* dl = df ? layout_of(n.dst.buffer) : nullptr;
     if (sf && df && sl && dl && *sl == *dl && whole_buffer(n.src) && whole_buffer(n.dst)) {
         Buffer sb = local_of(n.src.buffer), db = local_of(n.dst.buffer);
+        // float -> packed f16 / bf16 pairs of an RS wgmma operand (see FragLowerer::packed).
+        if (packed.count(n.dst.buffer.get()) && sb->dtype == DataType::float32())
+            return device_call("tp::frag_pack_pairs<" + std::to_string(sl->local_size()) + ", " + n.dst.buffer->dtype.cuda_name() + ">",
+                               {buffer_addr(sb, {int_imm(0)}, false, n.span), buffer_addr(db, {int_imm(0)}, true, n.span)}, n.span);
+        // float -> f16 / bf16 in pairs: one conversion instruction per two elements.
+        bool pairs = sb->dtype == DataType::float32() && (db->dtype == DataType::float16() || db->dtype == DataType::bfloat16()) &&
+                     sl->local_size() % 2 == 0;
+        if (pairs)
+            return device_call("tp::frag_cvt_pairs<" + std::to_string(sl->local_size()) + ", " + db->dtype.cuda_name() + ">",
+                               {buffer_addr(sb, {int_imm(0)}, false, n.span), buffer_addr(db, {int_imm(0)}, true, n.span)}, n.span);
         return local_loop(sl->local_size(), "tp_f", [&](const Expr& i) -> Stmt {
             Expr v = make_cast(db->dtype, std::make_shared<BufferLoadNode>(sb, std::vector<Expr>{i}, n.span), n.span);
             return std::make_shared<BufferStoreNode>(db, std::vector<Expr>{i}, v, n.span);
@@ -111,10 +121,14 @@ Stmt FragLowerer::visit_PrintOp(const PrintOpNode& n, const Stmt& s) {
     return make_seq({copy, std::make_shared<PrintOpNode>(Buffer(tile), n.msg, n.span)}, n.span);
 }
 
-// sm_90a: one warpgroup-wide wgmma per warpgroup and k16 step (tp::gemm_wgmma_ss / _rs), on
-// the partition and tile layouts ops::plan_wgmma chose and layout_inference applied.
+// sm_90a: one warpgroup-wide wgmma per warpgroup, 64-row block and k16 step (tp::gemm_wgmma_ss
+// / _rs), on the partition and tile layouts ops::plan_wgmma chose and layout_inference applied.
+// Two statements: the issue (tp.async_call), which commits one wgmma group, and its wait
+// (tp.async_wait), which names everything the group still reads or writes: the accumulator,
+// the packed A registers (RS) or the A tile (SS), and the B tile. wgmma_waits moves the wait
+// as late as those allow.
 Stmt FragLowerer::wgmma_gemm(const GemmOpNode& n, const ops::WgmmaPlan& p, const FragLayout& cl) {
-    if (cl.warps_m != p.warps_m || cl.warps_n != p.warps_n) {
+    if (cl.warps_m != p.warps_m || cl.warps_n != p.warps_n || cl.interleave != (p.m_blocks > 1)) {
         fail("T.gemm whose accumulator has another layout than its wgmma plan (" + cl.describe() + ")", n.span);
         return nullptr;
     }
@@ -125,21 +139,34 @@ Stmt FragLowerer::wgmma_gemm(const GemmOpNode& n, const ops::WgmmaPlan& p, const
     std::string dims = std::to_string(shape->m) + ", " + std::to_string(shape->n) + ", " + std::to_string(shape->k) + ", " +
                        std::to_string(p.warps_m) + ", " + std::to_string(p.warps_n) + ", ";
     std::vector<Stmt> out;
-    if (n.clear_accum)
-        out.push_back(local_loop(cl.local_size(), "tp_f", [&](const Expr& i) -> Stmt {
-            return std::make_shared<BufferStoreNode>(c, std::vector<Expr>{i}, float_imm(0.0), n.span);
-        }, n.span));
+    // clear_accum: the first k step overwrites the accumulator (scale-d = 0).
+    const std::string zero = n.clear_accum ? ", true>" : ">";
     Expr caddr = buffer_addr(c, {int_imm(0)}, true, n.span), baddr = buffer_addr(b, {int_imm(0), int_imm(0)}, false, n.span);
+    std::vector<Expr> args, in_flight = {caddr, baddr};
     std::string fn;
-    Expr aaddr;
-    if (p.rs) {
-        fn = "tp::gemm_wgmma_rs<" + dims + cuda_bool(n.transpose_B) + ", " + T + ", " + local_of(n.A.buffer)->dtype.cuda_name() + ">";
-        aaddr = buffer_addr(local_of(n.A.buffer), {int_imm(0)}, false, n.span);
+    if (p.rs && packed.count(n.A.buffer.get())) {
+        fn = "tp::gemm_wgmma_rs_packed<" + dims + cuda_bool(n.transpose_B) + ", " + T + zero;
+        Expr aaddr = buffer_addr(local_of(n.A.buffer), {int_imm(0)}, false, n.span);
+        args = {aaddr, baddr, caddr, tid};
+        in_flight.push_back(aaddr);
+    } else if (p.rs) {
+        fn = "tp::gemm_wgmma_rs<" + dims + cuda_bool(n.transpose_B) + ", " + T + ", " + local_of(n.A.buffer)->dtype.cuda_name() + zero;
+        auto packed = std::make_shared<BufferNode>("tp_packed", DataType(DataType::UInt, 32),
+                                                   std::vector<Expr>{int_imm(p.m_blocks * shape->k / 4)}, Scope::Local, n.span);
+        packed_operands.push_back(packed);
+        Expr paddr = buffer_addr(packed, {int_imm(0)}, true, n.span);
+        args = {buffer_addr(local_of(n.A.buffer), {int_imm(0)}, false, n.span), baddr, caddr, paddr, tid};
+        in_flight.push_back(paddr);
     } else {
-        fn = "tp::gemm_wgmma_ss<" + dims + cuda_bool(n.transpose_A) + ", " + cuda_bool(n.transpose_B) + ", " + T + ">";
-        aaddr = buffer_addr(mutate_buffer(n.A.buffer), {int_imm(0), int_imm(0)}, false, n.span);
+        fn = "tp::gemm_wgmma_ss<" + dims + cuda_bool(n.transpose_A) + ", " + cuda_bool(n.transpose_B) + ", " + T + zero;
+        Expr aaddr = buffer_addr(mutate_buffer(n.A.buffer), {int_imm(0), int_imm(0)}, false, n.span);
+        args = {aaddr, baddr, caddr, tid};
+        in_flight.push_back(aaddr);
     }
-    out.push_back(device_call(fn, {aaddr, baddr, caddr, tid}, n.span));
+    args.insert(args.begin(), std::make_shared<StringImmNode>(fn, n.span));
+    out.push_back(std::make_shared<EvaluateNode>(make_call("tp.async_call", args, DataType::void_(), n.span), n.span));
+    in_flight.insert(in_flight.begin(), int_imm(0));
+    out.push_back(std::make_shared<EvaluateNode>(make_call("tp.async_wait", in_flight, DataType::void_(), n.span), n.span));
     return make_seq(out, n.span);
 }
 

@@ -67,6 +67,15 @@ protected:
         if (body == n.body) return s;
         return std::make_shared<KernelLaunchNode>(n.grid, n.block_vars, th, tv, body, n.span);
     }
+    // The consumers of a warp-specialized kernel run the remaining tile ops on their threads.
+    Stmt visit_WarpRoles(const WarpRolesNode& n, const Stmt& s) override {
+        int64_t saved = threads;
+        threads = n.consumer_threads;
+        Stmt c = mutate(n.consumer);
+        threads = saved;
+        if (c == n.consumer) return s;
+        return std::make_shared<WarpRolesNode>(n.consumer_threads, n.producer_threads, n.consumer_regs, n.producer_regs, n.producer, c, n.span);
+    }
     Stmt visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
         if (Stmt t = async_tile_copy(n)) return t;
         if (Stmt t = tile_store(n)) return t;

@@ -62,6 +62,15 @@ public:
         return IRMutator::visit_KernelLaunch(n, s);
     }
 
+    Stmt visit_WarpRoles(const WarpRolesNode& n, const Stmt& s) override {
+        int64_t saved = threads;
+        threads = n.consumer_threads;
+        Stmt c = mutate(n.consumer);
+        threads = saved;
+        if (c == n.consumer) return s;
+        return std::make_shared<WarpRolesNode>(n.consumer_threads, n.producer_threads, n.consumer_regs, n.producer_regs, n.producer, c, n.span);
+    }
+
     Buffer mutate_buffer(const Buffer& b) override {
         auto it = staged_all.find(b.get());
         return it == staged_all.end() ? b : it->second;

@@ -3,6 +3,8 @@
 // (x * c1) * c2 -> x * (c1 * c2), (x * c) // c -> x and (x * c) % c -> 0 for ints.
 #include "transform/simplify.h"
 
+#include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 #include "ir/functor.h"
@@ -31,9 +33,67 @@ Expr rebuild_binary(BinaryOp op, Expr a, Expr b, Span span) {
     return make_binary(op, std::move(a), std::move(b), span);
 }
 
+using Interval = std::pair<int64_t, int64_t>;
+
+// Integer bounds of an expression from the bounds of its variables (loops, thread and block
+// indices, lets); empty when unknown or when the arithmetic could leave [-2^40, 2^40].
+std::optional<Interval> bounds_of(const Expr& e, const std::unordered_map<const VarNode*, Interval>& vars) {
+    constexpr int64_t kLimit = int64_t(1) << 40;
+    auto ok = [&](int64_t lo, int64_t hi) -> std::optional<Interval> {
+        if (lo < -kLimit || hi > kLimit || lo > hi) return std::nullopt;
+        return Interval{lo, hi};
+    };
+    if (!e->dtype.is_int()) return std::nullopt;
+    if (auto c = as_const_int(e)) return ok(*c, *c);
+    if (auto* v = e->as<VarNode>()) {
+        auto it = vars.find(v);
+        if (it == vars.end()) return std::nullopt;
+        return it->second;
+    }
+    if (auto* c = e->as<CastNode>()) return c->value->dtype.is_int() ? bounds_of(c->value, vars) : std::nullopt;
+    auto* b = e->as<BinaryNode>();
+    if (!b) return std::nullopt;
+    auto x = bounds_of(b->a, vars), y = bounds_of(b->b, vars);
+    if (!x || !y) return std::nullopt;
+    auto [a0, a1] = *x;
+    auto [b0, b1] = *y;
+    switch (b->op) {
+        case BinaryOp::Add: return ok(a0 + b0, a1 + b1);
+        case BinaryOp::Sub: return ok(a0 - b1, a1 - b0);
+        case BinaryOp::Mul: {
+            int64_t p[] = {a0 * b0, a0 * b1, a1 * b0, a1 * b1};
+            return ok(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
+        }
+        case BinaryOp::Min: return ok(std::min(a0, b0), std::min(a1, b1));
+        case BinaryOp::Max: return ok(std::max(a0, b0), std::max(a1, b1));
+        case BinaryOp::FloorDiv:
+            if (b0 != b1 || b0 <= 0 || a0 < 0) return std::nullopt;
+            return ok(a0 / b0, a1 / b0);
+        case BinaryOp::FloorMod:
+            if (b0 != b1 || b0 <= 0 || a0 < 0) return std::nullopt;
+            return a1 < b0 ? ok(a0, a1) : ok(0, b0 - 1);
+        default: return std::nullopt;
+    }
+}
+
+// A comparison the bounds of both sides decide: 1 or 0, else empty.
+std::optional<int64_t> decide(BinaryOp op, const Interval& a, const Interval& b) {
+    switch (op) {
+        case BinaryOp::LT: if (a.second < b.first) return 1; if (a.first >= b.second) return 0; break;
+        case BinaryOp::LE: if (a.second <= b.first) return 1; if (a.first > b.second) return 0; break;
+        case BinaryOp::GT: if (a.first > b.second) return 1; if (a.second <= b.first) return 0; break;
+        case BinaryOp::GE: if (a.first >= b.second) return 1; if (a.second < b.first) return 0; break;
+        default: break;
+    }
+    return std::nullopt;
+}
+
 class Simplifier : public IRMutator {
     // Lets of a variable or a constant are substituted: `e = tx; i = e` reads as `tx`.
     std::unordered_map<const VarNode*, Expr> subst_;
+    // Bounds of loop, thread and block variables and of lets, for folding comparisons
+    // (a mask `k * 128 + j >= 4096` that no iteration can meet).
+    std::unordered_map<const VarNode*, Interval> range_;
 
 protected:
     Expr visit_Var(const VarNode& n, const Expr& e) override {
@@ -46,12 +106,18 @@ protected:
             subst_[n.var.get()] = v;
             return mutate(n.body);
         }
+        if (auto r = bounds_of(v, range_)) range_[n.var.get()] = *r;
         Stmt b = mutate(n.body);
         if (v == n.value && b == n.body) return s;
         return std::make_shared<LetStmtNode>(n.var, v, b, n.span);
     }
     Expr visit_Binary(const BinaryNode& n, const Expr& e) override {
         Expr a = mutate(n.a), b = mutate(n.b);
+        if (is_comparison(n.op)) {
+            auto x = bounds_of(a, range_), y = bounds_of(b, range_);
+            if (x && y)
+                if (auto d = decide(n.op, *x, *y)) return int_imm(*d, DataType::boolean(), n.span);
+        }
         Expr out = rebuild_binary(n.op, a, b, n.span);
         // Keep the original node when the rebuild is structurally the same.
         if (auto* o = out->as<BinaryNode>(); o && o->op == n.op && o->a == n.a && o->b == n.b && o->dtype == n.dtype) return e;
@@ -85,7 +151,15 @@ protected:
     Stmt visit_For(const ForNode& n, const Stmt& s) override {
         Expr ext = mutate(n.extent);
         if (auto k = as_const_int(ext); k && *k <= 0) return make_seq({}, n.span);
+        auto lo = bounds_of(mutate(n.min), range_), count = bounds_of(ext, range_);
+        if (lo && count && count->first > 0) range_[n.loop_var.get()] = {lo->first, lo->second + count->second - 1};
         return IRMutator::visit_For(n, s);
+    }
+    Stmt visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override {
+        for (size_t i = 0; i < n.thread_vars.size() && i < n.threads.size(); ++i) range_[n.thread_vars[i].get()] = {0, n.threads[i] - 1};
+        for (size_t i = 0; i < n.block_vars.size() && i < n.grid.size(); ++i)
+            if (auto g = as_const_int(n.grid[i]); g && *g > 0) range_[n.block_vars[i].get()] = {0, *g - 1};
+        return IRMutator::visit_KernelLaunch(n, s);
     }
 };
 

@@ -41,6 +41,7 @@ Json to_json(const LoadSpec& s) {
     Json j = {{"op", "load"}, {"path", s.path}, {"kernel", s.kernel}, {"target", s.target},
               {"defines", pairs_to_json(s.defines)}, {"fallback_defines", pairs_to_json(s.fallback_defines)}};
     if (!s.source.empty()) j["source"] = s.source;
+    if (!s.pass_configs.empty()) j["pass_configs"] = pairs_to_json(s.pass_configs);
     return j;
 }
 

@@ -71,6 +71,7 @@ Json handle_load(const Json& req, WorkerState& st, Emitter& em) {
     if (cr.path.empty() && cr.source.empty()) throw WorkerError("bad_request", "`load` needs `path` or `source`");
     cr.defines = string_pairs(req, "defines");
     cr.fallback_defines = string_pairs(req, "fallback_defines");
+    cr.pass_configs = string_pairs(req, "pass_configs");
     runtime::DeviceContext& dev = st.device();  // before compiling: no device, no point
     std::string target = req.value("target", "auto");
     cr.target = target == "auto" || target.empty() ? dev.info().best_target() : target;

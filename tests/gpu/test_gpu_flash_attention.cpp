@@ -1,41 +1,53 @@
-// GPU tests of the sm_90a FlashAttention idiom lowering: samples/flash_attention.py, unchanged,
-// compiled for sm_90a runs as the warp-specialized TMA + wgmma template (the worker reports
-// its three tensor maps and 384 threads) and matches the CPU interpreter running the DSL,
-// with and without the causal mask, at dim 64 and 128, with seq not a multiple of the tiles,
-// and with more work units than multiprocessors (the persistent blocks walk several).
-// Skipped on GPUs other than compute capability 9.0.
+// GPU tests of attention kernels on the sm_90a producer/consumer path: samples/flash_attention.py
+// unchanged, and a user's own attention kernel written another way (statements in another
+// order, a masked tail, K and V copied together, BSHD, grouped heads), compiled for sm_90a take
+// the general lowering (the worker reports the Q, K and V tensor maps and a producer warpgroup
+// beside the consumers) and match the CPU interpreter running the DSL: causal and not, dim 64,
+// 128 and 256, seq_q != seq_kv, seq not a multiple of the tiles, one or two consumer
+// warpgroups. Skipped on GPUs other than compute capability 9.0.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <string>
 
-#include "tileplay/worker_client.h"
 #include "gpu_test_util.h"
+#include "tileplay/worker_client.h"
 
 using namespace gpu_test;
 
 namespace {
 
-// The sample with the header's GPU schedule (threads=128 num_stages=2) at a given size.
-tp::LoadSpec attention(int batch, int heads, int seq, int dim, bool causal) {
+using Defines = std::vector<std::pair<std::string, std::string>>;
+
+struct Case {
+    int batch = 1, heads = 2, seq_q = 256, seq_kv = 256, dim = 128;
+    bool causal = false;
+    int threads = 256, block_M = 128, block_N = 64;
+    std::string layout = "bhsd";
+};
+
+tp::LoadSpec sample(const Case& k) {
     tp::LoadSpec s;
     s.path = source_dir() + "/samples/flash_attention.py";
     s.kernel = "flashattn";
     s.target = "sm_90a";
-    s.defines = {{"batch", std::to_string(batch)}, {"heads", std::to_string(heads)},   {"seq_q", std::to_string(seq)},
-                 {"seq_kv", std::to_string(seq)},  {"dim", std::to_string(dim)},       {"is_causal", causal ? "True" : "False"},
-                 {"threads", "128"},              {"num_stages", "2"}};
+    s.defines = {{"batch", std::to_string(k.batch)},     {"heads", std::to_string(k.heads)},     {"seq_q", std::to_string(k.seq_q)},
+                 {"seq_kv", std::to_string(k.seq_kv)},   {"dim", std::to_string(k.dim)},         {"is_causal", k.causal ? "True" : "False"},
+                 {"threads", std::to_string(k.threads)}, {"block_M", std::to_string(k.block_M)}, {"block_N", std::to_string(k.block_N)},
+                 {"layout", k.layout},     {"num_stages", "2"}};
     return s;
 }
 
-void run_checked(tp::WorkerClient& c, const tp::LoadSpec& spec, int check_blocks) {
-    SCOPED_TRACE(spec.defines[2].second + " dim " + spec.defines[4].second + " causal " + spec.defines[5].second);
+void run_checked(tp::WorkerClient& c, const tp::LoadSpec& spec, int consumer_threads, int check_blocks) {
+    std::string what;
+    for (const auto& [k, v] : spec.defines) what += k + "=" + v + " ";
+    SCOPED_TRACE(what);
     auto l = c.load(spec);
     ASSERT_TRUE(l.ok) << l.error << "\n" << (l.body.is_object() ? l.body.dump() : l.stderr_tail);
     ASSERT_TRUE(l.body.contains("kernel")) << l.body.dump();
-    // Q, K and V tensor maps and the template's 3 warpgroups: the Hopper kernel, not mma.sync.
+    // Q, K and V tensor maps and a producer warpgroup: the Hopper path, not cp.async + mma.sync.
     EXPECT_EQ(l.body["kernel"].value("tensor_maps", 0), 3) << l.body["kernel"].dump();
-    EXPECT_EQ(l.body["kernel"]["threads"][0].get<int>(), 384) << l.body["kernel"].dump();
+    EXPECT_EQ(l.body["kernel"]["threads"][0].get<int>(), consumer_threads + 128) << l.body["kernel"].dump();
     tp::RunSpec rs;
     rs.seed = 11;
     rs.check_blocks = check_blocks;
@@ -45,23 +57,101 @@ void run_checked(tp::WorkerClient& c, const tp::LoadSpec& spec, int check_blocks
     EXPECT_TRUE(r.body["check"].value("ok", false)) << r.body["check"].dump();
 }
 
-TEST(GpuFlashAttention, FullAndCausalMatchTheInterpreter) {
+TEST(GpuFlashAttention, SampleMatchesTheInterpreter) {
     tp::WorkerClient c;
     if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
     for (bool causal : {false, true}) {
-        // Whole tiles, every block checked.
-        run_checked(c, attention(2, 3, 256, 128, causal), 0);
-        // seq not a multiple of 128 (TMA zero-fills, the column mask and the row guard act).
-        run_checked(c, attention(1, 2, 300, 128, causal), 0);
-        run_checked(c, attention(2, 2, 200, 64, causal), 0);
+        Case k;
+        k.causal = causal;
+        run_checked(c, sample(k), 256, 0);  // whole tiles, every block checked
+        k.seq_q = k.seq_kv = 300;           // TMA zero-fills past seq, the mask and the guards act
+        run_checked(c, sample(k), 256, 0);
+        k.seq_q = 200, k.seq_kv = 456, k.dim = 64;  // seq_q != seq_kv
+        run_checked(c, sample(k), 256, 0);
+        k = Case{};
+        k.causal = causal, k.layout = "bshd", k.seq_q = k.seq_kv = 320;
+        run_checked(c, sample(k), 256, 0);
     }
 }
 
-TEST(GpuFlashAttention, PersistentBlocksWalkSeveralTiles) {
+TEST(GpuFlashAttention, WideHeadsAndOneWarpgroup) {
     tp::WorkerClient c;
     if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
-    // 40 heads x 8 query tiles = 320 units (causal: 160 pairs) for at most 132 blocks.
-    for (bool causal : {false, true}) run_checked(c, attention(1, 40, 1024, 128, causal), 12);
+    Case k;
+    k.dim = 256, k.block_N = 64, k.seq_q = k.seq_kv = 192;  // 128-byte panels of Q, K and V
+    run_checked(c, sample(k), 256, 0);
+    k = Case{};
+    k.threads = 128, k.block_M = 64, k.block_N = 128, k.causal = true;  // one consumer warpgroup
+    run_checked(c, sample(k), 128, 0);
+}
+
+// Attention as a user might write it: the scale folded into Q's scores after the gemm, K and V
+// copied together at the top of the loop, the running max kept with T.max in a T.Parallel
+// loop, an explicit tail mask, grouped K/V heads and BSHD tensors.
+const char* kUserAttention = R"(import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(out_idx=[3])
+def attn(batch, heads, kv_heads, seq, dim, block_M=128, block_N=128, threads=256):
+    groups = heads // kv_heads
+
+    @T.prim_func
+    def main(Q: T.Tensor((batch, seq, heads, dim), "bfloat16"), K: T.Tensor((batch, seq, kv_heads, dim), "bfloat16"),
+             V: T.Tensor((batch, seq, kv_heads, dim), "bfloat16"), O: T.Tensor((batch, seq, heads, dim), "bfloat16")):
+        with T.Kernel(T.ceildiv(seq, block_M), heads, batch, threads=threads) as (bx, h, b):
+            q = T.alloc_shared((block_M, dim), "bfloat16")
+            k = T.alloc_shared((block_N, dim), "bfloat16")
+            v = T.alloc_shared((block_N, dim), "bfloat16")
+            s = T.alloc_fragment((block_M, block_N), "float32")
+            p = T.alloc_fragment((block_M, block_N), "bfloat16")
+            o = T.alloc_fragment((block_M, dim), "float32")
+            m = T.alloc_fragment((block_M,), "float32")
+            m_new = T.alloc_fragment((block_M,), "float32")
+            l = T.alloc_fragment((block_M,), "float32")
+            row = T.alloc_fragment((block_M,), "float32")
+            T.copy(Q[b, bx * block_M:(bx + 1) * block_M, h, :], q)
+            T.clear(o)
+            T.clear(l)
+            T.fill(m, -T.infinity("float32"))
+            for t in T.Pipelined(T.ceildiv(seq, block_N), num_stages=2):
+                T.copy(K[b, t * block_N:(t + 1) * block_N, h // groups, :], k)
+                T.copy(V[b, t * block_N:(t + 1) * block_N, h // groups, :], v)
+                T.clear(s)
+                T.gemm(q, k, s, transpose_B=True)
+                for i, j in T.Parallel(block_M, block_N):
+                    s[i, j] = T.if_then_else(t * block_N + j < seq, s[i, j] * (1.0 / dim) ** 0.5, -T.infinity("float32"))
+                T.reduce_max(s, m_new, dim=1)
+                for i in T.Parallel(block_M):
+                    m_new[i] = T.max(m_new[i], m[i])
+                for i, j in T.Parallel(block_M, dim):
+                    o[i, j] = o[i, j] * T.exp(m[i] - m_new[i])
+                for i, j in T.Parallel(block_M, block_N):
+                    s[i, j] = T.exp(s[i, j] - m_new[i])
+                T.reduce_sum(s, row, dim=1)
+                for i in T.Parallel(block_M):
+                    l[i] = l[i] * T.exp(m[i] - m_new[i]) + row[i]
+                    m[i] = m_new[i]
+                T.copy(s, p)
+                T.gemm(p, v, o)
+            for i, j in T.Parallel(block_M, dim):
+                o[i, j] = o[i, j] / l[i]
+            T.copy(o, O[b, bx * block_M:(bx + 1) * block_M, h, :])
+
+    return main
+)";
+
+TEST(GpuFlashAttention, UserWrittenGroupedAttentionMatchesTheInterpreter) {
+    tp::WorkerClient c;
+    if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
+    for (const char* seq : {"256", "333"}) {
+        tp::LoadSpec s;
+        s.path = "user_attention.py";
+        s.source = kUserAttention;
+        s.target = "sm_90a";
+        s.defines = {{"batch", "2"}, {"heads", "8"}, {"kv_heads", "2"}, {"seq", seq}, {"dim", "128"}};
+        run_checked(c, s, 256, 0);
+    }
 }
 
 }  // namespace

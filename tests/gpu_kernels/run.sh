@@ -43,20 +43,13 @@ step layout 60 "$bin/layout_test"
 step reduce 120 "$bin/reduce_test"
 step fa2 240 "$bin/fa2_test"
 step gemm 420 "$bin/gemm_bench" "$size"
-step wgmma 240 "$bin/wgmma_gemm_test" "$size"
-step wgmma_fa 300 "$bin/wgmma_fa_test"
-# The GEMM schedule candidates, one process per variant (run_gemm_variants.sh beside this).
-if [ -x "$bin/wgmma_gemm_variants" ] && [ -x "$(dirname "$0")/run_gemm_variants.sh" ]; then
-    step wgv 2400 "$(dirname "$0")/run_gemm_variants.sh" "$bin" "$res/wgv" "$size"
-fi
 echo
-for n in layout reduce fa2 gemm wgmma wgmma_fa wgv; do
+for n in layout reduce fa2 gemm; do
     grep -E '^\[FAIL\]' "$res/$n.log" | head -20
 done
 echo
-for n in fa2 gemm wgmma wgmma_fa; do
+for n in fa2 gemm; do
     sed -n '/^== /,$p' "$res/$n.log"
 done
-[ -f "$res/wgv.log" ] && sed -n '/^== /,$p' "$res/wgv.log"
 echo
 cat "$summary"

@@ -8,7 +8,7 @@
 
 #include "codegen/cuda/codegen_cuda_impl.h"
 #include "ir/functor.h"
-#include "transform/warp_specialize.h"
+#include "transform/producer_consumer.h"
 
 namespace tp::codegen {
 
@@ -201,14 +201,14 @@ void CudaEmitter::stmt(const Stmt& s) {
                 }
                 // One thread per block prints the whole block-shared tile, after a barrier.
                 std::string name = buffer_name(b);
-                emit("__syncthreads();");
+                emit(block_sync() + ";");
                 emit("if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {");
                 emit("    for (int tp_e = 0; tp_e < " + std::to_string(elems) + "; ++tp_e) printf(\"msg='" + msg +
                      "' BlockIdx=(%d, %d, %d), ThreadIdx=(0, 0, 0): buffer=" + b->name + ", index=%d, dtype=" +
                      b->dtype.print_name() + " value=" + printf_format(b->dtype) + "\\n\", blockIdx.x, blockIdx.y, blockIdx.z, tp_e, " +
                      printf_arg(*this, name + "[tp_e]", b->dtype) + ");");
                 emit("}");
-                emit("__syncthreads();");
+                emit(block_sync() + ";");
             }
             break;
         }
@@ -220,6 +220,27 @@ void CudaEmitter::stmt(const Stmt& s) {
             emit("    printf(\"device assertion failed at line " + std::to_string(current_dsl_line) + ": " + msg +
                  " block=(%d,%d,%d) thread=(%d,%d,%d)\\n\", blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z);");
             emit("    __trap();");
+            emit("}");
+            break;
+        }
+        case NodeKind::WarpRoles: {
+            // One if/else on the thread index with setmaxnreg first in each branch: the form
+            // ptxas needs to give each warpgroup role its own register budget.
+            auto& w = static_cast<const WarpRolesNode&>(*s);
+            headers.insert("tp_tma.cuh");
+            emit("if (threadIdx.x >= " + std::to_string(w.consumer_threads) + ") {");
+            ++indent;
+            if (w.producer_regs) emit("tp::setmaxnreg_dec<" + std::to_string(w.producer_regs) + ">();");
+            stmt(w.producer);
+            --indent;
+            emit("} else {");
+            ++indent;
+            if (w.consumer_regs) emit("tp::setmaxnreg_inc<" + std::to_string(w.consumer_regs) + ">();");
+            int64_t saved = consumer_threads;
+            consumer_threads = w.consumer_threads;
+            stmt(w.consumer);
+            consumer_threads = saved;
+            --indent;
             emit("}");
             break;
         }

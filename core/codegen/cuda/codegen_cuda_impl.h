@@ -35,6 +35,14 @@ struct CudaEmitter {
     bool uses_half = false;
     std::set<std::string> headers;  // Tensor-Core template headers the calls need
     bool failed = false;
+    // Inside a warp-specialized kernel's consumer branch: its thread count, so block-wide
+    // barriers become a named barrier the producer warpgroup is not part of.
+    int64_t consumer_threads = 0;
+    std::string block_sync() {
+        if (!consumer_threads) return "__syncthreads()";
+        headers.insert("tp_ws.cuh");
+        return "tp::consumer_sync<" + std::to_string(consumer_threads) + ">()";
+    }
     int64_t static_smem_bytes = 0;
     int64_t dynamic_smem_bytes = 0;
     std::vector<std::pair<const ir::BufferNode*, int64_t>> dynamic_smem_offsets;
@@ -54,6 +62,7 @@ struct CudaEmitter {
     std::string cuda_type(ir::DataType t);
     std::string literal(const ir::Expr& e);
     std::string device_call(const ir::CallNode& c);
+    std::string async_wait(const ir::CallNode& c);
     ir::Expr swizzled_offset(const ir::Buffer& b, const std::vector<ir::Expr>& indices);
     // True when e is built only from non-negative pieces (indices in non_negative_vars,
     // non-negative constants, +, *, //, %), so C's / and % equal Python's floor semantics.

@@ -161,6 +161,7 @@ std::string CudaEmitter::expr(const Expr& e) {
         case NodeKind::Call: {
             auto& c = static_cast<const CallNode&>(*e);
             if (c.op.rfind("tp.", 0) == 0) return device_call(c);
+            if (c.op == "__syncthreads") return block_sync();
             const IntrinsicInfo* info = find_intrinsic(c.op);
             if (!info) {
                 not_lowered("T." + c.op, e->span);
@@ -220,14 +221,16 @@ std::string CudaEmitter::device_call(const CallNode& c) {
         if (!l) throw InternalError("tp.addr of a non-buffer operand", __FILE__, __LINE__, "codegen");
         return "&" + load(l->buffer, l->indices);
     }
+    if (c.op == "tp.async_wait") return async_wait(c);
     auto* name = c.args.empty() ? nullptr : c.args[0]->as<StringImmNode>();
-    if ((c.op != "tp.call" && c.op != "tp.call_async") || !name)
+    if ((c.op != "tp.call" && c.op != "tp.call_async" && c.op != "tp.sync_call" && c.op != "tp.async_call") || !name)
         throw InternalError("unknown device call " + c.op, __FILE__, __LINE__, "codegen");
     const std::string& fn = name->value;
     static const std::pair<const char*, const char*> owners[] = {
         {"tp::gemm_wgmma", "tp_gemm_wgmma.cuh"}, {"tp::gemm_", "tp_gemm.cuh"}, {"tp::reduce_striped", "tp_reduce_striped.cuh"}, {"tp::striped_", "tp_copy_striped.cuh"}, {"tp::reduce_", "tp_reduce.cuh"}, {"tp::copy_", "tp_copy.cuh"},
-        {"tp::cp_async", "tp_copy.cuh"}, {"tp::frag_", "tp_copy.cuh"}, {"tp::rasterize", "tp_layout.cuh"},
-        {"tp::WsGemm", "tp_ws_gemm.cuh"}, {"tp::WsAttention", "tp_ws_attention_kernel.cuh"}, {"tp::setmaxnreg", "tp_tma.cuh"}, {"tp::named_barrier", "tp_cluster.cuh"}};
+        {"tp::cp_async", "tp_copy.cuh"}, {"tp::frag_pack_pairs", "tp_gemm_wgmma.cuh"}, {"tp::frag_", "tp_copy.cuh"}, {"tp::rasterize", "tp_layout.cuh"},
+        {"tp::setmaxnreg", "tp_tma.cuh"}, {"tp::named_barrier", "tp_cluster.cuh"},
+        {"tp::mbar_", "tp_ws.cuh"}, {"tp::ring_", "tp_ws.cuh"}, {"tp::tma_", "tp_ws.cuh"}, {"tp::consumer_sync", "tp_ws.cuh"}};
     const bool wgmma = fn.rfind("tp::gemm_wgmma", 0) == 0;
     for (const auto& [prefix, header] : owners)
         if (fn.rfind(prefix, 0) == 0 && !(wgmma && std::string(prefix) == "tp::gemm_")) headers.insert(header);
@@ -237,6 +240,24 @@ std::string CudaEmitter::device_call(const CallNode& c) {
     std::string s = fn + "(";
     for (size_t i = 1; i < c.args.size(); ++i) s += (i > 1 ? ", " : "") + expr(c.args[i]);
     return s + ")";
+}
+
+// tp.async_wait(pending, in-flight operands...): wait until at most `pending` wgmma groups of
+// the warpgroup still run, then fence the registers the finished groups wrote or read so the
+// compiler keeps them in place up to here (shared operands need no fence: the wait is a
+// memory clobber).
+std::string CudaEmitter::async_wait(const CallNode& c) {
+    headers.insert("tp_wgmma.cuh");
+    std::string s = "tp::wgmma_wait<" + std::to_string(as_const_int(c.args.at(0)).value_or(0)) + ">()";
+    for (size_t i = 1; i < c.args.size(); ++i) {
+        auto* a = c.args[i]->as<CallNode>();
+        auto* l = a && !a->args.empty() ? a->args[0]->as<BufferLoadNode>() : nullptr;
+        if (!l || l->buffer->scope != Scope::Local || l->buffer->shape.size() != 1) continue;
+        int64_t n = as_const_int(l->buffer->shape[0]).value_or(0);
+        std::string fence = l->buffer->dtype == DataType::float32() ? "tp::wgmma_fence_operands<" : "tp::wgmma_fence_packed<";
+        s += ", " + fence + std::to_string(n) + ">(&" + buffer_name(l->buffer) + "[0])";
+    }
+    return s;
 }
 
 // tp::SmemTile's swizzle on the last two dims (runtime/tp_layout.cuh); leading dims are stages.

@@ -47,6 +47,9 @@ struct CompileRequest {
     bool print_after_all = false;
     bool lineinfo = true;  // -lineinfo and #line directives
     bool fast_math = false;
+    // --pass-config KEY=VALUE: TileLang pass_configs (e.g. `tl.disable_warp_specialized=true`)
+    // set over the ones the file's @tilelang.jit gives.
+    std::vector<std::pair<std::string, std::string>> pass_configs;
 };
 
 struct StageTiming {

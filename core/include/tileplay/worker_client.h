@@ -48,6 +48,7 @@ struct LoadSpec {
     std::string kernel;  // factory name; empty = the file's first kernel
     std::vector<std::pair<std::string, std::string>> defines;           // -D NAME=VALUE
     std::vector<std::pair<std::string, std::string>> fallback_defines;  // the sample header's args
+    std::vector<std::pair<std::string, std::string>> pass_configs;      // --pass-config KEY=VALUE
     std::string target = "auto";  // "auto" = the worker's GPU (e.g. sm_90)
 };
 

@@ -1,8 +1,6 @@
 # A Hopper GEMM whose epilogue reads a row vector, a column vector and a 2-D tensor, for the GPU
-# test of the epilogue-vector prefetch (tests/gpu/test_gpu_hopper.cpp). On sm_90a the scale (by
-# row: each consumer warpgroup's 64-entry slice, half its threads loading) and the bias (by
-# column: 256 entries, two per thread) come through shared memory; D stays a global load.
-# 32 x 8 tiles of 128 x 256 on a persistent grid: blocks walk second tiles and reload both.
+# test of fragment epilogues on the sm_90a producer/consumer path (tests/gpu/test_gpu_hopper.cpp):
+# two consumer warpgroups of 64 x 256 each, 32 x 8 tiles of 128 x 256.
 import tilelang
 import tilelang.language as T
 
@@ -18,7 +16,7 @@ def epilogue_vectors(M=4096, N=2048, K=256, block_M=128, block_N=256, block_K=64
         D: T.Tensor((M, N), dtype),
         C: T.Tensor((M, N), dtype),
     ):
-        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=256) as (bx, by):
             A_shared = T.alloc_shared((block_M, block_K), dtype)
             B_shared = T.alloc_shared((block_K, block_N), dtype)
             C_local = T.alloc_fragment((block_M, block_N), accum_dtype)

@@ -1,8 +1,8 @@
-// Hopper (sm_90) thread-block-cluster and epilogue building blocks for the extended
-// warp-specialized GEMM (tp_ws_gemm_ext.cuh): the block's rank in its cluster, a cluster-wide
-// barrier, an mbarrier arrival on the same barrier in another block of the cluster (mapa),
-// the TMA load that multicasts one box into several blocks' shared memory, a named barrier
-// for one warpgroup, and the wait for bulk stores to have finished reading shared memory.
+// Hopper (sm_90) thread-block-cluster and warpgroup building blocks: the block's rank in its
+// cluster, a cluster-wide barrier, an mbarrier arrival on the same barrier in another block of
+// the cluster (mapa), the TMA load that multicasts one box into several blocks' shared memory,
+// named barriers between warpgroups (the consumers' ping-pong turns of warp-specialized
+// kernels), and the wait for bulk stores to have finished reading shared memory.
 // NVRTC-safe: no standard library headers. Bodies compile to __trap() below sm_90 so the
 // header can be included on every target.
 #pragma once

@@ -6,6 +6,16 @@
 namespace tp {
 
 __device__ __forceinline__ int ceildiv(int a, int b) { return (a + b - 1) / b; }
+
+// A barrier over the THREADS threads that run the tile code: named barrier 1 rather than
+// __syncthreads, so it also works in a warp-specialized kernel, where a producer warpgroup
+// beside them never reaches it (in any other kernel THREADS is the whole block). Barrier
+// counts are whole warps; other counts fall back to the block barrier.
+template <int THREADS>
+__device__ __forceinline__ void sync_threads() {
+    if constexpr (THREADS % 32 == 0) asm volatile("bar.sync 1, %0;" ::"n"(THREADS) : "memory");
+    else __syncthreads();
+}
 // Python's // and % on integers (round toward negative infinity), for index math the code
 // generator cannot prove non-negative.
 template <class T> __device__ __forceinline__ T floordiv(T a, T b) {
@@ -78,7 +88,13 @@ __device__ __forceinline__ float gelu_erf(float x) {
 
 // Fast-math variants (hardware approximations, used when fast math is on).
 __device__ __forceinline__ float fast_exp(float x) { return ::__expf(x); }
-__device__ __forceinline__ float fast_exp2(float x) { return ::exp2f(x); }
+// One MUFU.EX2: the flush-to-zero form skips the denormal fix-up that plain ex2.approx.f32
+// costs around every exponential (results below 2^-126 become 0, as fast math allows).
+__device__ __forceinline__ float fast_exp2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
 __device__ __forceinline__ float fast_exp10(float x) { return ::__exp10f(x); }
 __device__ __forceinline__ float fast_log(float x) { return ::__logf(x); }
 __device__ __forceinline__ float fast_log2(float x) { return ::__log2f(x); }

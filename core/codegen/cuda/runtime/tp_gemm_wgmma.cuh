@@ -4,15 +4,18 @@
 //   gemm_wgmma_ss: A (TRANS_A ? [BK][BM] : [BM][BK]) and B in shared memory
 //   gemm_wgmma_rs: A in the thread's registers in accumulator layout (P @ V), B in shared
 //   B: TRANS_B ? [BN][BK] (K-major, wgmma's default) : [BK][BN] (N-major)
-// Warps: WARPS_M x WARPS_N, 16 rows each (BM = 16 * WARPS_M, WARPS_M % 4 == 0), so the four
-// warps of a warpgroup own one 64-row block and one WN = BN / WARPS_N column block, and the
-// accumulator, tp::AccLayout<BM, BN, WARPS_M, WARPS_N>, is register for register the m64nWN
-// wgmma accumulator of each warpgroup (tp_wgmma.cuh). The lowering checks these rules (and
-// says why at the T.gemm line when a kernel misses one); the static_asserts restate them.
+// Warps: WARPS_M x WARPS_N (WARPS_M a multiple of 4), so each warpgroup owns one column block
+// of WN = BN / WARPS_N and MT = BM / (16 * WARPS_M) blocks of 64 rows, MT > 1 interleaved with
+// the other warpgroups' (rows t * 16 * WARPS_M + 64 * group + [0, 64)); the accumulator,
+// tp::AccLayout<BM, BN, WARPS_M, WARPS_N, MT > 1>, holds for each block t the m64nWN wgmma
+// accumulator at acc + t * WN / 2 (tp_wgmma.cuh). The lowering checks these rules (and says
+// why at the T.gemm line when a kernel misses one); the static_asserts restate them.
 // Shared operands are tp::SmemTile layouts (tp_layout.cuh), 1024-byte aligned: SWIZZLE 1 for
 // rows of 16, 32 or 64 16-bit elements (wgmma's 32B, 64B and 128B swizzles), SWIZZLE 2 for
-// wider tiles (128-byte panels). The call waits for its own wgmma group before returning, so
-// the accumulators and the shared tiles are free when it does (TileLang's wg_wait = 0).
+// wider tiles (128-byte panels). The call only issues its wgmma group and commits it: the
+// accumulators, the packed A registers (RS) and the shared tiles stay in flight until the
+// statement the lowering placed after it (transform/wgmma_waits) waits for the group with
+// tp::wgmma_wait<N> and fences those registers (TileLang's wg_wait).
 #pragma once
 
 #include "tp_layout.cuh"
@@ -46,17 +49,29 @@ struct WgmmaSmem {
     }
 };
 
-// Where this thread's warpgroup sits in the block tile.
+// Where this thread's warpgroup sits in the block tile: the first row of its first 64-row
+// block (block t starts kMStep * t rows further) and its first column.
 template <int BM, int BN, int WARPS_M, int WARPS_N>
 struct WgmmaGrid {
-    static_assert(BM == 16 * WARPS_M && WARPS_M % 4 == 0, "wgmma: every warp owns 16 rows, warpgroups own 64");
+    static_assert(WARPS_M % 4 == 0 && BM % (16 * WARPS_M) == 0, "wgmma: warpgroups own whole 64-row blocks");
     static_assert(BN % WARPS_N == 0 && (BN / WARPS_N) % 8 == 0 && BN / WARPS_N <= 256, "wgmma: N per warpgroup is a multiple of 8 up to 256");
     static constexpr int WN = BN / WARPS_N;
+    static constexpr int MT = BM / (16 * WARPS_M);
+    static constexpr int kMStep = 16 * WARPS_M;
     static __device__ __forceinline__ int m0(int tid) { return 16 * (((tid >> 5) % WARPS_M) & ~3); }
     static __device__ __forceinline__ int n0(int tid) { return WN * ((tid >> 5) / WARPS_M); }
 };
 
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_A, bool TRANS_B, class T>
+// Two A-fragment elements as one operand register: the bits when they are already T, else
+// rounded in one paired conversion.
+template <class T>
+__device__ __forceinline__ unsigned pack_operand(const T& lo, const T& hi) { return pack2(lo, hi); }
+template <class T>
+__device__ __forceinline__ unsigned pack_operand(float lo, float hi) { return pack_float2<T>(lo, hi); }
+
+// ZERO: the group overwrites the accumulator (scale-d = 0 on the first k step, T.gemm's
+// clear_accum) instead of adding to it.
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_A, bool TRANS_B, class T, bool ZERO = false>
 __device__ __forceinline__ void gemm_wgmma_ss(const T* A, const T* B, float* acc, int tid) {
     static_assert(sizeof(T) == 2 && BK % 16 == 0, "wgmma here takes 16-bit operands and K in steps of 16");
     using G = WgmmaGrid<BM, BN, WARPS_M, WARPS_N>;
@@ -69,38 +84,64 @@ __device__ __forceinline__ void gemm_wgmma_ss(const T* A, const T* B, float* acc
     wgmma_fence();
 #pragma unroll
     for (int k = 0; k < BK / 16; ++k) {
-        const unsigned long long da = TRANS_A ? SA::mn_major(A, m0, k) : SA::k_major(A, m0, k);
         const unsigned long long db = TRANS_B ? SB::k_major(B, n0, k) : SB::mn_major(B, n0, k);
-        wgmma_ss<G::WN, T, TRANS_A, TRANS_B>(acc, da, db, 1);
+#pragma unroll
+        for (int t = 0; t < G::MT; ++t) {
+            const int m = m0 + t * G::kMStep;
+            const unsigned long long da = TRANS_A ? SA::mn_major(A, m, k) : SA::k_major(A, m, k);
+            wgmma_ss<G::WN, T, TRANS_A, TRANS_B>(acc + t * (G::WN / 2), da, db, ZERO && k == 0 ? 0 : 1);
+        }
     }
     wgmma_commit();
-    wgmma_wait<0>();
-    wgmma_fence_operands<G::WN / 2>(acc);
 }
 
-// A: the thread's fragment in tp::AccLayout<BM, BK, WARPS_M, 1>: the 8 values of k16 step k
-// are a[8k .. 8k + 8), which packed in pairs are the wgmma RS operand registers.
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_B, class T, class FragT>
-__device__ __forceinline__ void gemm_wgmma_rs(const FragT* a, const T* B, float* acc, int tid) {
+// A: the thread's fragment in tp::AccLayout<BM, BK, WARPS_M, 1, MT > 1>: the 8 values of k16
+// step k of row block t are a[t * BK / 2 + 8k .. + 8), packed in pairs the wgmma RS operand.
+// `packed` (MT * BK / 4 registers of the caller's) holds the operand while the group runs.
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_B, class T, class FragT, bool ZERO = false>
+__device__ __forceinline__ void gemm_wgmma_rs(const FragT* a, const T* B, float* acc, unsigned* packed, int tid) {
     static_assert(sizeof(T) == 2 && BK % 16 == 0, "wgmma here takes 16-bit operands and K in steps of 16");
     static_assert(WARPS_N == 1, "gemm_wgmma_rs needs every warp to own whole rows of A (WARPS_N == 1)");
     using G = WgmmaGrid<BM, BN, WARPS_M, WARPS_N>;
     using SB = WgmmaSmem<TRANS_B ? BN : BK, TRANS_B ? BK : BN>;
     const int n0 = G::n0(tid);
-    unsigned frag[BK / 16][4];
 #pragma unroll
-    for (int k = 0; k < BK / 16; ++k)
-#pragma unroll
-        for (int j = 0; j < 4; ++j)
-            frag[k][j] = pack2(from_float<T>(to_float(a[8 * k + 2 * j])), from_float<T>(to_float(a[8 * k + 2 * j + 1])));
+    for (int i = 0; i < G::MT * (BK / 2); i += 2) packed[i / 2] = pack_operand<T>(a[i], a[i + 1]);
     fence_proxy_async();
     wgmma_fence();
 #pragma unroll
-    for (int k = 0; k < BK / 16; ++k)
-        wgmma_rs<G::WN, T, TRANS_B>(acc, frag[k], TRANS_B ? SB::k_major(B, n0, k) : SB::mn_major(B, n0, k), 1);
+    for (int k = 0; k < BK / 16; ++k) {
+        const unsigned long long db = TRANS_B ? SB::k_major(B, n0, k) : SB::mn_major(B, n0, k);
+#pragma unroll
+        for (int t = 0; t < G::MT; ++t) wgmma_rs<G::WN, T, TRANS_B>(acc + t * (G::WN / 2), packed + t * (BK / 4) + 4 * k, db, ZERO && k == 0 ? 0 : 1);
+    }
     wgmma_commit();
-    wgmma_wait<0>();
-    wgmma_fence_operands<G::WN / 2>(acc);
+}
+
+// A already packed in pairs (tp::frag_pack_pairs): the group reads the caller's registers.
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_B, class T, bool ZERO = false>
+__device__ __forceinline__ void gemm_wgmma_rs_packed(const unsigned* a, const T* B, float* acc, int tid) {
+    static_assert(sizeof(T) == 2 && BK % 16 == 0, "wgmma here takes 16-bit operands and K in steps of 16");
+    static_assert(WARPS_N == 1, "gemm_wgmma_rs_packed needs every warp to own whole rows of A (WARPS_N == 1)");
+    using G = WgmmaGrid<BM, BN, WARPS_M, WARPS_N>;
+    using SB = WgmmaSmem<TRANS_B ? BN : BK, TRANS_B ? BK : BN>;
+    const int n0 = G::n0(tid);
+    fence_proxy_async();
+    wgmma_fence();
+#pragma unroll
+    for (int k = 0; k < BK / 16; ++k) {
+        const unsigned long long db = TRANS_B ? SB::k_major(B, n0, k) : SB::mn_major(B, n0, k);
+#pragma unroll
+        for (int t = 0; t < G::MT; ++t) wgmma_rs<G::WN, T, TRANS_B>(acc + t * (G::WN / 2), a + t * (BK / 4) + 4 * k, db, ZERO && k == 0 ? 0 : 1);
+    }
+    wgmma_commit();
+}
+
+// Float fragment elements (2i, 2i + 1) rounded into packed word i of an RS operand fragment.
+template <int N, class T>
+__device__ __forceinline__ void frag_pack_pairs(const float* src, unsigned* dst) {
+#pragma unroll
+    for (int i = 0; i < N; i += 2) dst[i / 2] = pack_float2<T>(src[i], src[i + 1]);
 }
 
 }  // namespace tp

@@ -96,7 +96,12 @@ TP_HD constexpr WarpGrid warp_partition(int M, int N, int num_warps, WarpPolicy 
 //   row = warp_m*WM + mt*16 + lane/4 + 8*(j/2)
 //   col = warp_n*WN + nt*8 + 2*(lane%4) + (j%2)
 // so (i, i+1) for even i are two adjacent columns of one row (vector stores).
-template <int BM, int BN, int WARPS_M, int WARPS_N>
+// INTERLEAVE (wgmma with several 64-row blocks per warpgroup): a warp's m16 tiles are
+// 16 * WARPS_M rows apart instead of adjacent,
+//   row = warp_m*16 + mt*16*WARPS_M + lane/4 + 8*(j/2)
+// so each warpgroup's m-tile mt is one m64 wgmma block and its NT*4 registers are that
+// instruction's accumulator (with MT = 1 both forms are the same).
+template <int BM, int BN, int WARPS_M, int WARPS_N, bool INTERLEAVE = false>
 struct AccLayout {
     static_assert(BM % (WARPS_M * 16) == 0, "each warp must own a multiple of 16 rows");
     static_assert(BN % (WARPS_N * 8) == 0, "each warp must own a multiple of 8 columns");
@@ -104,6 +109,7 @@ struct AccLayout {
     static constexpr int kBN = BN;
     static constexpr int kWarpsM = WARPS_M;
     static constexpr int kWarpsN = WARPS_N;
+    static constexpr bool kInterleave = INTERLEAVE;
     static constexpr int kWarps = WARPS_M * WARPS_N;
     static constexpr int kThreads = kWarps * 32;
     static constexpr int WM = BM / WARPS_M;
@@ -116,8 +122,12 @@ struct AccLayout {
 
     static TP_HD constexpr int warp_m(int warp) { return warp % WARPS_M; }
     static TP_HD constexpr int warp_n(int warp) { return warp / WARPS_M; }
+    // First row of m16 tile mt of the warp (see INTERLEAVE).
+    static TP_HD constexpr int tile_row(int warp, int mt) {
+        return INTERLEAVE ? warp_m(warp) * 16 + mt * 16 * WARPS_M : warp_m(warp) * WM + mt * 16;
+    }
     static TP_HD constexpr int row(int tid, int i) {
-        return warp_m(tid / 32) * WM + (i / (NT * 4)) * 16 + (tid % 32) / 4 + 8 * ((i % 4) / 2);
+        return tile_row(tid / 32, i / (NT * 4)) + (tid % 32) / 4 + 8 * ((i % 4) / 2);
     }
     static TP_HD constexpr int col(int tid, int i) {
         return warp_n(tid / 32) * WN + ((i / 4) % NT) * 8 + 2 * (tid % 4) + (i % 2);
@@ -127,7 +137,7 @@ struct AccLayout {
     static TP_HD constexpr int col_slot(int i) { return ((i / 4) % NT) * 2 + (i % 2); }
     // Block row of row-vector slot s / block column of column-vector slot s.
     static TP_HD constexpr int slot_row(int tid, int s) {
-        return warp_m(tid / 32) * WM + (s / 2) * 16 + (tid % 32) / 4 + 8 * (s % 2);
+        return tile_row(tid / 32, s / 2) + (tid % 32) / 4 + 8 * (s % 2);
     }
     static TP_HD constexpr int slot_col(int tid, int s) {
         return warp_n(tid / 32) * WN + (s / 2) * 8 + 2 * (tid % 4) + (s % 2);

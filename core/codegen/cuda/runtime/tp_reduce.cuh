@@ -94,7 +94,7 @@ __device__ __forceinline__ void reduce_store(OutT& out, V v) {
 // dim=1: out[s] (s < L::kRowSlots) = reduction over all BN columns of block row
 // L::slot_row(tid, s). CLEAR=false folds the previous out[s] in (TileLang's clear=False).
 // scratch: WARPS_N * BM floats of shared memory, unused (may be null) when WARPS_N == 1.
-// With WARPS_N > 1 every thread of the block must call it (it holds two __syncthreads()).
+// With WARPS_N > 1 every thread of the layout must call it (two tp::sync_threads).
 // OutT: float, half, bfloat16 or an integer type (converted once, on the store).
 template <class L, ReduceOp OP, bool CLEAR = true, class FragT, class OutT>
 __device__ __forceinline__ void reduce_rows(const FragT* frag, OutT* out, float* scratch_f, int tid) {
@@ -123,7 +123,7 @@ __device__ __forceinline__ void reduce_rows(const FragT* frag, OutT* out, float*
 #pragma unroll
             for (int s = 0; s < L::kRowSlots; ++s) scratch[wn * L::kBM + L::slot_row(tid, s)] = v[s];
         }
-        __syncthreads();
+        sync_threads<L::kThreads>();
 #pragma unroll
         for (int s = 0; s < L::kRowSlots; ++s) {
             V acc = R::init();
@@ -132,7 +132,7 @@ __device__ __forceinline__ void reduce_rows(const FragT* frag, OutT* out, float*
                 acc = R::combine(acc, scratch[w * L::kBM + L::slot_row(tid, s)]);
             v[s] = acc;
         }
-        __syncthreads();  // scratch may be reused right after
+        sync_threads<L::kThreads>();  // scratch may be reused right after
     }
 #pragma unroll
     for (int s = 0; s < L::kRowSlots; ++s) reduce_store<OP, CLEAR>(out[s], v[s]);
@@ -168,7 +168,7 @@ __device__ __forceinline__ void reduce_cols(const FragT* frag, OutT* out, float*
 #pragma unroll
             for (int s = 0; s < L::kColSlots; ++s) scratch[wm * L::kBN + L::slot_col(tid, s)] = v[s];
         }
-        __syncthreads();
+        sync_threads<L::kThreads>();
 #pragma unroll
         for (int s = 0; s < L::kColSlots; ++s) {
             V acc = R::init();
@@ -176,7 +176,7 @@ __device__ __forceinline__ void reduce_cols(const FragT* frag, OutT* out, float*
             for (int w = 0; w < L::kWarpsM; ++w) acc = R::combine(acc, scratch[w * L::kBN + L::slot_col(tid, s)]);
             v[s] = acc;
         }
-        __syncthreads();
+        sync_threads<L::kThreads>();
     }
 #pragma unroll
     for (int s = 0; s < L::kColSlots; ++s) reduce_store<OP, CLEAR>(out[s], v[s]);

@@ -4,7 +4,7 @@
 // loaded by T.copy. The result (one value per row for DIM=1, per column for DIM=0) is
 // replicated in every thread, so any later loop may read any entry. Per-thread partials,
 // warp shuffles, then one shared-memory exchange across warps: every thread of the block must
-// call it (two __syncthreads()). scratch: OUT * THREADS / 32 floats of shared memory. The
+// call it (two tp::sync_threads). scratch: OUT * THREADS / 32 floats of shared memory. The
 // partials are fp32 for float fragments whatever OutT is (fp16/bf16 results are rounded
 // once, on the store) and int / unsigned for integer fragments (tp::ReduceAccum).
 #pragma once
@@ -37,14 +37,14 @@ __device__ __forceinline__ void reduce_striped(const FragT* frag, OutT* out, flo
         for (int m = 16; m > 0; m >>= 1) acc = R::combine(acc, __shfl_xor_sync(0xffffffffu, acc, m));
         if (lane == 0) scratch[o * kWarps + warp] = acc;
     }
-    __syncthreads();
+    sync_threads<THREADS>();
     for (int o = 0; o < kOut; ++o) {
         V v = R::init();
 #pragma unroll
         for (int w = 0; w < kWarps; ++w) v = R::combine(v, scratch[o * kWarps + w]);
         reduce_store<OP, CLEAR>(out[o], v);
     }
-    __syncthreads();  // scratch may be reused right after
+    sync_threads<THREADS>();  // scratch may be reused right after
 }
 
 }  // namespace tp

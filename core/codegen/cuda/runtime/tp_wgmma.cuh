@@ -76,6 +76,12 @@ __device__ __forceinline__ void wgmma_fence_operands(float* d) {
 #pragma unroll
     for (int i = 0; i < COUNT; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
+// The same for the packed A registers of an RS wgmma: live and unmoved until the wait.
+template <int COUNT>
+__device__ __forceinline__ void wgmma_fence_packed(unsigned* r) {
+#pragma unroll
+    for (int i = 0; i < COUNT; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
 
 // --- m64nNk16 -------------------------------------------------------------------------------
 // d (N/2 floats per thread) += A(64x16) * B(16xN), N a multiple of 8 up to 256 (tp::WgmmaOp<N>:

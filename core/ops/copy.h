@@ -1,0 +1,42 @@
+// T.copy as an object the passes ask: whether a global -> shared tile copy can be issued by the
+// tensor memory accelerator (TMA) on a target, and if so the box, swizzle, coordinates and
+// byte count of the loads that implement it, or why not (said at the T.copy line as a remark
+// when the copy stays with the threads that run the tile code).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "target.h"
+
+namespace tp::ops {
+
+// One T.copy(global region -> whole shared tile) as TMA box loads. The shared tile is rows x
+// cols (a 1-D tile is one row) in the layout layout_inference gave it; TMA writes exactly that
+// layout: rows of 32, 64 or 128 bytes with the matching swizzle, 128-byte panels of a wider
+// tile (one box per panel), or plain rows.
+struct TmaLoadPlan {
+    bool ok = false;
+    std::string why;               // why not, for the remark
+    int swizzle_bytes = 0;         // 0, 32, 64 or 128
+    int64_t rows = 0, cols = 0;    // the shared tile
+    int64_t box_cols = 0;          // elements per box row: a panel's width, or cols
+    int64_t boxes = 1;             // box loads per tile (panels)
+    std::vector<int64_t> box;      // box extents, innermost dim first, one per tensor dim
+    std::vector<ir::Expr> coords;  // element coordinates of the tile origin, innermost first
+    int64_t bytes = 0;             // bytes one tile brings: the mbarrier's transaction count
+    int64_t box_elems() const { return bytes / boxes; }
+};
+
+// Whether `c` can be TMA loads on `target` (needs sm_90, a global source tensor whose rows are
+// 16-byte multiples, constant tile extents that pair with the shared tile's rows and columns,
+// at most 256 rows, a layout TMA can write, and no disable_tma).
+TmaLoadPlan plan_tma_load(const ir::CopyOpNode& c, const Target& target);
+
+// The tensor-map entry "param:box:swizzle" for the launcher (transform/warp_specialize.h's
+// tensor_maps_of reads these back), box innermost first as AxBxC.
+std::string tensor_map_key(const std::string& param, const TmaLoadPlan& p);
+
+}  // namespace tp::ops

@@ -1,0 +1,41 @@
+// producer_consumer: producer/consumer warp specialisation on sm_90a, as a pass over tile ops
+// that any kernel can take (TileLang's producer_consumer_ws, written anew).
+//
+// Every global -> shared T.copy that ops::plan_tma_load accepts, whose source indices the
+// producer can compute on its own (block indices, loop variables, scalar parameters, reads of
+// tensors the kernel never writes) and whose tile nothing else writes, becomes a *channel*: a
+// ring of shared tiles (num_stages deep inside a T.Pipelined loop, one tile elsewhere) with a
+// full and an empty mbarrier per slot. The block gains one producer warpgroup after the
+// user's threads: one of its threads walks the kernel's loops and issues each channel's TMA
+// loads as soon as the consumers released the slot. The user's threads become the consumers
+// and run the whole program as written, except that a channel's copy is a wait on its full
+// barrier, the statements after it read the slot, and after the last of them that reads the
+// tile the slot goes back to the producer. Block-wide barriers among the consumers become a
+// named barrier over their threads (insert_syncs, the reduction templates). setmaxnreg moves
+// registers from the producer to the consumers.
+//
+// It runs after layout-inference (fragments, gemms and reductions are lowered against the
+// user's thread count, which the consumers keep) and before lower-tile-ops (the copies are
+// still tile ops). When a kernel cannot take it, a remark at the T.Pipelined line says why
+// and the loop keeps its cp.async stages; a copy that stays with the consumers gets a remark
+// at its line. `tl.disable_warp_specialized` and `tl.disable_tma_lower` switch it off.
+#pragma once
+
+#include <vector>
+
+#include "ir/ir.h"
+#include "target.h"
+#include "tileplay/compiler.h"
+#include "tileplay/diagnostics.h"
+
+namespace tp::transform {
+
+ir::PrimFuncPtr producer_consumer(const ir::PrimFuncPtr& func, const Target& target, DiagnosticEngine& diags);
+
+// True when the pass split the kernel (codegen: __launch_bounds__(T, 1), shared memory aligned
+// to 1024 bytes, tensor-map parameters).
+bool is_warp_specialized(const ir::PrimFunc& func);
+// The tensor maps the kernel takes, in parameter order after the ordinary parameters.
+std::vector<TensorMapInfo> tensor_maps_of(const ir::PrimFunc& func);
+
+}  // namespace tp::transform

@@ -1,0 +1,75 @@
+// Internal to producer_consumer (see producer_consumer.h), split by when it runs:
+//   producer_consumer.cpp          finds the channels and checks that the kernel can take them
+//   producer_consumer_rewrite.cpp  builds the producer's and the consumers' code
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/functor.h"
+#include "ops/copy.h"
+
+namespace tp::transform::pc {
+
+using namespace ir;
+
+// One global -> shared T.copy the producer issues with TMA.
+struct Channel {
+    const CopyOpNode* copy = nullptr;
+    Buffer tile;        // the shared tile as allocated
+    Buffer ring;        // [depth, tile dims...] when depth > 1, else the tile itself
+    int depth = 1;      // ring slots: num_stages inside a T.Pipelined loop, else one
+    ops::TmaLoadPlan tma;
+    int map = 0;        // index of its tensor map among the kernel's
+    int bar = 0;        // its first full barrier; its empty barriers follow the full ones
+};
+
+struct Plan {
+    std::vector<Channel> channels;
+    std::map<const CopyOpNode*, size_t> by_copy;
+    std::vector<std::string> maps;  // tensor-map keys (ops::tensor_map_key), by index
+    int64_t consumer_threads = 0;
+    int consumer_regs = 0, producer_regs = 0;
+    int barriers = 0;               // full + empty, all channels
+    Expr tid;                       // the launch's thread index
+    bool turns = true;              // consumer warpgroups may take turns (`tp.disable_pingpong`)
+    bool defer = true;              // a loop's last wgmma group may run on (`tp.disable_async_wgmma`)
+    std::set<const ForNode*> deferred;  // loops whose last wgmma group runs across the back edge
+    bool rotate = true;             // consumer loops may be software-pipelined (`tp.disable_rotation`)
+};
+
+// Shared-memory references a statement makes to `b` (loads, stores, addresses, tile-op
+// regions), not counting allocations and layout annotations.
+int64_t references(const Stmt& s, const BufferNode* b);
+// Whether a statement writes `b` (stores, written addresses, tile-op destinations).
+bool writes(const Stmt& s, const BufferNode* b);
+
+// The wait (tp.async_wait) ending a loop body whose wgmma group may keep running across the
+// back edge: nothing else in the body touches the registers it names, and the tiles it names
+// are `ring_tiles` (ring slots stay reserved until it is released). Null when there is none.
+const CallNode* deferrable_tail(const std::vector<Stmt>& body, const std::set<const BufferNode*>& ring_tiles);
+
+// A loop software-pipelined by one stage (producer_consumer_rotate.cpp). The loop runs from
+// the second iteration k: its statements up to its first wgmma issue, iteration k-1's last
+// group (the statements that update its accumulator, the copies it reads, the issue), the
+// rest of iteration k, then the wait for k-1's group. The first iteration without its last
+// group is peeled before the loop, the last iteration's last group after it (a wgmma under a
+// branch would make ptxas serialize every wgmma of the kernel). The wait for k-1's group comes
+// before the first statement of iteration k that touches what that group names. after_tail
+// marks the body's waits for iteration k's first group that come before it: they now have
+// k-1's group committed after theirs.
+struct Rotation {
+    std::vector<Stmt> prologue, body, epilogue;
+    std::vector<bool> after_tail;
+    bool maybe_empty = true;  // the loop may run no iteration: guard the peeled parts
+};
+bool rotate_body(const ForNode& loop, const std::vector<Stmt>& body, const std::set<const BufferNode*>& channel_tiles, Rotation& out);
+
+// The kernel body rebuilt: under the launch's allocations (channel tiles become their rings)
+// the barriers are initialised, then a WarpRoles node runs the producer and the consumers.
+Stmt rewrite_kernel_body(const Stmt& top, const Plan& plan, Span span);
+
+}  // namespace tp::transform::pc

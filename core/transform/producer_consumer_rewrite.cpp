@@ -1,0 +1,468 @@
+// producer_consumer's rewrite (see producer_consumer.h): the producer's skeleton of the
+// kernel (its loops and branches with each channel's slot acquire and TMA loads), the
+// consumers' program (each channel copy a wait, the slot's readers indexing the ring, a
+// release after the last of them), the mbarriers and the ring counters.
+#include <algorithm>
+
+#include "transform/producer_consumer_internal.h"
+#include "transform/tile_lowering.h"
+
+namespace tp::transform::pc {
+
+namespace {
+
+// mbarrier and TMA calls: synchronisation, not accesses insert_syncs must order.
+Stmt sync_call(const std::string& callee, std::vector<Expr> args, Span sp) {
+    args.insert(args.begin(), std::make_shared<StringImmNode>(callee, sp));
+    return std::make_shared<EvaluateNode>(make_call("tp.sync_call", std::move(args), DataType::void_(), sp), sp);
+}
+Expr load(const Buffer& v) { return std::make_shared<BufferLoadNode>(v, std::vector<Expr>{}); }
+Stmt store(const Buffer& v, Expr value, Span sp) { return std::make_shared<BufferStoreNode>(v, std::vector<Expr>{}, std::move(value), sp); }
+
+// Statements the consumers run between a channel's wait and its release read the slot.
+struct RingAccess : IRMutator {
+    const BufferNode* tile = nullptr;
+    Buffer ring;
+    Expr slot;
+    BufferRegion ring_region(const BufferRegion& r) {
+        BufferRegion out = r;
+        if (r.buffer.get() != tile) return out;
+        out.buffer = ring;
+        out.region.insert(out.region.begin(), Range{slot, int_imm(1)});
+        return out;
+    }
+    Expr visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
+        Expr base = IRMutator::visit_BufferLoad(n, e);
+        if (n.buffer.get() != tile) return base;
+        auto* l = base->as<BufferLoadNode>();
+        std::vector<Expr> idx = {slot};
+        idx.insert(idx.end(), l->indices.begin(), l->indices.end());
+        return std::make_shared<BufferLoadNode>(ring, idx, n.span);
+    }
+    Stmt visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
+        if (n.src.buffer.get() != tile && n.dst.buffer.get() != tile) return IRMutator::visit_CopyOp(n, s);
+        auto c = std::make_shared<CopyOpNode>(n);
+        c->src = ring_region(n.src);
+        c->dst = ring_region(n.dst);
+        return c;
+    }
+    Stmt visit_AtomicAddOp(const AtomicAddOpNode& n, const Stmt& s) override {
+        auto* r = std::get_if<BufferRegion>(&n.src);
+        if (!r || r->buffer.get() != tile) return IRMutator::visit_AtomicAddOp(n, s);
+        return std::make_shared<AtomicAddOpNode>(n.dst, ring_region(*r), n.span);
+    }
+};
+
+struct HasChannel : IRVisitor {
+    const Plan* plan = nullptr;
+    bool found = false;
+    void visit_CopyOp(const CopyOpNode& n, const Stmt&) override { found |= plan->by_copy.count(&n) > 0; }
+};
+
+struct UsesVar : IRVisitor {
+    const VarNode* v = nullptr;
+    bool found = false;
+    void visit_Var(const VarNode& n, const Expr&) override { found |= &n == v; }
+};
+
+class Builder {
+public:
+    const Plan& plan;
+    Span span;
+    Buffer mbar;
+    // Each role keeps its own ring position per channel: the slot (rings of two or more) and
+    // the parity of the slot's current use.
+    struct Role {
+        std::vector<Buffer> slot, phase;
+    } prod, cons;
+
+    Builder(const Plan& p, Span sp) : plan(p), span(sp) {
+        mbar = std::make_shared<BufferNode>("tp_mbar", DataType(DataType::UInt, 64), std::vector<Expr>{int_imm(plan.barriers)},
+                                            Scope::Shared, sp);
+        for (Role* r : {&prod, &cons}) {
+            const char* who = r == &prod ? "p" : "c";
+            for (const auto& ch : plan.channels) {
+                std::string base = "tp_" + ch.tile->name + "_" + who;
+                r->slot.push_back(ch.depth > 1 ? counter(base + "_slot") : nullptr);
+                r->phase.push_back(counter(base + "_phase"));
+            }
+        }
+    }
+
+    Buffer counter(const std::string& name) {
+        return std::make_shared<BufferNode>(name, DataType::int32(), std::vector<Expr>{}, Scope::Var, span);
+    }
+    size_t index_of(const Channel& ch) const { return static_cast<size_t>(&ch - plan.channels.data()); }
+    Expr slot(const Role& r, const Channel& ch) const { return ch.depth > 1 ? load(r.slot[index_of(ch)]) : int_imm(0); }
+    Expr phase(const Role& r, const Channel& ch) const { return load(r.phase[index_of(ch)]); }
+    Expr barrier(const Role& r, const Channel& ch, bool empty) const {
+        Expr idx = make_binary(BinaryOp::Add, int_imm(ch.bar + (empty ? ch.depth : 0)), slot(r, ch));
+        return buffer_addr(mbar, {idx}, true, span);
+    }
+    // The next use of the ring: the slot after this one, the parity flipping on wrap-around.
+    Stmt advance(const Role& r, const Channel& ch) const {
+        size_t i = index_of(ch);
+        Expr ph = load(r.phase[i]), one = int_imm(1);
+        if (ch.depth == 1) return store(r.phase[i], make_binary(BinaryOp::BitXor, ph, one), span);
+        Expr next = make_binary(BinaryOp::Add, load(r.slot[i]), one);
+        Expr wrap = make_binary(BinaryOp::EQ, next, int_imm(ch.depth));
+        return make_seq({store(r.phase[i], make_select(wrap, make_binary(BinaryOp::BitXor, ph, one), ph), span),
+                         store(r.slot[i], make_select(wrap, int_imm(0), next), span)},
+                        span);
+    }
+
+    // ---------------------------------------------------------------------- producer
+    Stmt produce(const Channel& ch) const {
+        Span sp = ch.copy->span;
+        std::vector<Stmt> out = {sync_call("tp::ring_acquire", {barrier(prod, ch, true), barrier(prod, ch, false), phase(prod, ch),
+                                                                int_imm(ch.tma.bytes)},
+                                           sp)};
+        const bool one_row = ch.tile->shape.size() == 1;
+        for (int64_t p = 0; p < ch.tma.boxes; ++p) {
+            Expr col = int_imm(p * ch.tma.box_cols);
+            std::vector<Expr> idx = one_row ? std::vector<Expr>{col} : std::vector<Expr>{int_imm(0), col};
+            if (ch.depth > 1) idx.insert(idx.begin(), slot(prod, ch));
+            std::vector<Expr> args = {buffer_addr(ch.ring, idx, true, sp),
+                                      make_call("tp.tma_desc", {int_imm(ch.map)}, DataType(DataType::Handle, 64), sp),
+                                      barrier(prod, ch, false)};
+            for (size_t d = 0; d < ch.tma.coords.size(); ++d)
+                args.push_back(d == 0 ? make_binary(BinaryOp::Add, ch.tma.coords[0], col) : ch.tma.coords[d]);
+            out.push_back(sync_call("tp::tma_load", args, sp));
+        }
+        out.push_back(advance(prod, ch));
+        return make_seq(out, sp);
+    }
+
+    bool has_channel(const Stmt& s) const {
+        HasChannel h;
+        h.plan = &plan;
+        h.visit(s);
+        return h.found;
+    }
+
+    // The kernel's control flow down to the channel copies, nothing else.
+    Stmt skeleton(const Stmt& s) const {
+        if (!s || !has_channel(s)) return nullptr;
+        if (auto* q = s->as<SeqStmtNode>()) {
+            std::vector<Stmt> out;
+            for (const auto& c : q->seq)
+                if (Stmt k = skeleton(c)) out.push_back(k);
+            return make_seq(out, q->span);
+        }
+        if (auto* c = s->as<CopyOpNode>()) return produce(plan.channels[plan.by_copy.at(c)]);
+        if (auto* f = s->as<ForNode>()) return std::make_shared<ForNode>(f->loop_var, f->min, f->extent, ForKind::Serial, skeleton(f->body), f->span);
+        if (auto* i = s->as<IfThenElseNode>()) {
+            Stmt t = skeleton(i->then_case), e = skeleton(i->else_case);
+            return std::make_shared<IfThenElseNode>(i->cond, t ? t : make_seq({}, i->span), e, i->span);
+        }
+        if (auto* l = s->as<LetStmtNode>()) {
+            Stmt b = skeleton(l->body);
+            UsesVar u;
+            u.v = l->var.get();
+            u.visit(b);
+            return u.found ? std::make_shared<LetStmtNode>(l->var, l->value, b, l->span) : b;
+        }
+        if (auto* a = s->as<AllocateNode>()) return skeleton(a->body);
+        return nullptr;
+    }
+
+    // ---------------------------------------------------------------------- consumers
+    // A loop whose last statement waits for its last wgmma group, when nothing else in the
+    // loop touches what that group names, leaves the group running across the back edge: the
+    // next iteration waits for it (one more pending group) right after issuing its own, and
+    // only then releases the ring slots it read; the loop's epilogue waits for the last one.
+    struct LoopTail {
+        const CallNode* wait = nullptr;
+        Buffer in_flight;                           // a previous iteration's group still runs
+        std::map<const Channel*, Buffer> prev_slot;  // the slots that group reads
+    };
+
+    static const CallNode* call_of(const Stmt& s, const char* op) {
+        auto* e = s ? s->as<EvaluateNode>() : nullptr;
+        auto* c = e ? e->value->as<CallNode>() : nullptr;
+        return c && c->op == op ? c : nullptr;
+    }
+    bool is_channel_copy(const Stmt& s) const {
+        auto* c = s->as<CopyOpNode>();
+        return c && plan.by_copy.count(c);
+    }
+
+    // A copy of a wait with `extra` more pending groups, naming only its registers: the ring
+    // slots it named are released by the statements placed after it.
+    static Stmt register_wait(const CallNode& wait, int64_t extra, Span sp, bool keep_shared = false) {
+        std::vector<Expr> args = {int_imm(as_const_int(wait.args[0]).value_or(0) + extra)};
+        for (size_t a = 1; a < wait.args.size(); ++a) {
+            auto* addr = wait.args[a]->as<CallNode>();
+            auto* l = addr && !addr->args.empty() ? addr->args[0]->as<BufferLoadNode>() : nullptr;
+            if (l && (keep_shared || l->buffer->scope != Scope::Shared)) args.push_back(wait.args[a]);
+        }
+        return std::make_shared<EvaluateNode>(make_call("tp.async_wait", args, DataType::void_(), sp), sp);
+    }
+
+    bool defer_tail(const ForNode& loop, const std::vector<Stmt>& list, LoopTail& tail) {
+        if (!plan.deferred.count(&loop)) return false;
+        std::set<const BufferNode*> tiles;
+        for (const auto& s : list)
+            if (auto* c = s->as<CopyOpNode>(); c && plan.by_copy.count(c)) tiles.insert(c->dst.buffer.get());
+        tail.wait = deferrable_tail(list, tiles);
+        if (!tail.wait) return false;
+        tail.in_flight = counter("tp_group_in_flight");
+        return true;
+    }
+
+    // Whether the loop's consumer warpgroups should take turns issuing their wgmma groups
+    // (ping-pong): with two or more of them and other work in the loop (a softmax), one
+    // warpgroup's work then overlaps the other's tensor-core time instead of colliding with it.
+    bool wants_turns(const std::vector<Stmt>& list) const {
+        if (plan.consumer_threads < 256) return false;
+        bool issue = false, other = false;
+        for (const auto& s : list) {
+            if (call_of(s, "tp.async_call")) issue = true;
+            else if (!call_of(s, "tp.async_wait") && !is_channel_copy(s)) other = true;
+        }
+        return issue && other;
+    }
+    Expr warpgroup() const { return make_binary(BinaryOp::FloorDiv, plan.tid, int_imm(128)); }
+    Stmt turn_barrier(const char* op, Expr id) const {
+        return sync_call(op, {make_binary(BinaryOp::Add, int_imm(2), std::move(id)), int_imm(256)}, span);
+    }
+    // A turn covers the statements from one issue to the last issue after it that no wait
+    // separates from it (the rotated body's two issues are one turn, as in FlashAttention-3).
+    std::vector<Stmt> with_turns(const std::vector<Stmt>& body) const {
+        const int64_t groups = plan.consumer_threads / 128;
+        Expr next = make_binary(BinaryOp::FloorMod, make_binary(BinaryOp::Add, warpgroup(), int_imm(1)), int_imm(groups));
+        std::vector<Stmt> out;
+        for (size_t i = 0; i < body.size(); ++i) {
+            if (!contains_call(body[i], "tp.async_call")) {
+                out.push_back(body[i]);
+                continue;
+            }
+            size_t end = i;
+            for (size_t j = i + 1; j < body.size() && !contains_call(body[j], "tp.async_wait"); ++j)
+                if (contains_call(body[j], "tp.async_call")) end = j;
+            out.push_back(turn_barrier("tp::named_barrier_sync", warpgroup()));
+            for (size_t j = i; j <= end; ++j) out.push_back(body[j]);
+            out.push_back(turn_barrier("tp::named_barrier_arrive", next));
+            i = end;
+        }
+        return out;
+    }
+    static bool contains_call(const Stmt& s, const char* op) {
+        struct C : IRVisitor {
+            const char* op;
+            bool found = false;
+            void visit_Call(const CallNode& n, const Expr& e) override {
+                found |= n.op == op;
+                IRVisitor::visit_Call(n, e);
+            }
+        } c;
+        c.op = op;
+        c.visit(s);
+        return c.found;
+    }
+
+    Stmt consume_body(const Stmt& s) {
+        std::vector<Stmt> list;
+        flatten_seq(s, list);
+        return make_seq(consume_list(list, nullptr), s ? s->span : span);
+    }
+
+    Stmt consume_loop(const ForNode& f) {
+        std::vector<Stmt> list;
+        flatten_seq(f.body, list);
+        const bool channels = has_channel(f.body);
+        LoopTail tail;
+        const bool defer = channels && defer_tail(f, list, tail);
+        const bool turns = channels && plan.turns && wants_turns(list);
+        Rotation rot;
+        const bool rotate = channels && !defer && plan.rotate && rotate_body(f, list, channel_tiles(list), rot);
+        std::vector<Stmt> body = rotate ? rotated_body(rot) : consume_list(list, defer ? &tail : nullptr);
+        if (turns) body = with_turns(body);
+        auto n = std::make_shared<ForNode>(f);
+        n->body = make_seq(body, f.body->span);
+        // The ring replaces the cp.async stages of a loop whose copies became channels.
+        if (channels && n->for_kind == ForKind::Pipelined) {
+            n->for_kind = ForKind::Serial;
+            n->num_stages = 0;
+            n->order.clear();
+            n->stage.clear();
+            n->group.clear();
+        }
+        Stmt loop = n;
+        if (rotate) {
+            // The first iteration is peeled before the loop, the last one's group after it.
+            n->min = make_binary(BinaryOp::Add, f.min, int_imm(1));
+            n->extent = make_binary(BinaryOp::Sub, f.extent, int_imm(1));
+            std::vector<Stmt> pro = consume_list(rot.prologue, nullptr), epi = consume_list(rot.epilogue, nullptr);
+            if (turns) {
+                pro = with_turns(pro);
+                epi = with_turns(epi);
+            }
+            pro.push_back(n);
+            pro.insert(pro.end(), epi.begin(), epi.end());
+            loop = make_seq(pro, f.span);
+            if (rot.maybe_empty) loop = std::make_shared<IfThenElseNode>(make_binary(BinaryOp::GT, f.extent, int_imm(0)), loop, nullptr, f.span);
+        }
+        std::vector<Stmt> out;
+        const int64_t groups = plan.consumer_threads / 128;
+        Expr is_wg = [&](int64_t g) { return make_binary(BinaryOp::EQ, warpgroup(), int_imm(g)); }(groups - 1);
+        // The last warpgroup lets the first take the first turn; the first consumes the last
+        // warpgroup's final hand-over after the loop, so every barrier ends balanced.
+        if (turns) out.push_back(std::make_shared<IfThenElseNode>(is_wg, turn_barrier("tp::named_barrier_arrive", int_imm(0)), nullptr, span));
+        out.push_back(loop);
+        if (turns)
+            out.push_back(std::make_shared<IfThenElseNode>(make_binary(BinaryOp::EQ, warpgroup(), int_imm(0)),
+                                                           turn_barrier("tp::named_barrier_sync", int_imm(0)), nullptr, span));
+        if (!defer) return make_seq(out, f.span);
+        out.push_back(register_wait(*tail.wait, 0, span));
+        for (const auto& [ch, prev] : tail.prev_slot) {
+            Expr idx = make_binary(BinaryOp::Add, int_imm(ch->bar + ch->depth), load(prev));
+            out.push_back(std::make_shared<IfThenElseNode>(load(tail.in_flight),
+                                                           sync_call("tp::ring_release", {buffer_addr(mbar, {idx}, true, span)}, span), nullptr, span));
+        }
+        Stmt seq = make_seq(out, f.span);
+        for (const auto& [ch, prev] : tail.prev_slot) seq = std::make_shared<AllocateNode>(prev, int_imm(0), seq, span);
+        return std::make_shared<AllocateNode>(tail.in_flight, int_imm(0), seq, span);
+    }
+
+    std::set<const BufferNode*> channel_tiles(const std::vector<Stmt>& list) const {
+        std::set<const BufferNode*> tiles;
+        for (const auto& s : list)
+            if (auto* c = s->as<CopyOpNode>(); c && plan.by_copy.count(c)) tiles.insert(c->dst.buffer.get());
+        return tiles;
+    }
+
+    // The rotated loop body's consumer code: waits for iteration k's first group allow one
+    // more pending group, k - 1's, issued after it.
+    std::vector<Stmt> rotated_body(const Rotation& rot) {
+        std::vector<size_t> origin;
+        std::vector<Stmt> stmts = consume_list(rot.body, nullptr, &origin);
+        for (size_t i = 0; i < stmts.size(); ++i)
+            if (auto* w = call_of(stmts[i], "tp.async_wait"); w && rot.after_tail[origin[i]]) stmts[i] = register_wait(*w, 1, stmts[i]->span, true);
+        return stmts;
+    }
+
+    Stmt consume(const Stmt& s) {
+        if (auto* f = s->as<ForNode>()) return consume_loop(*f);
+        if (auto* i = s->as<IfThenElseNode>())
+            return std::make_shared<IfThenElseNode>(i->cond, consume_body(i->then_case), i->else_case ? consume_body(i->else_case) : nullptr,
+                                                    i->span);
+        if (auto* l = s->as<LetStmtNode>()) return std::make_shared<LetStmtNode>(l->var, l->value, consume_body(l->body), l->span);
+        if (auto* a = s->as<AllocateNode>()) return std::make_shared<AllocateNode>(a->buffer, a->init, consume_body(a->body), a->span);
+        if (auto* w = s->as<WhileNode>()) return std::make_shared<WhileNode>(w->cond, consume_body(w->body), w->span);
+        return s;
+    }
+
+    // `origin` (when given) receives, for every statement returned, the index in `list` of the
+    // statement it came from (a channel's wait its copy's, a release the last reader's).
+    std::vector<Stmt> consume_list(const std::vector<Stmt>& list, LoopTail* tail, std::vector<size_t>* origin = nullptr) {
+        struct Window {
+            const Channel* ch;
+            size_t from, to;  // the copy, and the last statement that reads the tile
+        };
+        std::vector<Window> windows;
+        for (size_t i = 0; i < list.size(); ++i) {
+            auto* c = list[i]->as<CopyOpNode>();
+            if (!c || !plan.by_copy.count(c)) continue;
+            const Channel& ch = plan.channels[plan.by_copy.at(c)];
+            size_t to = i;
+            for (size_t j = i + 1; j < list.size(); ++j)
+                if (references(list[j], ch.tile.get()) > 0) to = j;
+            windows.push_back({&ch, i, to});
+        }
+        const size_t last = list.empty() ? 0 : list.size() - 1;
+        std::vector<Stmt> out;
+        for (size_t j = 0; j < list.size(); ++j) {
+            if (origin) origin->resize(out.size(), j > 0 ? j - 1 : 0);
+            const Window* opened = nullptr;
+            for (const auto& w : windows)
+                if (w.from == j) opened = &w;
+            if (opened) {
+                const Channel& ch = *opened->ch;
+                out.push_back(sync_call("tp::mbar_wait", {barrier(cons, ch, false), phase(cons, ch)}, ch.copy->span));
+            } else if (tail && j == last) {
+                // The previous iteration's group: one newer group (this iteration's) may run on.
+                out.push_back(register_wait(*tail->wait, 1, list[j]->span));
+            } else {
+                Stmt t = consume(list[j]);
+                for (const auto& w : windows) {
+                    if (w.from >= j || w.to < j || w.ch->depth == 1) continue;
+                    RingAccess ra;
+                    ra.tile = w.ch->tile.get();
+                    ra.ring = w.ch->ring;
+                    ra.slot = slot(cons, *w.ch);
+                    t = ra.mutate(t);
+                }
+                out.push_back(t);
+            }
+            for (const auto& w : windows) {
+                if (w.to != j) continue;
+                if (tail && j == last && w.ch->depth > 1) {
+                    Buffer& prev = tail->prev_slot[w.ch];
+                    if (!prev) prev = counter("tp_" + w.ch->tile->name + "_c_prev");
+                    Expr idx = make_binary(BinaryOp::Add, int_imm(w.ch->bar + w.ch->depth), load(prev));
+                    out.push_back(std::make_shared<IfThenElseNode>(
+                        load(tail->in_flight), sync_call("tp::ring_release", {buffer_addr(mbar, {idx}, true, span)}, w.ch->copy->span), nullptr,
+                        span));
+                    out.push_back(store(prev, slot(cons, *w.ch), span));
+                } else {
+                    out.push_back(sync_call("tp::ring_release", {barrier(cons, *w.ch, true)}, w.ch->copy->span));
+                }
+                out.push_back(advance(cons, *w.ch));
+            }
+        }
+        if (origin) origin->resize(out.size(), last);
+        if (tail) out.push_back(store(tail->in_flight, int_imm(1), span));
+        return out;
+    }
+
+    // ---------------------------------------------------------------------- the block
+    Stmt with_counters(const Role& r, Stmt body) const {
+        for (size_t i = plan.channels.size(); i-- > 0;) {
+            body = std::make_shared<AllocateNode>(r.phase[i], int_imm(0), body, span);
+            if (r.slot[i]) body = std::make_shared<AllocateNode>(r.slot[i], int_imm(0), body, span);
+        }
+        return body;
+    }
+
+    Stmt init_barriers() const {
+        std::vector<Stmt> init;
+        for (const auto& ch : plan.channels)
+            for (int s = 0; s < ch.depth; ++s) {
+                init.push_back(sync_call("tp::mbar_init", {buffer_addr(mbar, {int_imm(ch.bar + s)}, true, span), int_imm(1)}, span));
+                init.push_back(sync_call("tp::mbar_init", {buffer_addr(mbar, {int_imm(ch.bar + ch.depth + s)}, true, span),
+                                                           int_imm(plan.consumer_threads / 32)},
+                                         span));
+            }
+        init.push_back(sync_call("tp::mbar_fence_init", {}, span));
+        Expr first = make_binary(BinaryOp::EQ, plan.tid, int_imm(0));
+        return make_seq({std::make_shared<IfThenElseNode>(first, make_seq(init, span), nullptr, span),
+                         std::make_shared<EvaluateNode>(make_call("__syncthreads", {}, DataType::void_(), span), span)},
+                        span);
+    }
+
+    Stmt build(const Stmt& top) {
+        std::vector<Stmt> issue;
+        for (size_t m = 0; m < plan.maps.size(); ++m)
+            issue.push_back(sync_call("tp::tma_prefetch_desc", {make_call("tp.tma_desc", {int_imm(static_cast<int64_t>(m))},
+                                                                            DataType(DataType::Handle, 64), span)},
+                                      span));
+        issue.push_back(skeleton(top));
+        // One thread of the producer warpgroup issues everything; the others only give their
+        // registers back.
+        Expr elected = make_binary(BinaryOp::EQ, plan.tid, int_imm(plan.consumer_threads));
+        Stmt producer = with_counters(prod, std::make_shared<IfThenElseNode>(elected, make_seq(issue, span), nullptr, span));
+        Stmt consumer = with_counters(cons, consume_body(top));
+        Stmt roles = std::make_shared<WarpRolesNode>(plan.consumer_threads, 128, plan.consumer_regs, plan.producer_regs, producer, consumer, span);
+        return std::make_shared<AllocateNode>(mbar, nullptr, make_seq({init_barriers(), roles}, span), span);
+    }
+};
+
+}  // namespace
+
+Stmt rewrite_kernel_body(const Stmt& top, const Plan& plan, Span span) {
+    Builder b(plan, span);
+    return b.build(top);
+}
+
+}  // namespace tp::transform::pc

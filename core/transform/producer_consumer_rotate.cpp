@@ -1,0 +1,221 @@
+// The consumers' loop rotation of producer_consumer (see producer_consumer.h): a loop body with
+// two wgmma groups whose last one only feeds work at the end of the body (FlashAttention's
+// O += P V, with O *= correction before it) is software-pipelined by one stage. Iteration k
+// issues its first group, then the end of iteration k - 1 (the second group), then the rest
+// of iteration k, and waits for k - 1's group last, so that group runs while iteration k's
+// work between the two (the softmax) does: FlashAttention-3's intra-warpgroup overlap,
+// derived from dependences rather than written by hand.
+#include <algorithm>
+#include <optional>
+
+#include "transform/producer_consumer_internal.h"
+
+namespace tp::transform::pc {
+
+namespace {
+
+const CallNode* call_of(const Stmt& s, const char* op) {
+    auto* e = s ? s->as<EvaluateNode>() : nullptr;
+    auto* c = e ? e->value->as<CallNode>() : nullptr;
+    return c && c->op == op ? c : nullptr;
+}
+
+// Buffers a statement reads and writes (addresses given to calls count as both when written).
+struct Access : IRVisitor {
+    std::set<const BufferNode*> reads, writes;
+    void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
+        reads.insert(n.buffer.get());
+        IRVisitor::visit_BufferLoad(n, e);
+    }
+    void visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override {
+        writes.insert(n.buffer.get());
+        IRVisitor::visit_BufferStore(n, s);
+    }
+    void visit_Call(const CallNode& n, const Expr& e) override {
+        if (n.op == "tp.sync_call") return;
+        if (n.op == "tp.async_wait") {  // it completes the writes of its group: all it names
+            for (size_t i = 1; i < n.args.size(); ++i) {
+                auto* a = n.args[i]->as<CallNode>();
+                if (auto* l = a && !a->args.empty() ? a->args[0]->as<BufferLoadNode>() : nullptr) writes.insert(l->buffer.get());
+            }
+            return;
+        }
+        if ((n.op == "tp.addr_w" || n.op == "atomic_add") && !n.args.empty())
+            if (auto* l = n.args[0]->as<BufferLoadNode>()) writes.insert(l->buffer.get());
+        IRVisitor::visit_Call(n, e);
+    }
+    void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
+        reads.insert(n.src.buffer.get());
+        writes.insert(n.dst.buffer.get());
+        IRVisitor::visit_CopyOp(n, s);
+    }
+    void visit_FillOp(const FillOpNode& n, const Stmt& s) override {
+        writes.insert(n.dst.buffer.get());
+        IRVisitor::visit_FillOp(n, s);
+    }
+    void visit_AtomicAddOp(const AtomicAddOpNode& n, const Stmt& s) override {
+        reads.insert(n.dst.buffer.get());
+        writes.insert(n.dst.buffer.get());
+        IRVisitor::visit_AtomicAddOp(n, s);
+    }
+};
+
+Access access_of(const std::vector<Stmt>& stmts) {
+    Access a;
+    for (const auto& s : stmts) a.visit(s);
+    return a;
+}
+
+bool meet(const std::set<const BufferNode*>& a, const std::set<const BufferNode*>& b) {
+    return std::any_of(a.begin(), a.end(), [&](const BufferNode* x) { return b.count(x) > 0; });
+}
+
+// The buffers an issue writes (its accumulator, the registers it packs) and reads.
+void issue_buffers(const CallNode& issue, std::set<const BufferNode*>& writes, std::set<const BufferNode*>& reads) {
+    for (const auto& a : issue.args) {
+        auto* c = a->as<CallNode>();
+        auto* l = c && !c->args.empty() ? c->args[0]->as<BufferLoadNode>() : nullptr;
+        if (!l) continue;
+        (c->op == "tp.addr_w" ? writes : reads).insert(l->buffer.get());
+    }
+}
+
+// Whether a loop extent is provably at least 1: constants, block indices and ceildiv/min of
+// positive pieces (a causal loop's T.min(T.ceildiv(S, N), T.ceildiv((bx + 1) * M, N))).
+std::optional<int64_t> lower_bound(const Expr& e) {
+    if (auto c = as_const_int(e)) return *c;
+    if (auto* v = e->as<VarNode>()) {
+        if (v->var_kind == VarKind::BlockIdx || v->var_kind == VarKind::ThreadIdx) return 0;
+        return std::nullopt;
+    }
+    if (auto* c = e->as<CastNode>()) return lower_bound(c->value);
+    auto* b = e->as<BinaryNode>();
+    if (!b) return std::nullopt;
+    auto x = lower_bound(b->a), y = lower_bound(b->b);
+    if (!x || !y) return std::nullopt;
+    switch (b->op) {
+        case BinaryOp::Add: return *x + *y;
+        case BinaryOp::Mul: return *x >= 0 && *y >= 0 ? std::optional<int64_t>(*x * *y) : std::nullopt;
+        case BinaryOp::Min: return std::min(*x, *y);
+        case BinaryOp::Max: return std::max(*x, *y);
+        case BinaryOp::FloorDiv: {
+            auto d = as_const_int(b->b);
+            return d && *d > 0 && *x >= 0 ? std::optional<int64_t>(*x / *d) : std::nullopt;
+        }
+        default: return std::nullopt;
+    }
+}
+bool at_least_one(const Expr& e) {
+    auto lb = lower_bound(e);
+    return lb && *lb >= 1;
+}
+
+// Replaces the loop variable by a value and gives every variable the statement binds (lets,
+// loops) a fresh node: a peeled copy must not bind the same variables as the loop body, since
+// passes map a variable to its one binding (simplify inlines lets by variable).
+struct Substitute : IRMutator {
+    const VarNode* var = nullptr;
+    Expr value;
+    std::map<const VarNode*, Var> fresh;
+    Expr visit_Var(const VarNode& n, const Expr& e) override {
+        if (&n == var) return value;
+        auto it = fresh.find(&n);
+        return it == fresh.end() ? e : it->second;
+    }
+    Var renew(const Var& v) {
+        auto nv = std::make_shared<VarNode>(v->name, v->dtype, v->var_kind, v->span);
+        fresh[v.get()] = nv;
+        return nv;
+    }
+    Stmt visit_LetStmt(const LetStmtNode& n, const Stmt&) override {
+        Expr value_ = mutate(n.value);
+        Var v = renew(n.var);
+        return std::make_shared<LetStmtNode>(v, value_, mutate(n.body), n.span);
+    }
+    Stmt visit_For(const ForNode& n, const Stmt&) override {
+        auto f = std::make_shared<ForNode>(n);
+        f->min = mutate(n.min);
+        f->extent = mutate(n.extent);
+        f->loop_var = renew(n.loop_var);
+        f->body = mutate(n.body);
+        return f;
+    }
+};
+
+}  // namespace
+
+bool rotate_body(const ForNode& loop, const std::vector<Stmt>& body, const std::set<const BufferNode*>& channel_tiles, Rotation& out) {
+    std::vector<size_t> issues;
+    for (size_t j = 0; j < body.size(); ++j)
+        if (call_of(body[j], "tp.async_call")) issues.push_back(j);
+    if (issues.size() != 2 || body.empty() || !call_of(body.back(), "tp.async_wait")) return false;
+    const size_t first = issues[0], last = issues[1];
+    std::set<const BufferNode*> acc, operands;
+    issue_buffers(*call_of(body[last], "tp.async_call"), acc, operands);
+    // The body's last statement waits for the last group (it names what that group writes).
+    Access tail_wait;
+    tail_wait.visit(body.back());
+    if (!meet(tail_wait.writes, acc)) return false;
+    // The tail: the last issue and the statements right before it that update its accumulator
+    // or copy the tiles it reads.
+    size_t c = last;
+    while (c - 1 > first) {
+        const Stmt& s = body[c - 1];
+        Access a;
+        a.visit(s);
+        auto* copy = s->as<CopyOpNode>();
+        bool feeds = copy && channel_tiles.count(copy->dst.buffer.get()) && operands.count(copy->dst.buffer.get());
+        if (!feeds && !meet(a.reads, acc) && !meet(a.writes, acc)) break;
+        if (call_of(s, "tp.async_wait")) return false;
+        --c;
+    }
+    if (c == first + 1) return false;  // nothing of iteration k would run beside the group
+    for (size_t j = c; j < last; ++j)
+        if (call_of(body[j], "tp.async_wait")) return false;
+    if (last + 2 != body.size()) return false;  // only the wait follows the last issue
+    // Iteration k's head (through its first issue) now runs before iteration k-1's tail.
+    std::vector<Stmt> head(body.begin(), body.begin() + static_cast<std::ptrdiff_t>(first + 1));
+    std::vector<Stmt> tail(body.begin() + static_cast<std::ptrdiff_t>(c), body.begin() + static_cast<std::ptrdiff_t>(last + 1));
+    tail.push_back(body.back());
+    Access h = access_of(head), t = access_of(tail);
+    if (meet(h.writes, t.reads) || meet(h.writes, t.writes) || meet(h.reads, t.writes)) return false;
+
+    // Channel copies keep their node: the consumers only wait for them (the producer walks the
+    // loop as written), and the node is the channel's identity.
+    auto at = [&](const Stmt& s, Expr k) -> Stmt {
+        auto* c = s->as<CopyOpNode>();
+        if (c && channel_tiles.count(c->dst.buffer.get())) return s;
+        Substitute sub;
+        sub.var = loop.loop_var.get();
+        sub.value = std::move(k);
+        return sub.mutate(s);
+    };
+    const Expr k = loop.loop_var, prev = make_binary(BinaryOp::Sub, loop.loop_var, int_imm(1));
+    const Expr end = make_binary(BinaryOp::Add, loop.min, loop.extent);
+    out = Rotation{};
+    for (size_t j = 0; j < c; ++j) out.prologue.push_back(at(body[j], loop.min));
+    auto put = [&](const Stmt& s, bool after) {
+        out.body.push_back(s);
+        out.after_tail.push_back(after);
+    };
+    // k - 1's group is waited for right before the first statement of iteration k that touches
+    // what it names (the conversion that refills its packed operand), else at the end.
+    size_t wait_at = c;
+    for (size_t j = first + 1; j < c && wait_at == c; ++j) {
+        Access a;
+        a.visit(body[j]);
+        if (meet(a.reads, tail_wait.writes) || meet(a.writes, tail_wait.writes)) wait_at = j;
+    }
+    for (size_t j = 0; j <= first; ++j) put(body[j], false);
+    for (size_t j = c; j <= last; ++j) put(at(body[j], prev), false);
+    for (size_t j = first + 1; j < c; ++j) {
+        if (j == wait_at) put(at(body.back(), prev), false);
+        put(body[j], j < wait_at && call_of(body[j], "tp.async_wait") != nullptr);
+    }
+    if (wait_at == c) put(at(body.back(), prev), false);
+    for (size_t j = c; j < body.size(); ++j) out.epilogue.push_back(at(body[j], make_binary(BinaryOp::Sub, end, int_imm(1))));
+    out.maybe_empty = !at_least_one(loop.extent);
+    return true;
+}
+
+}  // namespace tp::transform::pc

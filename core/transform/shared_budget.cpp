@@ -1,0 +1,49 @@
+// shared_bytes / shared_limit / check_shared_budget (see shared_budget.h).
+#include "transform/shared_budget.h"
+
+#include "ir/functor.h"
+
+namespace tp::transform {
+
+using namespace ir;
+
+bool aligned_shared_tiles(const PrimFunc& f) { return f.attrs.count("tp.ws") > 0 || f.attrs.count("tp.wgmma") > 0; }
+
+int64_t shared_bytes(const PrimFunc& f, bool aligned, const std::map<const BufferNode*, int64_t>& scale) {
+    struct Sum : IRVisitor {
+        bool aligned = false;
+        const std::map<const BufferNode*, int64_t>* scale = nullptr;
+        int64_t end = 0;
+        void visit_Allocate(const AllocateNode& n, const Stmt& s) override {
+            const Buffer& b = n.buffer;
+            if (b->scope == Scope::Shared) {
+                int64_t elems = 1;
+                for (const auto& d : b->shape) elems = as_const_int(d) ? elems * *as_const_int(d) : 0;
+                auto it = scale->find(b.get());
+                int64_t bytes = elems * b->dtype.bytes() * (it == scale->end() ? 1 : it->second);
+                int64_t align = aligned && b->shape.size() > 1 ? 1024 : 16;
+                end = (end + align - 1) / align * align + bytes;
+            }
+            IRVisitor::visit_Allocate(n, s);
+        }
+    } sum;
+    sum.aligned = aligned;
+    sum.scale = &scale;
+    sum.visit(f.body);
+    return sum.end;
+}
+
+int64_t shared_limit(const Target& t, bool aligned) {
+    int64_t max = t.max_smem_per_block > 0 ? t.max_smem_per_block : 48 * 1024;
+    return aligned ? max - 1024 : max;
+}
+
+bool check_shared_budget(const PrimFunc& f, const Target& t, DiagnosticEngine& diags) {
+    bool aligned = aligned_shared_tiles(f);
+    int64_t bytes = shared_bytes(f, aligned), limit = shared_limit(t, aligned);
+    if (bytes <= limit) return true;
+    diags.report(DiagKind::SharedMemoryExceeded, f.span, {std::to_string(bytes + (aligned ? 1024 : 0)), t.name, std::to_string(t.max_smem_per_block)});
+    return false;
+}
+
+}  // namespace tp::transform

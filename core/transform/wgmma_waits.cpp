@@ -1,0 +1,102 @@
+// wgmma_waits (see wgmma_waits.h).
+#include "transform/wgmma_waits.h"
+
+#include <set>
+
+#include "ir/functor.h"
+
+namespace tp::transform {
+
+using namespace ir;
+
+namespace {
+
+const CallNode* call_of(const Stmt& s, const char* op) {
+    auto* e = s->as<EvaluateNode>();
+    auto* c = e ? e->value->as<CallNode>() : nullptr;
+    return c && c->op == op ? c : nullptr;
+}
+
+// The buffers a wait names (its operands are addresses of buffer elements).
+std::set<const BufferNode*> named_buffers(const CallNode& wait) {
+    std::set<const BufferNode*> out;
+    for (size_t i = 1; i < wait.args.size(); ++i) {
+        auto* a = wait.args[i]->as<CallNode>();
+        if (a && !a->args.empty())
+            if (auto* l = a->args[0]->as<BufferLoadNode>()) out.insert(l->buffer.get());
+    }
+    return out;
+}
+
+// What a statement does that a wait may not move past.
+struct Scan : IRVisitor {
+    const std::set<const BufferNode*>* named = nullptr;
+    bool touches = false, barrier = false, nested_async = false;
+    int depth = 0;
+    void visit_buffer(const Buffer& b) override {
+        touches |= named->count(b.get()) > 0;
+        IRVisitor::visit_buffer(b);
+    }
+    void visit_Call(const CallNode& n, const Expr& e) override {
+        barrier |= n.op == "__syncthreads" || n.op == "tp.sync_call" || n.op == "tp.async_wait";
+        nested_async |= n.op == "tp.async_call" && depth > 0;
+        IRVisitor::visit_Call(n, e);
+    }
+    void visit_For(const ForNode& n, const Stmt& s) override { ++depth; IRVisitor::visit_For(n, s); --depth; }
+    void visit_While(const WhileNode& n, const Stmt& s) override { ++depth; IRVisitor::visit_While(n, s); --depth; }
+    void visit_IfThenElse(const IfThenElseNode& n, const Stmt& s) override { ++depth; IRVisitor::visit_IfThenElse(n, s); --depth; }
+    void visit_PrintOp(const PrintOpNode& n, const Stmt& s) override {
+        barrier = true;
+        IRVisitor::visit_PrintOp(n, s);
+    }
+};
+
+std::vector<Stmt> place(std::vector<Stmt> list) {
+    for (size_t w = 0; w < list.size(); ++w) {
+        const CallNode* wait = call_of(list[w], "tp.async_wait");
+        if (!wait) continue;
+        auto named = named_buffers(*wait);
+        int64_t pending = as_const_int(wait->args[0]).value_or(0);
+        size_t j = w + 1;
+        for (; j < list.size(); ++j) {
+            Scan sc;
+            sc.named = &named;
+            sc.visit(list[j]);
+            if (sc.touches || sc.barrier || sc.nested_async) break;
+            if (call_of(list[j], "tp.async_call")) ++pending;
+        }
+        if (j == w + 1) continue;
+        std::vector<Expr> args = wait->args;
+        args[0] = int_imm(pending);
+        Stmt moved = std::make_shared<EvaluateNode>(make_call("tp.async_wait", args, DataType::void_(), list[w]->span), list[w]->span);
+        list.insert(list.begin() + static_cast<std::ptrdiff_t>(j), moved);
+        list.erase(list.begin() + static_cast<std::ptrdiff_t>(w));
+        --w;  // the statement now at w has not been looked at
+    }
+    return list;
+}
+
+struct Placer : IRMutator {
+    Stmt visit_SeqStmt(const SeqStmtNode& n, const Stmt& s) override {
+        Stmt inner = IRMutator::visit_SeqStmt(n, s);
+        std::vector<Stmt> list;
+        flatten_seq(inner, list);
+        return make_seq(place(std::move(list)), n.span);
+    }
+};
+
+}  // namespace
+
+PrimFuncPtr wgmma_waits(const PrimFuncPtr& func) {
+    auto off = func->attrs.find("tp.disable_async_wgmma");
+    if (off != func->attrs.end() && off->second == "true") return func;
+    Placer p;
+    PrimFuncPtr out = mutate_func(func, p);
+    if (out == func) return func;
+    // Groups now run beside other statements (compile() checks their registers were not spilled).
+    auto f = std::make_shared<PrimFunc>(*out);
+    f->attrs["tp.async_wgmma"] = "1";
+    return f;
+}
+
+}  // namespace tp::transform
