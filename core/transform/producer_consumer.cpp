@@ -275,14 +275,20 @@ bool writes(const Stmt& s, const BufferNode* b) {
 
 namespace {
 
-// setmaxnreg budgets: the producer keeps 24 registers (it only computes coordinates), the
-// consumers share the rest of the 64K register file, at most 240 (a multiple of 8). With one
-// consumer warpgroup the 256-thread block already allows 255, so nothing moves.
+// setmaxnreg budgets: the producer keeps 24 registers (it only computes coordinates) and the
+// consumers take what it gives back. setmaxnreg moves registers only within what the block was
+// launched with: ptxas gives a kernel with setmaxnreg the most __launch_bounds__(T, 1) allows,
+// a multiple of 8 with T * R <= 64K, so an increase beyond that pool would wait forever (four
+// consumer warpgroups: 640 threads of 96 registers can grow the consumers to 112, not 120).
+// With one consumer warpgroup the 256-thread block already allows 255, so nothing moves.
 void register_split(Plan& plan) {
     if (plan.consumer_threads <= 128) return;
+    const int64_t block = plan.consumer_threads + 128;
+    const int64_t launched = std::min<int64_t>(255, 65536 / block) / 8 * 8;
     plan.producer_regs = 24;
-    int64_t c = (65536 - 128 * plan.producer_regs) / plan.consumer_threads;
-    plan.consumer_regs = static_cast<int>(std::min<int64_t>(240, c / 8 * 8));
+    int64_t c = (launched * block - 128 * plan.producer_regs) / plan.consumer_threads / 8 * 8;
+    plan.consumer_regs = static_cast<int>(std::min<int64_t>(240, c));
+    if (plan.consumer_regs <= launched) plan.producer_regs = plan.consumer_regs = 0;  // nothing to gain
 }
 
 }  // namespace
