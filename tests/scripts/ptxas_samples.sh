@@ -26,10 +26,10 @@ for f in "$root"/samples/*.py; do
         n=$((n + 1))
     done
 done
-# The sm_90a warp-specialized path (TMA + wgmma + setmaxnreg) takes Hopper-sized tiles.
+# The sm_90a producer/consumer path (TMA + wgmma + setmaxnreg) with Hopper-sized tiles.
 for base in gemm gemm_bias_gelu; do
     if ! out=$("$tilec" compile "$root/samples/$base.py" --arch sm_90a --emit ptx -D block_M=128 -D block_N=256 -D block_K=64 \
-            -D num_stages=4 -o "$tmp/$base.ws.ptx" 2>&1); then
+            -D num_stages=4 -D threads=256 -o "$tmp/$base.ws.ptx" 2>&1); then
         echo "FAIL compile $base sm_90a (warp-specialized)"; echo "$out"; fail=1; continue
     fi
     if ! grep -q "wgmma.mma_async" "$tmp/$base.ws.ptx" || ! out=$("$ptxas" -arch=sm_90a "$tmp/$base.ws.ptx" -o "$tmp/$base.ws.cubin" 2>&1); then
@@ -37,14 +37,14 @@ for base in gemm gemm_bias_gelu; do
     fi
     n=$((n + 1))
 done
-# The sm_90a FlashAttention idiom lowering (tp::WsAttention: TMA 3-D maps, wgmma, ping-pong
-# named barriers), with the header's schedule, full and causal.
+# Attention on the sm_90a producer/consumer path (TMA 4-D boxes, wgmma, ping-pong named
+# barriers), with the header's schedule, full and causal.
 for causal in False True; do
     if ! out=$("$tilec" compile "$root/samples/flash_attention.py" --arch sm_90a --emit ptx -D is_causal=$causal \
             -o "$tmp/fa.$causal.ptx" 2>&1); then
         echo "FAIL compile flash_attention sm_90a is_causal=$causal (warp-specialized)"; echo "$out"; fail=1; continue
     fi
-    if ! grep -q "wgmma.mma_async" "$tmp/fa.$causal.ptx" || ! grep -q "cp.async.bulk.tensor.3d" "$tmp/fa.$causal.ptx" ||
+    if ! grep -q "wgmma.mma_async" "$tmp/fa.$causal.ptx" || ! grep -q "cp.async.bulk.tensor.4d" "$tmp/fa.$causal.ptx" ||
         ! out=$("$ptxas" -arch=sm_90a "$tmp/fa.$causal.ptx" -o "$tmp/fa.$causal.cubin" 2>&1); then
         echo "FAIL ptxas flash_attention sm_90a is_causal=$causal (warp-specialized)"; echo "$out"; fail=1; continue
     fi

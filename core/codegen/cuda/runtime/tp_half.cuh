@@ -37,13 +37,17 @@ __device__ __forceinline__ unsigned short f32_to_bf16_bits(float f) {
 }
 __device__ __forceinline__ float bf16_bits_to_f32(unsigned short h) { return __uint_as_float(static_cast<unsigned>(h) << 16); }
 
-// Two floats to a packed pair in one instruction (cvt.rn.f16x2.f32; bf16x2 on sm_80+): lo in
+// Two floats to a packed pair in one instruction (cvt.rn.f16x2.f32 / bf16x2, sm_80+): lo in
 // the low 16 bits. Half the conversions of two single ones, which run at a quarter of the
 // rate of ordinary arithmetic.
 __device__ __forceinline__ unsigned f32x2_to_f16x2(float lo, float hi) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     unsigned r;
     asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
     return r;
+#else
+    return static_cast<unsigned>(f32_to_f16_bits(lo)) | (static_cast<unsigned>(f32_to_f16_bits(hi)) << 16);
+#endif
 }
 __device__ __forceinline__ unsigned f32x2_to_bf16x2(float lo, float hi) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
