@@ -17,29 +17,53 @@ const CallNode* call_of(const Stmt& s, const char* op) {
     return c && c->op == op ? c : nullptr;
 }
 
-// The buffers a wait names (its operands are addresses of buffer elements).
-std::set<const BufferNode*> named_buffers(const CallNode& wait) {
-    std::set<const BufferNode*> out;
+// The buffers a wait names (its operands are addresses of buffer elements): those the group
+// writes (tp.addr_w: the accumulator, packed operand registers) and those it only reads.
+struct Named {
+    std::set<const BufferNode*> written, read;
+};
+Named named_buffers(const CallNode& wait) {
+    Named out;
     for (size_t i = 1; i < wait.args.size(); ++i) {
         auto* a = wait.args[i]->as<CallNode>();
         if (a && !a->args.empty())
-            if (auto* l = a->args[0]->as<BufferLoadNode>()) out.insert(l->buffer.get());
+            if (auto* l = a->args[0]->as<BufferLoadNode>()) (a->op == "tp.addr_w" ? out.written : out.read).insert(l->buffer.get());
     }
     return out;
 }
 
-// What a statement does that a wait may not move past.
+// What a statement does that a wait may not move past: any access to what the group writes,
+// a write to what it reads (reading a tile the group also reads is no conflict), a barrier.
 struct Scan : IRVisitor {
-    const std::set<const BufferNode*>* named = nullptr;
+    const Named* named = nullptr;
     bool touches = false, barrier = false, nested_async = false;
     int depth = 0;
     void visit_buffer(const Buffer& b) override {
-        touches |= named->count(b.get()) > 0;
+        touches |= named->written.count(b.get()) > 0;
         IRVisitor::visit_buffer(b);
+    }
+    void write(const BufferNode* b) { touches |= named->read.count(b) > 0 || named->written.count(b) > 0; }
+    void visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override {
+        write(n.buffer.get());
+        IRVisitor::visit_BufferStore(n, s);
+    }
+    void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
+        write(n.dst.buffer.get());
+        IRVisitor::visit_CopyOp(n, s);
+    }
+    void visit_FillOp(const FillOpNode& n, const Stmt& s) override {
+        write(n.dst.buffer.get());
+        IRVisitor::visit_FillOp(n, s);
+    }
+    void visit_AtomicAddOp(const AtomicAddOpNode& n, const Stmt& s) override {
+        write(n.dst.buffer.get());
+        IRVisitor::visit_AtomicAddOp(n, s);
     }
     void visit_Call(const CallNode& n, const Expr& e) override {
         barrier |= n.op == "__syncthreads" || n.op == "tp.sync_call" || n.op == "tp.async_wait";
         nested_async |= n.op == "tp.async_call" && depth > 0;
+        if ((n.op == "tp.addr_w" || n.op == "atomic_add") && !n.args.empty())
+            if (auto* l = n.args[0]->as<BufferLoadNode>()) write(l->buffer.get());
         IRVisitor::visit_Call(n, e);
     }
     void visit_For(const ForNode& n, const Stmt& s) override { ++depth; IRVisitor::visit_For(n, s); --depth; }
