@@ -1,62 +1,64 @@
-# sm_90a: samples/flash_attention.py, unchanged, becomes the warp-specialized TMA + wgmma
-# FlashAttention template (tp::WsAttention, persistent overlap + ping-pong, 3 warpgroups, Q/K/V
-# as 3-D tensor maps), full and causal. The kernel below is the sample's BHSD kernel with one
-# `variant` switch: "same" keeps it (and must match, so the other variants test exactly their
-# change); each other variant changes what the kernel computes and must stay on mma.sync with a
-# `tp.ws_attention = not applied: ...` remark. sm_90 never sees the template.
-# RUN: %tilec compile %samples/flash_attention.py --arch sm_90a --emit cuda --no-lineinfo | FileCheck %s --check-prefix=CUDA
-# RUN: %tilec compile %samples/flash_attention.py --arch sm_90a --emit ptx | FileCheck %s --check-prefix=PTX
-# RUN: %tilec compile %samples/flash_attention.py --arch sm_90a -D is_causal=True --emit cuda --no-lineinfo | FileCheck %s --check-prefix=CAUSAL
-# RUN: %tilec compile %samples/flash_attention.py --arch sm_90a -D is_causal=True --emit ptx | FileCheck %s --check-prefix=PTX
-# RUN: %tilec compile %samples/flash_attention.py --arch sm_90a -D dim=64 -D seq_q=1000 -D seq_kv=1000 --emit lowered | FileCheck %s --check-prefix=D64
-# RUN: %tilec compile %samples/flash_attention.py --arch sm_90 --emit ptx | FileCheck %s --check-prefix=SM90 --implicit-check-not=wgmma --implicit-check-not=cp.async.bulk.tensor --implicit-check-not=setmaxnreg
-# RUN: %tilec compile %samples/flash_attention.py --arch sm_90 --emit lowered | FileCheck %s --check-prefix=SM90IR --implicit-check-not=tp.ws
-# RUN: %tilec compile %s --arch sm_90a -D variant=same --emit lowered | FileCheck %s --check-prefix=SAME
-# RUN: %tilec compile %s --arch sm_90a -D variant=same -D is_causal=True --emit lowered | FileCheck %s --check-prefix=SAMEC
-# RUN: %tilec compile %s --arch sm_90a -D variant=exp --emit lowered | FileCheck %s --check-prefix=EXP
-# RUN: %tilec compile %s --arch sm_90a -D variant=exp --emit ptx | FileCheck %s --check-prefix=FALLBACK --implicit-check-not=wgmma.mma_async --implicit-check-not=cp.async.bulk.tensor
-# RUN: %tilec compile %s --arch sm_90a -D variant=scale --emit lowered | FileCheck %s --check-prefix=SCALE
-# RUN: %tilec compile %s --arch sm_90a -D variant=extra --emit lowered | FileCheck %s --check-prefix=EXTRA
-# RUN: %tilec compile %s --arch sm_90a -D variant=strict -D is_causal=True --emit lowered | FileCheck %s --check-prefix=MASK
-# RUN: %tilec compile %s --arch sm_90a -D variant=bound --emit lowered | FileCheck %s --check-prefix=BOUND
-# RUN: %tilec compile %s --arch sm_90a -D variant=same -D seq_kv=256 --emit lowered | FileCheck %s --check-prefix=SEQ
-# RUN: %tilec compile %s --arch sm_90a -D variant=same -D dim=96 --emit lowered | FileCheck %s --check-prefix=DIM
-# RUN: %tilec compile %s --arch sm_90a -D variant=same -D layout=bshd --emit lowered | FileCheck %s --check-prefix=BSHD
-# RUN: %tilec compile %s --arch sm_90a -D variant=exp --print-after=warp-specialize-attention --emit lowered 2>&1 | FileCheck %s --check-prefix=REMARK
-
-# CUDA: #include "tp_ws_attention_kernel.cuh"
+# Attention on sm_90a through the general producer/consumer path: a TMA producer warpgroup
+# beside the user's two consumer warpgroups, Q in a one-slot ring, K and V in two-slot rings,
+# S = Q K^T as SS wgmma that clears its accumulator (the tail mask is proved never to apply),
+# the loop rotated so iteration k's softmax runs while k - 1's P V does, P packed in pairs
+# for the RS wgmma, consumer warpgroups taking turns. Every variant of the body below (exp for
+# exp2, another scale, an extra clamp, a strict causal mask, a loop bound from min, BSHD,
+# seq_q != seq_kv) takes the same path: nothing here matches one program's statements.
+# dim = 96 rows are no wgmma operand: the gemms say why and run mma.sync on TMA-fed tiles.
+# RUN: %tilec compile %s --arch sm_90a -D threads=256 --emit cuda --no-lineinfo | FileCheck %s --check-prefix=CUDA
+# RUN: %tilec compile %s --arch sm_90a -D threads=256 --emit ptx | FileCheck %s --check-prefix=PTX
+# RUN: %tilec compile %s --arch sm_90 -D threads=256 --emit ptx | FileCheck %s --check-prefix=SM90 --implicit-check-not=wgmma --implicit-check-not=cp.async.bulk.tensor --implicit-check-not=setmaxnreg
+# RUN: %tilec compile %s --arch sm_90a -D threads=256 -D variant=exp --emit lowered | FileCheck %s --check-prefix=WS
+# RUN: %tilec compile %s --arch sm_90a -D threads=256 -D variant=scale --emit lowered | FileCheck %s --check-prefix=WS
+# RUN: %tilec compile %s --arch sm_90a -D threads=256 -D variant=extra --emit lowered | FileCheck %s --check-prefix=WS
+# RUN: %tilec compile %s --arch sm_90a -D threads=256 -D variant=strict -D is_causal=True --emit lowered | FileCheck %s --check-prefix=WS
+# RUN: %tilec compile %s --arch sm_90a -D threads=256 -D variant=bound --emit lowered | FileCheck %s --check-prefix=WS
+# RUN: %tilec compile %s --arch sm_90a -D threads=256 -D layout=bshd -D seq_kv=256 --emit lowered | FileCheck %s --check-prefix=BSHD
+# RUN: %tilec compile %s --arch sm_90a -D threads=256 -D dim=96 --remarks --emit lowered 2>&1 | FileCheck %s --check-prefix=D96
 # CUDA: __launch_bounds__(384, 1) flashattn_kernel(const half_t* __restrict__ Q, const half_t* __restrict__ K, const half_t* __restrict__ V, half_t* __restrict__ Output, const __grid_constant__ tp::TmaDesc tp_tma_0, const __grid_constant__ tp::TmaDesc tp_tma_1, const __grid_constant__ tp::TmaDesc tp_tma_2)
-# CUDA: extern __shared__ __align__(1024) unsigned char tp_smem_raw[];
-# CUDA: tp::WsAttentionKernel<tp::WsAttention<half_t, 128, 128, 2, 2, false, true, true>, half_t, false, true>::run(&tp_fa_smem[0], &tp_tma_0, &tp_tma_1, &tp_tma_2, &Output[0], 4096, 32, 0.127517432f);
+# CUDA: if (threadIdx.x >= 256) {
+# CUDA-NEXT: tp::setmaxnreg_dec<24>();
+# CUDA: tp::tma_load(&Q_shared[0], &tp_tma_0, &tp_mbar[0], 0, (bx * 128), by, bz);
+# CUDA: } else {
+# CUDA-NEXT: tp::setmaxnreg_inc<240>();
+# CUDA: tp::gemm_wgmma_ss<128, 64, 64, 8, 1, false, true, half_t, true>(
+# CUDA: tp::frag_pack_pairs<32, half_t>(&acc_s[0], &acc_s_cast[0]);
+# CUDA: for (int k = 1; k < 8; ++k) {
+# CUDA: tp::named_barrier_sync((2 + (tx / 128)), 256);
+# CUDA-NEXT: tp::gemm_wgmma_ss<128, 64, 64, 8, 1, false, true, half_t, true>(
+# CUDA: acc_o[tp_f
+# CUDA: tp::mbar_wait(&tp_mbar[(6 + tp_V_shared_c_slot)], tp_V_shared_c_phase);
+# CUDA-NEXT: tp::gemm_wgmma_rs_packed<128, 64, 64, 8, 1, false, half_t>(&acc_s_cast[0], &V_shared[(tp_V_shared_c_slot * 4096)], &acc_o[0], tx);
+# CUDA-NEXT: tp::named_barrier_arrive((2 + (((tx / 128) + 1) % 2)), 256);
+# CUDA: tp::wgmma_wait<1>(), tp::wgmma_fence_operands<32>(&acc_s[0]);
+# CUDA-NEXT: tp::ring_release(&tp_mbar[(4 + tp_K_shared_c_slot)]);
+# CUDA: tp::wgmma_wait<0>(), tp::wgmma_fence_operands<32>(&acc_o[0]), tp::wgmma_fence_packed<16>(&acc_s_cast[0]);
+# CUDA-NEXT: tp::ring_release(&tp_mbar[(8 + tp_V_shared_c_slot)]);
+# CUDA: tp::frag_pack_pairs<32, half_t>(&acc_s[0], &acc_s_cast[0]);
+# CUDA-NEXT: }
+# CUDA: tp::gemm_wgmma_rs_packed<
+# CUDA: tp::named_barrier_sync(2, 256);
 # PTX: .target sm_90a
-# PTX-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes
+# PTX-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes
 # PTX-DAG: setmaxnreg.inc.sync.aligned.u32 240
-# PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+# PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 # PTX-DAG: wgmma.wait_group.sync.aligned 1
-# PTX-DAG: bar.arrive
-# CAUSAL: tp::WsAttentionKernel<tp::WsAttention<half_t, 128, 128, 2, 2, true, true, true>, half_t, true, true>::run(
-# D64: # attr tp.tma_maps = Q:64x128x1:128:32x1000x64;K:64x128x1:128:32x1000x64;V:64x128x1:128:32x1000x64
-# D64: # attr tp.ws_attention = tp::WsAttention<half_t, 64, 128, 2, 2, false, true, true> full, persistent grid of 256 units
-# D64: with T.Kernel(256, threads=384) as tp_pid:
+# PTX-DAG: mbarrier.try_wait.parity.shared::cta.b64
+# PTX-DAG: barrier.arrive
 # SM90: .target sm_90
 # SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-# SM90IR: with T.Kernel(32, 32, 1, threads=128) as (bx, by, bz):
-# SAME: # attr tp.ws_attention = tp::WsAttention<half_t, 64, 128, 2, 2, false, true, true> full, persistent grid of 32 units, scale 0.180337
-# SAME: with T.Kernel(32, threads=384) as tp_pid:
-# SAMEC: # attr tp.ws_attention = tp::WsAttention<half_t, 64, 128, 2, 2, true, true, true> causal, persistent grid of 16 units
-# EXP: # attr tp.ws_attention = not applied: the probabilities are not exp2(acc_s * scale - max * scale) with the correction's scale
-# EXP: with T.Kernel(4, 4, 2, threads=128) as (bx, by, bz):
-# FALLBACK: .target sm_90a
-# FALLBACK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-# SCALE: # attr tp.ws_attention = not applied: the probabilities are not exp2(acc_s * scale - max * scale) with the correction's scale
-# EXTRA: # attr tp.ws_attention = not applied: the kv loop is not the online-softmax body
-# MASK: # attr tp.ws_attention = not applied: the mask is neither
-# BOUND: # attr tp.ws_attention = not applied: the kv loop bound is not ceildiv(seq_kv, block_N)
-# SEQ: # attr tp.ws_attention = not applied: seq_q != seq_kv
-# DIM: # attr tp.ws_attention = not applied: dim 96
-# BSHD: # attr tp.ws_attention = not applied: the Q tile is not [bz, by, rows, :] of a BHSD tensor
-# REMARK: IR after warp-specialize-attention
-# REMARK: # attr tp.ws_attention = not applied: the probabilities are not exp2
+# WS: # attr tp.tma_maps = Q:64x128x1x1:128;K:64x64x1x1:128;V:64x64x1x1:128
+# WS: # attr tp.ws = producer-consumer
+# WS: with T.Kernel(4, 4, 2, threads=384) as (bx, by, bz):
+# WS: with T.ws_producer(threads=128, regs=24):
+# WS: with T.ws_consumer(threads=256, regs=240):
+# BSHD: # attr tp.tma_maps = Q:64x1x128x1:128;K:64x1x64x1:128;V:64x1x64x1:128
+# BSHD: with T.ws_consumer(threads=256, regs=240):
+# D96: attention_hopper.py:[[@LINE+70]]:17: remark: wgmma not used: wgmma needs A's rows to be 16, 32 or a multiple of 64 elements; they are 96; this T.gemm runs on mma.sync [FastPathNotTaken]
+# D96: attention_hopper.py:[[@LINE+91]]:17: remark: wgmma not used: wgmma needs B's rows to be 16, 32 or a multiple of 64 elements; they are 96; this T.gemm runs on mma.sync [FastPathNotTaken]
+# D96: # attr tp.tma_maps = Q:96x128x1x1:0;K:96x64x1x1:0;V:96x64x1x1:0
+# D96: with T.ws_consumer(threads=256, regs=240):
 import tilelang
 import tilelang.language as T
 

@@ -10,7 +10,7 @@
 # CHECK: acc_s[tp_f_5] = tp::exp2((acc_s[tp_f_5] - m[(((tp_f_5 / 32) * 2) + ((tp_f_5 % 4) / 2))]));
 # CHECK: tp::reduce_rows<tp::AccLayout<64, 64, 4, 1>, tp::ReduceOp::Sum, true>(&acc_s[0], &ssum[0], nullptr, tx);
 # CHECK: l[tp_s] = ((l[tp_s] * tp::exp2((m_prev[tp_s] - m[tp_s]))) + ssum[tp_s]);
-# CHECK: acc_s_cast[tp_f_6] = static_cast<half_t>(acc_s[tp_f_6]);
+# CHECK: tp::frag_cvt_pairs<32, half_t>(&acc_s[0], &acc_s_cast[0]);
 # CHECK: tp::gemm_rs<64, 64, 64, 4, 1, false, half_t, half_t, true>(&acc_s_cast[0], &V_shared[((k % 2) * 4096)], &acc_o[0]);
 # CHECK: tp::frag_store_global<tp::AccLayout<64, 64, 4, 1>, true>(&acc_o[0], &O[
 import tilelang

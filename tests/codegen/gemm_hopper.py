@@ -1,46 +1,45 @@
-# sm_90a: the tutorial GEMM with Hopper tiles becomes a persistent (one block per SM, tiles in
-# T.use_swizzle's panel order) warp-specialized kernel: a producer warpgroup streams A and B
-# with TMA (tensor maps as __grid_constant__ parameters) into an mbarrier ring, two consumer
-# warpgroups run wgmma and store the accumulators. sm_90 (no "a") keeps cp.async + mma.sync,
-# with the same DSL. The tile's T.copy(C_local, C[...]) becomes a subtiled TMA store (a third
-# tensor map; two 8 KiB panels per consumer warpgroup, so the ring keeps its 4 slots: 4 x 48
-# KiB + 32 KiB at 196608), waiting only for the store two panels back (wait_group.read 1).
-# RUN: %tilec compile %samples/gemm.py --emit cuda --no-lineinfo --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 | FileCheck %s --check-prefix=CUDA
-# RUN: %tilec compile %samples/gemm.py --emit ptx --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 | FileCheck %s --check-prefix=PTX
-# RUN: %tilec compile %samples/gemm.py --emit ptx --arch sm_90 -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 | FileCheck %s --check-prefix=SM90 --implicit-check-not=wgmma --implicit-check-not=cp.async.bulk.tensor --implicit-check-not=setmaxnreg
-# RUN: %tilec compile %samples/gemm_bias_gelu.py --emit ptx --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 | FileCheck %s --check-prefix=EPI
-# CUDA: #include "tp_ws_gemm.cuh"
-# CUDA: __launch_bounds__(384, 1) matmul_kernel(const half_t* __restrict__ A, const half_t* __restrict__ B, half_t* __restrict__ C, const __grid_constant__ tp::TmaDesc tp_tma_0, const __grid_constant__ tp::TmaDesc tp_tma_1, const __grid_constant__ tp::TmaDesc tp_tma_2)
+# sm_90a: the tutorial GEMM with Hopper tiles (threads=256) through the general producer/consumer
+# path: a producer warpgroup streams A (one 128-byte swizzle row of 64 halves per box) and B
+# (four 128-byte panels) with TMA into mbarrier rings, five and four slots deep (num_stages plus
+# the slot the running wgmma group holds: each k step's group runs on while the next is issued,
+# wait<1>, and the slots it read are released only then). Two consumer warpgroups of 64 x 256
+# run wgmma and store the accumulator from registers. sm_90 (no "a") keeps cp.async + mma.sync.
+# The sample's own tiles (128 x 128 x 32 on 128 threads): one warpgroup, two interleaved m64
+# blocks, 64-byte swizzled A boxes of 32 halves, rings of three slots.
+# RUN: %tilec compile %samples/gemm.py --emit cuda --no-lineinfo --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 | FileCheck %s --check-prefix=CUDA
+# RUN: %tilec compile %samples/gemm.py --emit ptx --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 | FileCheck %s --check-prefix=PTX
+# RUN: %tilec compile %samples/gemm.py --emit ptx --arch sm_90 -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 | FileCheck %s --check-prefix=SM90 --implicit-check-not=wgmma --implicit-check-not=cp.async.bulk.tensor --implicit-check-not=setmaxnreg
+# RUN: %tilec compile %samples/gemm_bias_gelu.py --emit ptx --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 | FileCheck %s --check-prefix=EPI
+# RUN: %tilec compile %samples/gemm.py --emit cuda --no-lineinfo --arch sm_90a | FileCheck %s --check-prefix=SAMPLE
+# CUDA: __launch_bounds__(384, 1) matmul_kernel(const half_t* __restrict__ A, const half_t* __restrict__ B, half_t* __restrict__ C, const __grid_constant__ tp::TmaDesc tp_tma_0, const __grid_constant__ tp::TmaDesc tp_tma_1)
 # CUDA: extern __shared__ __align__(1024) unsigned char tp_smem_raw[];
-# CUDA: const int tp_pid = blockIdx.x;
-# CUDA: float C_local[128];
-# CUDA: half_t* tp_ws_cstage = reinterpret_cast<half_t*>(tp_smem + 196608);
-# CUDA: tp::WsGemm<half_t, 128, 256, 64, 4, 2, false, false>::init(
-# CUDA: if ((tx >= 256)) {
-# CUDA-NEXT: tp::setmaxnreg_dec<40>();
-# CUDA: for (int tp_tile = 0; tp_tile < tp::floordiv(((512 + (static_cast<int>(gridDim.x) - 1)) - tp_pid), static_cast<int>(gridDim.x)); ++tp_tile) {
-# CUDA: tp::WsGemm<half_t, 128, 256, 64, 4, 2, false, false>::produce(&tp_tma_0, &tp_tma_1, &A_shared[0], &B_shared[0], &tp_ws_barriers[0], ((tp_tile * 64) + k), (k * 64), (by * 128), (bx * 256), (k * 64));
+# CUDA: tp::mbar_init(&tp_mbar[5], 8);
+# CUDA: if (threadIdx.x >= 256) {
+# CUDA-NEXT: tp::setmaxnreg_dec<24>();
+# CUDA: tp::ring_acquire(&tp_mbar[(5 + tp_A_shared_p_slot)], &tp_mbar[tp_A_shared_p_slot], tp_A_shared_p_phase, 16384);
+# CUDA-NEXT: tp::tma_load(&A_shared[(tp_A_shared_p_slot * 8192)], &tp_tma_0, &tp_mbar[tp_A_shared_p_slot], (k * 64), (by * 128));
+# CUDA: tp::tma_load(&B_shared[((tp_B_shared_p_slot * 16384) + 12288)], &tp_tma_1, &tp_mbar[(10 + tp_B_shared_p_slot)], ((bx * 256) + 192), (k * 64));
 # CUDA: } else {
-# CUDA-NEXT: tp::setmaxnreg_inc<232>();
-# CUDA: for (int tp_tile = 0;
-# CUDA: ::consume(&A_shared[0], &B_shared[0], &tp_ws_barriers[0], ((tp_tile * 64) + k), (k == 0), &C_local[0], tx);
-# CUDA: ::finish(
-# CUDA: ::store_tma(&C_local[0], &tp_ws_cstage[0], &tp_tma_2, (bx * 256), (by * 128), tx);
-# CUDA: ::drain_stores(tx);
+# CUDA-NEXT: tp::setmaxnreg_inc<240>();
+# CUDA: tp::mbar_wait(&tp_mbar[tp_A_shared_c_slot], tp_A_shared_c_phase);
+# CUDA-NEXT: tp::mbar_wait(&tp_mbar[(10 + tp_B_shared_c_slot)], tp_B_shared_c_phase);
+# CUDA-NEXT: tp::gemm_wgmma_ss<128, 256, 64, 8, 1, false, false, half_t>(&A_shared[(tp_A_shared_c_slot * 8192)], &B_shared[(tp_B_shared_c_slot * 16384)], &C_local[0], tx);
+# CUDA-NEXT: tp::wgmma_wait<1>(), tp::wgmma_fence_operands<128>(&C_local[0]);
+# CUDA-NEXT: if (tp_group_in_flight) {
+# CUDA-NEXT: tp::ring_release(&tp_mbar[(5 + tp_A_shared_c_prev)]);
+# CUDA: tp::wgmma_wait<0>(), tp::wgmma_fence_operands<128>(&C_local[0]);
+# CUDA: tp::frag_store_global<tp::AccLayout<128, 256, 8, 1>, true>(&C_local[0], &C[
 # PTX: .target sm_90a
 # PTX-DAG: .param .align 128 .b8 matmul_kernel_param_3[128]
 # PTX-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
 # PTX-DAG: mbarrier.arrive.expect_tx.shared::cta.b64
 # PTX-DAG: mbarrier.try_wait.parity.shared::cta.b64
-# PTX-DAG: setmaxnreg.dec.sync.aligned.u32 40
-# PTX-DAG: setmaxnreg.inc.sync.aligned.u32 232
+# PTX-DAG: setmaxnreg.dec.sync.aligned.u32 24
+# PTX-DAG: setmaxnreg.inc.sync.aligned.u32 240
 # PTX-DAG: wgmma.fence.sync.aligned
 # PTX-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
 # PTX-DAG: wgmma.commit_group.sync.aligned
 # PTX-DAG: wgmma.wait_group.sync.aligned 1
-# PTX-DAG: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
-# PTX-DAG: fence.proxy.async.shared::cta
-# PTX-DAG: cp.async.bulk.wait_group.read 1
 # SM90: .target sm_90
 # SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 # EPI: .target sm_90a
@@ -49,3 +48,7 @@
 # The exact GELU of the epilogue is tp::gelu_erf (math-idioms): one ex2, no erff.
 # EPI-DAG: ex2.approx.ftz.f32
 # EPI-NOT: erf
+# SAMPLE: __launch_bounds__(256, 1) matmul_kernel(
+# SAMPLE: tp::tma_load(&A_shared[(tp_A_shared_p_slot * 4096)], &tp_tma_0, &tp_mbar[tp_A_shared_p_slot], (k * 32), (by * 128));
+# SAMPLE: tp::gemm_wgmma_ss<128, 128, 32, 4, 1, false, false, half_t>(
+# SAMPLE: tp::frag_store_global<tp::AccLayout<128, 128, 4, 1, true>, true>(
