@@ -11,6 +11,7 @@
 
 #include "ir/functor.h"
 #include "ops/copy.h"
+#include "target.h"
 
 namespace tp::transform::pc {
 
@@ -40,6 +41,33 @@ struct Plan {
     std::set<const ForNode*> deferred;  // loops whose last wgmma group runs across the back edge
     bool rotate = true;             // consumer loops may be software-pipelined (`tp.disable_rotation`)
 };
+
+// --- the scan (producer_consumer_scan.cpp) --------------------------------------------------
+// Every global -> shared copy of the kernel, with the plan TMA would use and why (empty when
+// nothing stops it) the producer cannot issue it: control flow or indices it cannot follow.
+struct Candidate {
+    const CopyOpNode* copy = nullptr;
+    const ForNode* pipeline = nullptr;  // the innermost enclosing loop when it is T.Pipelined
+    ops::TmaLoadPlan tma;
+    std::string why;
+};
+struct Scan {
+    std::vector<Candidate> copies;
+    std::vector<const ForNode*> pipelines;  // every T.Pipelined loop, outermost first
+};
+Scan scan_copies(const PrimFunc& func, const Stmt& top, const Target& target);
+
+// The launch and the statements under its allocations and bindings.
+struct Launch {
+    const KernelLaunchNode* node = nullptr;
+    Stmt top;
+};
+Launch find_launch(const Stmt& body);
+bool has_tile_print(const Stmt& s);
+
+// Why the consumers' uses of a candidate's tile rule it out (empty when they do not): only the
+// statements after the copy in its own list may read the tile, and none may write it.
+std::string check_uses(const Candidate& c, const Stmt& top);
 
 // Shared-memory references a statement makes to `b` (loads, stores, addresses, tile-op
 // regions), not counting allocations and layout annotations.
