@@ -2,6 +2,7 @@
 #include "transform/bind_threads.h"
 
 #include "ir/functor.h"
+#include "transform/tile_lowering.h"
 
 namespace tp::transform {
 
@@ -52,11 +53,10 @@ protected:
         int64_t saved_num = num_threads;
         threads = {n.consumer_threads};
         num_threads = n.consumer_threads;
-        Stmt c = mutate(n.consumer);
+        Stmt out = with_consumer(n, s, [&](const Stmt& c) { return mutate(c); });
         threads = saved_threads;
         num_threads = saved_num;
-        if (c == n.consumer) return s;
-        return std::make_shared<WarpRolesNode>(n.consumer_threads, n.producer_threads, n.consumer_regs, n.producer_regs, n.producer, c, n.span);
+        return out;
     }
 
     Stmt visit_For(const ForNode& n, const Stmt& s) override {

@@ -71,10 +71,9 @@ protected:
     Stmt visit_WarpRoles(const WarpRolesNode& n, const Stmt& s) override {
         int64_t saved = threads;
         threads = n.consumer_threads;
-        Stmt c = mutate(n.consumer);
+        Stmt out = with_consumer(n, s, [&](const Stmt& c) { return mutate(c); });
         threads = saved;
-        if (c == n.consumer) return s;
-        return std::make_shared<WarpRolesNode>(n.consumer_threads, n.producer_threads, n.consumer_regs, n.producer_regs, n.producer, c, n.span);
+        return out;
     }
     Stmt visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
         if (Stmt t = async_tile_copy(n)) return t;

@@ -62,13 +62,13 @@ public:
         return IRMutator::visit_KernelLaunch(n, s);
     }
 
+    // The consumers of a warp-specialized kernel pipeline their own cp.async copies.
     Stmt visit_WarpRoles(const WarpRolesNode& n, const Stmt& s) override {
         int64_t saved = threads;
         threads = n.consumer_threads;
-        Stmt c = mutate(n.consumer);
+        Stmt out = with_consumer(n, s, [&](const Stmt& c) { return mutate(c); });
         threads = saved;
-        if (c == n.consumer) return s;
-        return std::make_shared<WarpRolesNode>(n.consumer_threads, n.producer_threads, n.consumer_regs, n.producer_regs, n.producer, c, n.span);
+        return out;
     }
 
     Buffer mutate_buffer(const Buffer& b) override {

@@ -5,6 +5,12 @@
 
 namespace tp::transform {
 
+ir::Stmt with_consumer(const ir::WarpRolesNode& n, const ir::Stmt& s, const std::function<ir::Stmt(const ir::Stmt&)>& f) {
+    ir::Stmt c = f(n.consumer);
+    if (c == n.consumer) return s;
+    return std::make_shared<ir::WarpRolesNode>(n.consumer_threads, n.producer_threads, n.consumer_regs, n.producer_regs, n.producer, c, n.span);
+}
+
 using namespace ir;
 
 Stmt device_call(const std::string& callee, std::vector<Expr> args, Span span, bool async) {

@@ -8,6 +8,7 @@
 // {BufferLoad}) = &buffer[indices], read or written by the callee (insert_syncs uses that).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -51,6 +52,10 @@ bool whole_buffer(const ir::BufferRegion& r);
 // dims (block_index * block_size), so copies may drop every predicate (IN_BOUNDS templates).
 bool tile_in_bounds(const ir::BufferRegion& r, const Tile2D& t, int64_t vec);
 bool is_multiple_of(const ir::Expr& e, int64_t n);
+
+// A warp-specialized block's roles with the consumer branch rewritten by `f` (the producer,
+// which only issues TMA loads, stays): the same node when nothing changed.
+ir::Stmt with_consumer(const ir::WarpRolesNode& n, const ir::Stmt& s, const std::function<ir::Stmt(const ir::Stmt&)>& f);
 
 // Whether a shared tile of this dtype and row length can use tp::SmemTile's XOR swizzle
 // (16-byte chunks, rows of 2, 4 or a multiple of 8 chunks).
