@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Compiles a list of TileLang's own examples (norms, softmax, FlashAttention forward, top-k,
-# fp8 cast) to PTX for sm_80 and sm_90 (fp8: sm_89 and sm_90; sm_80 must give the
+# Compiles a list of TileLang's own examples (norms, softmax, FlashAttention forward, GEMMs,
+# top-k, fp8 cast) to PTX for sm_80, sm_90 and sm_90a (the producer/consumer path: the attention
+# and GEMM ones must use wgmma and TMA there) (fp8: sm_89 and sm_90; sm_80 must give the
 # FeatureNeedsTarget diagnostic) at the sizes their main() uses, and assembles each
 # with ptxas: real-world kernels must lower completely (no NotYetLowered) and give PTX the
 # assembler accepts. SOURCE is a TileLang checkout, its examples/ directory, or a bare git
@@ -30,10 +31,12 @@ cases=(
     "online_softmax/online_softmax.py|softmax_kernel||sm_80 sm_90"
     "norm/layernorm.py|_layernorm_fwd|N=4096 D=8192|sm_80 sm_90"
     "norm/layernorm.py|_layernorm_bwd|N=4096 D=8192|sm_80 sm_90"
-    "flash_attention/example_mha_fwd_bshd.py|flashattn|batch=8 heads=32 seq_len=4096 dim=128 is_causal=False block_M=128 block_N=128 num_stages=1 threads=128|sm_80 sm_90"
-    "flash_attention/example_mha_fwd_bhsd.py|flashattn|batch=1 heads=1 seq_q=256 seq_kv=256 dim=64 is_causal=False block_M=64 block_N=64 num_stages=1 threads=128|sm_80 sm_90"
-    "flash_attention/example_mha_fwd_bhsd.py|flashattn|batch=1 heads=1 seq_q=256 seq_kv=256 dim=64 is_causal=True block_M=128 block_N=128 num_stages=2 threads=256|sm_80 sm_90"
-    "flash_attention/example_gqa_fwd_bshd.py|flashattn|batch=1 heads=64 seq_len=4096 dim=128 is_causal=False groups=16 block_M=64 block_N=64 num_stages=2 threads=128|sm_80 sm_90"
+    "flash_attention/example_mha_fwd_bshd.py|flashattn|batch=8 heads=32 seq_len=4096 dim=128 is_causal=False block_M=128 block_N=128 num_stages=1 threads=128|sm_80 sm_90 sm_90a"
+    "flash_attention/example_mha_fwd_bhsd.py|flashattn|batch=1 heads=1 seq_q=256 seq_kv=256 dim=64 is_causal=False block_M=64 block_N=64 num_stages=1 threads=128|sm_80 sm_90 sm_90a"
+    "flash_attention/example_mha_fwd_bhsd.py|flashattn|batch=1 heads=1 seq_q=256 seq_kv=256 dim=64 is_causal=True block_M=128 block_N=128 num_stages=2 threads=256|sm_80 sm_90 sm_90a"
+    "flash_attention/example_gqa_fwd_bshd.py|flashattn|batch=1 heads=64 seq_len=4096 dim=128 is_causal=False groups=16 block_M=64 block_N=64 num_stages=2 threads=128|sm_80 sm_90 sm_90a"
+    "gemm/example_gemm.py|matmul|M=1024 N=1024 K=1024 block_M=128 block_N=128 block_K=32|sm_80 sm_90a"
+    "gemm/example_gemm_autotune.py|matmul|M=4096 N=4096 K=4096 block_M=128 block_N=256 block_K=64 num_stages=3 thread_num=256 enable_rasteration=True|sm_90a"
     "topk/example_topk.py|tl_topk|M=320 N=128 topk=6 blk_m=64|sm_80 sm_90"
     "topk/example_topk.py|tl_topk|M=320 N=128 topk=6 blk_m=128 threads=256|sm_80 sm_90"
     "cast/example_per_token_cast_to_fp8.py|per_token_cast_to_fp8|M=8192 N=8192 blk_m=8|sm_89 sm_90"
@@ -50,6 +53,9 @@ for c in "${cases[@]}"; do
         fi
         if ! log=$("$ptxas" -arch="$t" "$out.ptx" -o "$out.cubin" 2>&1); then
             echo "FAIL ptxas $file ($kernel, $t)"; echo "$log" | head -20; fail=1; continue
+        fi
+        if [ "$t" = sm_90a ] && { ! grep -q "wgmma.mma_async" "$out.ptx" || ! grep -q "cp.async.bulk.tensor" "$out.ptx"; }; then
+            echo "FAIL $file ($kernel, $t): not on the TMA + wgmma path"; fail=1; continue
         fi
         n=$((n + 1))
     done
