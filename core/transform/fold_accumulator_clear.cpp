@@ -2,6 +2,7 @@
 #include "transform/fold_accumulator_clear.h"
 
 #include "ir/functor.h"
+#include "transform/tile_lowering.h"
 
 namespace tp::transform {
 
@@ -81,22 +82,10 @@ std::vector<Stmt> fold(const std::vector<Stmt>& list) {
     return kept;
 }
 
-struct Folder : IRMutator {
-    Stmt visit_SeqStmt(const SeqStmtNode& n, const Stmt& s) override {
-        Stmt inner = IRMutator::visit_SeqStmt(n, s);
-        std::vector<Stmt> list;
-        flatten_seq(inner, list);
-        std::vector<Stmt> out = fold(list);
-        if (out.size() == list.size()) return inner;
-        return make_seq(out, n.span);
-    }
-};
-
 }  // namespace
 
 PrimFuncPtr fold_accumulator_clear(const PrimFuncPtr& func) {
-    Folder f;
-    return mutate_func(func, f);
+    return rewrite_lists(func, fold);
 }
 
 }  // namespace tp::transform

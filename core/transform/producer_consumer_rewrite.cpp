@@ -177,11 +177,6 @@ public:
         std::map<const Channel*, Buffer> prev_slot;  // the slots that group reads
     };
 
-    static const CallNode* call_of(const Stmt& s, const char* op) {
-        auto* e = s ? s->as<EvaluateNode>() : nullptr;
-        auto* c = e ? e->value->as<CallNode>() : nullptr;
-        return c && c->op == op ? c : nullptr;
-    }
     bool is_channel_copy(const Stmt& s) const {
         auto* c = s->as<CopyOpNode>();
         return c && plan.by_copy.count(c);
@@ -192,8 +187,7 @@ public:
     static Stmt register_wait(const CallNode& wait, int64_t extra, Span sp, bool keep_shared = false) {
         std::vector<Expr> args = {int_imm(as_const_int(wait.args[0]).value_or(0) + extra)};
         for (size_t a = 1; a < wait.args.size(); ++a) {
-            auto* addr = wait.args[a]->as<CallNode>();
-            auto* l = addr && !addr->args.empty() ? addr->args[0]->as<BufferLoadNode>() : nullptr;
+            auto* l = addressed(wait.args[a]);
             if (l && (keep_shared || l->buffer->scope != Scope::Shared)) args.push_back(wait.args[a]);
         }
         return std::make_shared<EvaluateNode>(make_call("tp.async_wait", args, DataType::void_(), sp), sp);
@@ -217,8 +211,8 @@ public:
         if (plan.consumer_threads < 256) return false;
         bool issue = false, other = false;
         for (const auto& s : list) {
-            if (call_of(s, "tp.async_call")) issue = true;
-            else if (!call_of(s, "tp.async_wait") && !is_channel_copy(s)) other = true;
+            if (evaluated_call(s, "tp.async_call")) issue = true;
+            else if (!evaluated_call(s, "tp.async_wait") && !is_channel_copy(s)) other = true;
         }
         return issue && other;
     }
@@ -338,7 +332,7 @@ public:
         std::vector<size_t> origin;
         std::vector<Stmt> stmts = consume_list(rot.body, nullptr, &origin);
         for (size_t i = 0; i < stmts.size(); ++i)
-            if (auto* w = call_of(stmts[i], "tp.async_wait"); w && rot.after_tail[origin[i]]) stmts[i] = register_wait(*w, 1, stmts[i]->span, true);
+            if (auto* w = evaluated_call(stmts[i], "tp.async_wait"); w && rot.after_tail[origin[i]]) stmts[i] = register_wait(*w, 1, stmts[i]->span, true);
         return stmts;
     }
 

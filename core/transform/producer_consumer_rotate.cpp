@@ -9,16 +9,11 @@
 #include <optional>
 
 #include "transform/producer_consumer_internal.h"
+#include "transform/tile_lowering.h"
 
 namespace tp::transform::pc {
 
 namespace {
-
-const CallNode* call_of(const Stmt& s, const char* op) {
-    auto* e = s ? s->as<EvaluateNode>() : nullptr;
-    auto* c = e ? e->value->as<CallNode>() : nullptr;
-    return c && c->op == op ? c : nullptr;
-}
 
 // Buffers a statement reads and writes (addresses given to calls count as both when written).
 struct Access : IRVisitor {
@@ -34,10 +29,8 @@ struct Access : IRVisitor {
     void visit_Call(const CallNode& n, const Expr& e) override {
         if (n.op == "tp.sync_call") return;
         if (n.op == "tp.async_wait") {  // it completes the writes of its group: all it names
-            for (size_t i = 1; i < n.args.size(); ++i) {
-                auto* a = n.args[i]->as<CallNode>();
-                if (auto* l = a && !a->args.empty() ? a->args[0]->as<BufferLoadNode>() : nullptr) writes.insert(l->buffer.get());
-            }
+            for (size_t i = 1; i < n.args.size(); ++i)
+                if (auto* l = addressed(n.args[i])) writes.insert(l->buffer.get());
             return;
         }
         if ((n.op == "tp.addr_w" || n.op == "atomic_add") && !n.args.empty())
@@ -72,12 +65,8 @@ bool meet(const std::set<const BufferNode*>& a, const std::set<const BufferNode*
 
 // The buffers an issue writes (its accumulator, the registers it packs) and reads.
 void issue_buffers(const CallNode& issue, std::set<const BufferNode*>& writes, std::set<const BufferNode*>& reads) {
-    for (const auto& a : issue.args) {
-        auto* c = a->as<CallNode>();
-        auto* l = c && !c->args.empty() ? c->args[0]->as<BufferLoadNode>() : nullptr;
-        if (!l) continue;
-        (c->op == "tp.addr_w" ? writes : reads).insert(l->buffer.get());
-    }
+    for (const auto& a : issue.args)
+        if (auto* l = addressed(a)) (a->as<CallNode>()->op == "tp.addr_w" ? writes : reads).insert(l->buffer.get());
 }
 
 // Whether a loop extent is provably at least 1: constants, block indices and ceildiv/min of
@@ -147,11 +136,11 @@ struct Substitute : IRMutator {
 bool rotate_body(const ForNode& loop, const std::vector<Stmt>& body, const std::set<const BufferNode*>& channel_tiles, Rotation& out) {
     std::vector<size_t> issues;
     for (size_t j = 0; j < body.size(); ++j)
-        if (call_of(body[j], "tp.async_call")) issues.push_back(j);
-    if (issues.size() != 2 || body.empty() || !call_of(body.back(), "tp.async_wait")) return false;
+        if (evaluated_call(body[j], "tp.async_call")) issues.push_back(j);
+    if (issues.size() != 2 || body.empty() || !evaluated_call(body.back(), "tp.async_wait")) return false;
     const size_t first = issues[0], last = issues[1];
     std::set<const BufferNode*> acc, operands;
-    issue_buffers(*call_of(body[last], "tp.async_call"), acc, operands);
+    issue_buffers(*evaluated_call(body[last], "tp.async_call"), acc, operands);
     // The body's last statement waits for the last group (it names what that group writes).
     Access tail_wait;
     tail_wait.visit(body.back());
@@ -166,12 +155,12 @@ bool rotate_body(const ForNode& loop, const std::vector<Stmt>& body, const std::
         auto* copy = s->as<CopyOpNode>();
         bool feeds = copy && channel_tiles.count(copy->dst.buffer.get()) && operands.count(copy->dst.buffer.get());
         if (!feeds && !meet(a.reads, acc) && !meet(a.writes, acc)) break;
-        if (call_of(s, "tp.async_wait")) return false;
+        if (evaluated_call(s, "tp.async_wait")) return false;
         --c;
     }
     if (c == first + 1) return false;  // nothing of iteration k would run beside the group
     for (size_t j = c; j < last; ++j)
-        if (call_of(body[j], "tp.async_wait")) return false;
+        if (evaluated_call(body[j], "tp.async_wait")) return false;
     if (last + 2 != body.size()) return false;  // only the wait follows the last issue
     // Iteration k's head (through its first issue) now runs before iteration k-1's tail.
     std::vector<Stmt> head(body.begin(), body.begin() + static_cast<std::ptrdiff_t>(first + 1));
@@ -210,7 +199,7 @@ bool rotate_body(const ForNode& loop, const std::vector<Stmt>& body, const std::
     for (size_t j = c; j <= last; ++j) put(at(body[j], prev), false);
     for (size_t j = first + 1; j < c; ++j) {
         if (j == wait_at) put(at(body.back(), prev), false);
-        put(body[j], j < wait_at && call_of(body[j], "tp.async_wait") != nullptr);
+        put(body[j], j < wait_at && evaluated_call(body[j], "tp.async_wait") != nullptr);
     }
     if (wait_at == c) put(at(body.back(), prev), false);
     for (size_t j = c; j < body.size(); ++j) out.epilogue.push_back(at(body[j], make_binary(BinaryOp::Sub, end, int_imm(1))));

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "transform/producer_consumer_internal.h"
+#include "transform/tile_lowering.h"
 
 namespace tp::transform::pc {
 
@@ -232,24 +233,18 @@ Scan scan_copies(const PrimFunc& func, const Stmt& top, const Target& target) {
 }
 
 const CallNode* deferrable_tail(const std::vector<Stmt>& body, const std::set<const BufferNode*>& ring_tiles) {
-    auto* e = body.empty() ? nullptr : body.back()->as<EvaluateNode>();
-    auto* wait = e ? e->value->as<CallNode>() : nullptr;
-    if (!wait || wait->op != "tp.async_wait") return nullptr;
+    const CallNode* wait = body.empty() ? nullptr : evaluated_call(body.back(), "tp.async_wait");
+    if (!wait) return nullptr;
     for (size_t a = 1; a < wait->args.size(); ++a) {
-        auto* addr = wait->args[a]->as<CallNode>();
-        auto* l = addr && !addr->args.empty() ? addr->args[0]->as<BufferLoadNode>() : nullptr;
+        auto* l = addressed(wait->args[a]);
         if (!l) return nullptr;
         const BufferNode* b = l->buffer.get();
         if (b->scope == Scope::Shared) {
             if (!ring_tiles.count(b)) return nullptr;  // only ring slots keep a tile safe while it runs
             continue;
         }
-        for (size_t j = 0; j + 1 < body.size(); ++j) {
-            auto* ej = body[j]->as<EvaluateNode>();
-            auto* cj = ej ? ej->value->as<CallNode>() : nullptr;
-            bool issue = cj && cj->op == "tp.async_call";
-            if (!issue && references(body[j], b) > 0) return nullptr;
-        }
+        for (size_t j = 0; j + 1 < body.size(); ++j)
+            if (!evaluated_call(body[j], "tp.async_call") && references(body[j], b) > 0) return nullptr;
     }
     return wait;
 }

@@ -3,7 +3,37 @@
 
 #include <algorithm>
 
+#include "ir/functor.h"
+
 namespace tp::transform {
+
+const ir::CallNode* evaluated_call(const ir::Stmt& s, const char* op) {
+    auto* e = s ? s->as<ir::EvaluateNode>() : nullptr;
+    auto* c = e ? e->value->as<ir::CallNode>() : nullptr;
+    return c && c->op == op ? c : nullptr;
+}
+
+const ir::BufferLoadNode* addressed(const ir::Expr& arg) {
+    auto* c = arg ? arg->as<ir::CallNode>() : nullptr;
+    if (!c || (c->op != "tp.addr_r" && c->op != "tp.addr_w") || c->args.empty()) return nullptr;
+    return c->args[0]->as<ir::BufferLoadNode>();
+}
+
+ir::PrimFuncPtr rewrite_lists(const ir::PrimFuncPtr& func, const std::function<std::vector<ir::Stmt>(std::vector<ir::Stmt>)>& rewrite) {
+    struct Lists : ir::IRMutator {
+        const std::function<std::vector<ir::Stmt>(std::vector<ir::Stmt>)>* rewrite;
+        ir::Stmt visit_SeqStmt(const ir::SeqStmtNode& n, const ir::Stmt& s) override {
+            ir::Stmt inner = IRMutator::visit_SeqStmt(n, s);
+            std::vector<ir::Stmt> list;
+            ir::flatten_seq(inner, list);
+            std::vector<ir::Stmt> out = (*rewrite)(list);
+            if (out == list) return inner;
+            return ir::make_seq(out, n.span);
+        }
+    } l;
+    l.rewrite = &rewrite;
+    return ir::mutate_func(func, l);
+}
 
 ir::Stmt with_consumer(const ir::WarpRolesNode& n, const ir::Stmt& s, const std::function<ir::Stmt(const ir::Stmt&)>& f) {
     ir::Stmt c = f(n.consumer);

@@ -53,6 +53,14 @@ bool whole_buffer(const ir::BufferRegion& r);
 bool tile_in_bounds(const ir::BufferRegion& r, const Tile2D& t, int64_t vec);
 bool is_multiple_of(const ir::Expr& e, int64_t n);
 
+// The call a statement evaluates when its op is `op` (tp.async_call, tp.async_wait, ...), else null.
+const ir::CallNode* evaluated_call(const ir::Stmt& s, const char* op);
+// The element an address argument (tp.addr_r / tp.addr_w of buffer[indices]) points at, else null.
+const ir::BufferLoadNode* addressed(const ir::Expr& arg);
+// Every statement list of the function (nested SeqStmts flattened, inner lists first) through
+// `rewrite`; the same function when no list changed.
+ir::PrimFuncPtr rewrite_lists(const ir::PrimFuncPtr& func, const std::function<std::vector<ir::Stmt>(std::vector<ir::Stmt>)>& rewrite);
+
 // A warp-specialized block's roles with the consumer branch rewritten by `f` (the producer,
 // which only issues TMA loads, stays): the same node when nothing changed.
 ir::Stmt with_consumer(const ir::WarpRolesNode& n, const ir::Stmt& s, const std::function<ir::Stmt(const ir::Stmt&)>& f);

@@ -4,18 +4,13 @@
 #include <set>
 
 #include "ir/functor.h"
+#include "transform/tile_lowering.h"
 
 namespace tp::transform {
 
 using namespace ir;
 
 namespace {
-
-const CallNode* call_of(const Stmt& s, const char* op) {
-    auto* e = s->as<EvaluateNode>();
-    auto* c = e ? e->value->as<CallNode>() : nullptr;
-    return c && c->op == op ? c : nullptr;
-}
 
 // The buffers a wait names (its operands are addresses of buffer elements): those the group
 // writes (tp.addr_w: the accumulator, packed operand registers) and those it only reads.
@@ -24,11 +19,8 @@ struct Named {
 };
 Named named_buffers(const CallNode& wait) {
     Named out;
-    for (size_t i = 1; i < wait.args.size(); ++i) {
-        auto* a = wait.args[i]->as<CallNode>();
-        if (a && !a->args.empty())
-            if (auto* l = a->args[0]->as<BufferLoadNode>()) (a->op == "tp.addr_w" ? out.written : out.read).insert(l->buffer.get());
-    }
+    for (size_t i = 1; i < wait.args.size(); ++i)
+        if (auto* l = addressed(wait.args[i])) (wait.args[i]->as<CallNode>()->op == "tp.addr_w" ? out.written : out.read).insert(l->buffer.get());
     return out;
 }
 
@@ -77,7 +69,7 @@ struct Scan : IRVisitor {
 
 std::vector<Stmt> place(std::vector<Stmt> list) {
     for (size_t w = 0; w < list.size(); ++w) {
-        const CallNode* wait = call_of(list[w], "tp.async_wait");
+        const CallNode* wait = evaluated_call(list[w], "tp.async_wait");
         if (!wait) continue;
         auto named = named_buffers(*wait);
         int64_t pending = as_const_int(wait->args[0]).value_or(0);
@@ -87,7 +79,7 @@ std::vector<Stmt> place(std::vector<Stmt> list) {
             sc.named = &named;
             sc.visit(list[j]);
             if (sc.touches || sc.barrier || sc.nested_async) break;
-            if (call_of(list[j], "tp.async_call")) ++pending;
+            if (evaluated_call(list[j], "tp.async_call")) ++pending;
         }
         if (j == w + 1) continue;
         std::vector<Expr> args = wait->args;
@@ -100,22 +92,12 @@ std::vector<Stmt> place(std::vector<Stmt> list) {
     return list;
 }
 
-struct Placer : IRMutator {
-    Stmt visit_SeqStmt(const SeqStmtNode& n, const Stmt& s) override {
-        Stmt inner = IRMutator::visit_SeqStmt(n, s);
-        std::vector<Stmt> list;
-        flatten_seq(inner, list);
-        return make_seq(place(std::move(list)), n.span);
-    }
-};
-
 }  // namespace
 
 PrimFuncPtr wgmma_waits(const PrimFuncPtr& func) {
     auto off = func->attrs.find("tp.disable_async_wgmma");
     if (off != func->attrs.end() && off->second == "true") return func;
-    Placer p;
-    PrimFuncPtr out = mutate_func(func, p);
+    PrimFuncPtr out = rewrite_lists(func, place);
     if (out == func) return func;
     // Groups now run beside other statements (compile() checks their registers were not spilled).
     auto f = std::make_shared<PrimFunc>(*out);

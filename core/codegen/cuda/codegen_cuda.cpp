@@ -9,6 +9,7 @@
 #include "codegen/cuda/codegen_cuda_impl.h"
 #include "ir/functor.h"
 #include "transform/producer_consumer.h"
+#include "transform/shared_budget.h"
 
 namespace tp::codegen {
 
@@ -18,8 +19,9 @@ namespace detail {
 
 namespace {
 
-// Kernels whose shared tiles feed TMA or wgmma: their swizzle atoms need 1024-byte alignment.
-bool aligned_tiles(const PrimFunc& func) { return transform::is_warp_specialized(func) || func.attrs.count("tp.wgmma") > 0; }
+// Kernels whose shared tiles feed TMA or wgmma: their swizzle atoms need 1024-byte alignment
+// (the rule transform/shared_budget lays the shared memory out by).
+bool aligned_tiles(const PrimFunc& func) { return transform::aligned_shared_tiles(func); }
 
 
 // Global buffers stored to anywhere (the rest become `const T* __restrict__`, letting the
