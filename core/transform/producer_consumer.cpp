@@ -53,9 +53,54 @@ void collect_channels(Plan& plan, const Scan& scan, const Stmt& top, DiagnosticE
         ch.tile = ch.ring = c.copy->dst.buffer;
         ch.tma = c.tma;
         ch.depth = c.pipeline ? std::max(2, c.pipeline->num_stages) : 1;
+        ch.leader = plan.channels.size();
         if (c.pipeline) loops[c.pipeline].push_back(plan.channels.size());
         plan.channels.push_back(std::move(ch));
     }
+}
+
+// Channel groups: in each loop body, a run of adjacent channel copies whose tiles the same
+// statement reads first (a GEMM's A and B) is consumed as one: a single wait, release and
+// producer acquire per slot instead of one per copy. Copies read at different points (an
+// attention loop's K and V) keep their own barriers, so the first can be used while the
+// second is still in flight.
+void group_channels(Plan& plan, const std::map<const ForNode*, std::vector<size_t>>& loops) {
+    for (const auto& [loop, chans] : loops) {
+        std::vector<Stmt> body;
+        flatten_seq(loop->body, body);
+        auto channel_at = [&](const Stmt& s) -> Channel* {
+            auto* c = s->as<CopyOpNode>();
+            for (size_t i : chans)
+                if (plan.channels[i].copy == c) return &plan.channels[i];
+            return nullptr;
+        };
+        auto first_reader = [&](size_t from, const Channel& ch) {
+            for (size_t j = from + 1; j < body.size(); ++j)
+                if (references(body[j], ch.tile.get()) > 0) return j;
+            return body.size();
+        };
+        Channel* lead = nullptr;
+        size_t lead_reader = 0;
+        for (size_t i = 0; i < body.size(); ++i) {
+            Channel* ch = channel_at(body[i]);
+            if (!ch) {
+                lead = nullptr;
+                continue;
+            }
+            const size_t reader = first_reader(i, *ch);
+            if (lead && reader == lead_reader && reader < body.size() && ch->depth == lead->depth) {
+                ch->leader = lead->leader;
+                for (auto& m : plan.channels)
+                    if (m.leader == ch->leader) m.last = false;
+                ch->last = true;
+                continue;
+            }
+            lead = ch;
+            lead_reader = reader;
+        }
+    }
+    for (auto& ch : plan.channels) ch.group_bytes = 0;
+    for (auto& ch : plan.channels) plan.channels[ch.leader].group_bytes += ch.tma.bytes;
 }
 
 // Ring depths: num_stages (one more in a loop whose last wgmma group runs on into the next
@@ -75,19 +120,26 @@ std::string size_rings(Plan& plan, const PrimFunc& func, const Target& target, c
     auto bytes_with = [&]() {
         std::map<const BufferNode*, int64_t> scale;
         int nbar = 0;
-        for (const auto& ch : plan.channels) {
+        for (size_t i = 0; i < plan.channels.size(); ++i) {
+            const auto& ch = plan.channels[i];
             scale[ch.tile.get()] = ch.depth;
-            nbar += 2 * ch.depth;
+            if (ch.leader == i) nbar += 2 * ch.depth;
         }
         return shared_bytes(func, true, scale) + 16 + 8 * nbar;
     };
     for (int floor : {2, 1}) {
         while (bytes_with() > limit) {
+            // A group's members keep one depth: the group with the most bytes gives a slot.
             Channel* deepest = nullptr;
-            for (auto& ch : plan.channels)
-                if (ch.depth > floor && (!deepest || ch.depth * ch.tma.bytes > deepest->depth * deepest->tma.bytes)) deepest = &ch;
+            for (size_t i = 0; i < plan.channels.size(); ++i) {
+                Channel& ch = plan.channels[i];
+                if (ch.leader == i && ch.depth > floor && (!deepest || ch.depth * ch.group_bytes > deepest->depth * deepest->group_bytes))
+                    deepest = &ch;
+            }
             if (!deepest) break;
-            --deepest->depth;
+            const size_t lead = static_cast<size_t>(deepest - plan.channels.data());
+            for (auto& ch : plan.channels)
+                if (ch.leader == lead) --ch.depth;
         }
     }
     if (bytes_with() > limit) return "the tiles and their barriers need " + std::to_string(bytes_with()) + " bytes of shared memory";
@@ -106,9 +158,14 @@ std::string size_rings(Plan& plan, const PrimFunc& func, const Target& target, c
 
 // Barrier indices, tensor maps (one per tensor and box) and ring buffers.
 void lay_out_channels(Plan& plan) {
-    for (auto& ch : plan.channels) {
-        ch.bar = plan.barriers;
-        plan.barriers += 2 * ch.depth;
+    for (size_t i = 0; i < plan.channels.size(); ++i) {
+        Channel& ch = plan.channels[i];
+        if (ch.leader == i) {
+            ch.bar = plan.barriers;
+            plan.barriers += 2 * ch.depth;
+        } else {
+            ch.bar = plan.channels[ch.leader].bar;
+        }
         std::string key = ops::tensor_map_key(ch.copy->src.buffer->name, ch.tma);
         auto m = std::find(plan.maps.begin(), plan.maps.end(), key);
         ch.map = static_cast<int>(m - plan.maps.begin());
@@ -192,6 +249,7 @@ PrimFuncPtr producer_consumer(const PrimFuncPtr& func, const Target& target, Dia
     plan.rotate = plan.defer && !flag("tp.disable_rotation");
     std::map<const ForNode*, std::vector<size_t>> loops;
     collect_channels(plan, scan, launch.top, diags, loops);
+    group_channels(plan, loops);
     if (loops.empty()) return refuse("no copy in the loop can be issued by a producer (the remarks at the copies say why)");
     // Channels whose source is not a parameter tensor cannot have a tensor map.
     for (const auto& ch : plan.channels) {

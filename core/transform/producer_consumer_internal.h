@@ -26,6 +26,13 @@ struct Channel {
     ops::TmaLoadPlan tma;
     int map = 0;        // index of its tensor map among the kernel's
     int bar = 0;        // its first full barrier; its empty barriers follow the full ones
+    // Copies consumed together (adjacent in the loop body, first read by the same statement)
+    // share one ring position and one full/empty barrier pair per slot: the first of them,
+    // the leader, owns the barriers and counters, waits for all and releases all; the last
+    // advances the producer's position. A channel alone is its own leader and last.
+    size_t leader = 0;
+    bool last = true;
+    int64_t group_bytes = 0;  // the leader's: bytes the group's loads bring into one slot
 };
 
 struct Plan {

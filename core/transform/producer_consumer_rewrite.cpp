@@ -81,7 +81,13 @@ public:
                                             Scope::Shared, sp);
         for (Role* r : {&prod, &cons}) {
             const char* who = r == &prod ? "p" : "c";
-            for (const auto& ch : plan.channels) {
+            for (size_t i = 0; i < plan.channels.size(); ++i) {
+                const Channel& ch = plan.channels[i];
+                if (ch.leader != i) {  // a group shares its leader's position
+                    r->slot.push_back(r->slot[ch.leader]);
+                    r->phase.push_back(r->phase[ch.leader]);
+                    continue;
+                }
                 std::string base = "tp_" + ch.tile->name + "_" + who;
                 r->slot.push_back(ch.depth > 1 ? counter(base + "_slot") : nullptr);
                 r->phase.push_back(counter(base + "_phase"));
@@ -93,6 +99,7 @@ public:
         return std::make_shared<BufferNode>(name, DataType::int32(), std::vector<Expr>{}, Scope::Var, span);
     }
     size_t index_of(const Channel& ch) const { return static_cast<size_t>(&ch - plan.channels.data()); }
+    bool is_leader(const Channel& ch) const { return ch.leader == index_of(ch); }
     Expr slot(const Role& r, const Channel& ch) const { return ch.depth > 1 ? load(r.slot[index_of(ch)]) : int_imm(0); }
     Expr phase(const Role& r, const Channel& ch) const { return load(r.phase[index_of(ch)]); }
     Expr barrier(const Role& r, const Channel& ch, bool empty) const {
@@ -114,9 +121,10 @@ public:
     // ---------------------------------------------------------------------- producer
     Stmt produce(const Channel& ch) const {
         Span sp = ch.copy->span;
-        std::vector<Stmt> out = {sync_call("tp::ring_acquire", {barrier(prod, ch, true), barrier(prod, ch, false), phase(prod, ch),
-                                                                int_imm(ch.tma.bytes)},
-                                           sp)};
+        std::vector<Stmt> out;
+        if (is_leader(ch))
+            out.push_back(sync_call("tp::ring_acquire",
+                                    {barrier(prod, ch, true), barrier(prod, ch, false), phase(prod, ch), int_imm(ch.group_bytes)}, sp));
         const bool one_row = ch.tile->shape.size() == 1;
         for (int64_t p = 0; p < ch.tma.boxes; ++p) {
             Expr col = int_imm(p * ch.tma.box_cols);
@@ -129,7 +137,7 @@ public:
                 args.push_back(d == 0 ? make_binary(BinaryOp::Add, ch.tma.coords[0], col) : ch.tma.coords[d]);
             out.push_back(sync_call("tp::tma_load", args, sp));
         }
-        out.push_back(advance(prod, ch));
+        if (ch.last) out.push_back(advance(prod, ch));
         return make_seq(out, sp);
     }
 
@@ -350,19 +358,32 @@ public:
     // `origin` (when given) receives, for every statement returned, the index in `list` of the
     // statement it came from (a channel's wait its copy's, a release the last reader's).
     std::vector<Stmt> consume_list(const std::vector<Stmt>& list, LoopTail* tail, std::vector<size_t>* origin = nullptr) {
+        // A group's window opens at its leader's copy (the followers' copies only join it)
+        // and closes after the last statement that reads any of its tiles.
         struct Window {
-            const Channel* ch;
-            size_t from, to;  // the copy, and the last statement that reads the tile
+            const Channel* ch;                    // the group's leader
+            std::vector<const Channel*> members;  // the leader first
+            size_t from, to;                      // the copy, and the last statement that reads a tile
         };
         std::vector<Window> windows;
+        std::set<size_t> joined;  // followers' copies: no statement of their own
         for (size_t i = 0; i < list.size(); ++i) {
             auto* c = list[i]->as<CopyOpNode>();
             if (!c || !plan.by_copy.count(c)) continue;
             const Channel& ch = plan.channels[plan.by_copy.at(c)];
-            size_t to = i;
+            Window* w = nullptr;
+            if (!is_leader(ch))
+                for (auto& open : windows)
+                    if (open.ch == &plan.channels[ch.leader]) w = &open;
+            if (w) {
+                joined.insert(i);
+            } else {
+                windows.push_back({&ch, {}, i, i});
+                w = &windows.back();
+            }
+            w->members.push_back(&ch);
             for (size_t j = i + 1; j < list.size(); ++j)
-                if (references(list[j], ch.tile.get()) > 0) to = j;
-            windows.push_back({&ch, i, to});
+                if (references(list[j], ch.tile.get()) > 0) w->to = std::max(w->to, j);
         }
         const size_t last = list.empty() ? 0 : list.size() - 1;
         std::vector<Stmt> out;
@@ -374,6 +395,8 @@ public:
             if (opened) {
                 const Channel& ch = *opened->ch;
                 out.push_back(sync_call("tp::mbar_wait", {barrier(cons, ch, false), phase(cons, ch)}, ch.copy->span));
+            } else if (joined.count(j)) {
+                // waited for with its group's leader
             } else if (tail && j == last) {
                 // The previous iteration's group: one newer group (this iteration's) may run on.
                 out.push_back(register_wait(*tail->wait, 1, list[j]->span));
@@ -381,11 +404,13 @@ public:
                 Stmt t = consume(list[j]);
                 for (const auto& w : windows) {
                     if (w.from >= j || w.to < j || w.ch->depth == 1) continue;
-                    RingAccess ra;
-                    ra.tile = w.ch->tile.get();
-                    ra.ring = w.ch->ring;
-                    ra.slot = slot(cons, *w.ch);
-                    t = ra.mutate(t);
+                    for (const Channel* m : w.members) {
+                        RingAccess ra;
+                        ra.tile = m->tile.get();
+                        ra.ring = m->ring;
+                        ra.slot = slot(cons, *m);
+                        t = ra.mutate(t);
+                    }
                 }
                 out.push_back(t);
             }
@@ -413,6 +438,7 @@ public:
     // ---------------------------------------------------------------------- the block
     Stmt with_counters(const Role& r, Stmt body) const {
         for (size_t i = plan.channels.size(); i-- > 0;) {
+            if (plan.channels[i].leader != i) continue;
             body = std::make_shared<AllocateNode>(r.phase[i], int_imm(0), body, span);
             if (r.slot[i]) body = std::make_shared<AllocateNode>(r.slot[i], int_imm(0), body, span);
         }
@@ -422,7 +448,7 @@ public:
     Stmt init_barriers() const {
         std::vector<Stmt> init;
         for (const auto& ch : plan.channels)
-            for (int s = 0; s < ch.depth; ++s) {
+            for (int s = 0; s < (is_leader(ch) ? ch.depth : 0); ++s) {
                 init.push_back(sync_call("tp::mbar_init", {buffer_addr(mbar, {int_imm(ch.bar + s)}, true, span), int_imm(1)}, span));
                 init.push_back(sync_call("tp::mbar_init", {buffer_addr(mbar, {int_imm(ch.bar + ch.depth + s)}, true, span),
                                                            int_imm(plan.consumer_threads / 32)},

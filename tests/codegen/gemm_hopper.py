@@ -1,8 +1,10 @@
 # sm_90a: the tutorial GEMM with Hopper tiles (threads=256) through the general producer/consumer
 # path: a producer warpgroup streams A (one 128-byte swizzle row of 64 halves per box) and B
-# (four 128-byte panels) with TMA into mbarrier rings, five and four slots deep (num_stages plus
-# the slot the running wgmma group holds: each k step's group runs on while the next is issued,
-# wait<1>, and the slots it read are released only then). Two consumer warpgroups of 64 x 256
+# (four 128-byte panels) with TMA into one mbarrier ring (the gemm reads both first, so they are
+# one channel group: one wait, one release, one acquire of 48 KB per slot), four slots deep
+# (num_stages plus the slot the running wgmma group holds would be five, which does not fit in
+# shared memory: each k step's group runs on while the next is issued, wait<1>, and the slot it
+# read is released only then). Two consumer warpgroups of 64 x 256
 # run wgmma and store the accumulator from registers. sm_90 (no "a") keeps cp.async + mma.sync.
 # The sample's own tiles (128 x 128 x 32 on 128 threads): one warpgroup, two interleaved m64
 # blocks, 64-byte swizzled A boxes of 32 halves, rings of three slots.
@@ -13,20 +15,23 @@
 # RUN: %tilec compile %samples/gemm.py --emit cuda --no-lineinfo --arch sm_90a | FileCheck %s --check-prefix=SAMPLE
 # CUDA: __launch_bounds__(384, 1) matmul_kernel(const half_t* __restrict__ A, const half_t* __restrict__ B, half_t* __restrict__ C, const __grid_constant__ tp::TmaDesc tp_tma_0, const __grid_constant__ tp::TmaDesc tp_tma_1)
 # CUDA: extern __shared__ __align__(1024) unsigned char tp_smem_raw[];
-# CUDA: tp::mbar_init(&tp_mbar[5], 8);
+# CUDA: tp::mbar_init(&tp_mbar[4], 8);
+# CUDA-NOT: tp::mbar_init(&tp_mbar[8]
 # CUDA: if (threadIdx.x >= 256) {
 # CUDA-NEXT: tp::setmaxnreg_dec<24>();
-# CUDA: tp::ring_acquire(&tp_mbar[(5 + tp_A_shared_p_slot)], &tp_mbar[tp_A_shared_p_slot], tp_A_shared_p_phase, 16384);
+# CUDA: tp::ring_acquire(&tp_mbar[(4 + tp_A_shared_p_slot)], &tp_mbar[tp_A_shared_p_slot], tp_A_shared_p_phase, 49152);
 # CUDA-NEXT: tp::tma_load(&A_shared[(tp_A_shared_p_slot * 8192)], &tp_tma_0, &tp_mbar[tp_A_shared_p_slot], (k * 64), (by * 128));
-# CUDA: tp::tma_load(&B_shared[((tp_B_shared_p_slot * 16384) + 12288)], &tp_tma_1, &tp_mbar[(10 + tp_B_shared_p_slot)], ((bx * 256) + 192), (k * 64));
+# CUDA-NEXT: tp::tma_load(&B_shared[(tp_A_shared_p_slot * 16384)], &tp_tma_1, &tp_mbar[tp_A_shared_p_slot], (bx * 256), (k * 64));
+# CUDA: tp::tma_load(&B_shared[((tp_A_shared_p_slot * 16384) + 12288)], &tp_tma_1, &tp_mbar[tp_A_shared_p_slot], ((bx * 256) + 192), (k * 64));
+# CUDA-NEXT: tp_A_shared_p_phase =
 # CUDA: } else {
 # CUDA-NEXT: tp::setmaxnreg_inc<240>();
 # CUDA: tp::mbar_wait(&tp_mbar[tp_A_shared_c_slot], tp_A_shared_c_phase);
-# CUDA-NEXT: tp::mbar_wait(&tp_mbar[(10 + tp_B_shared_c_slot)], tp_B_shared_c_phase);
-# CUDA-NEXT: tp::gemm_wgmma_ss<128, 256, 64, 8, 1, false, false, half_t>(&A_shared[(tp_A_shared_c_slot * 8192)], &B_shared[(tp_B_shared_c_slot * 16384)], &C_local[0], tx);
+# CUDA-NEXT: tp::gemm_wgmma_ss<128, 256, 64, 8, 1, false, false, half_t>(&A_shared[(tp_A_shared_c_slot * 8192)], &B_shared[(tp_A_shared_c_slot * 16384)], &C_local[0], tx);
 # CUDA-NEXT: tp::wgmma_wait<1>(), tp::wgmma_fence_operands<128>(&C_local[0]);
 # CUDA-NEXT: if (tp_group_in_flight) {
-# CUDA-NEXT: tp::ring_release(&tp_mbar[(5 + tp_A_shared_c_prev)]);
+# CUDA-NEXT: tp::ring_release(&tp_mbar[(4 + tp_A_shared_c_prev)]);
+# CUDA-NOT: tp::ring_release
 # CUDA: tp::wgmma_wait<0>(), tp::wgmma_fence_operands<128>(&C_local[0]);
 # CUDA: tp::frag_store_global<tp::AccLayout<128, 256, 8, 1>, true>(&C_local[0], &C[
 # PTX: .target sm_90a
