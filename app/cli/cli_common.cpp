@@ -66,8 +66,8 @@ bool use_color() {
     return isatty(STDERR_FILENO) != 0;
 }
 
-int report_failure(const tp::CompileResult& r) {
-    std::cerr << r.render_diagnostics(use_color());
+int report_failure(const tp::CompileResult& r, bool remarks) {
+    std::cerr << r.render_diagnostics(use_color(), remarks);
     if (r.internal_error) {
         const auto& e = *r.internal_error;
         std::cerr << "tilec: internal compiler error: " << e.what() << " (" << e.file << ":" << e.line;

@@ -45,7 +45,8 @@ tp::CompileRequest make_request(const std::string& path, const std::string& sour
 
 // Prints diagnostics (coloured on a terminal unless TILEPLAY_NO_COLOR is set) and returns the
 // exit code for a failed compile: 3 for an internal error, 1 otherwise.
-int report_failure(const tp::CompileResult& r);
+// `remarks`: also the fast paths not taken (they often explain the error that follows).
+int report_failure(const tp::CompileResult& r, bool remarks = false);
 
 bool use_color();
 

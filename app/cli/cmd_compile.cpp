@@ -138,7 +138,7 @@ int run_compile(const CompileOptions& o) {
         std::cout << result_json(r, *emit).dump(2) << '\n';
         if (!r.ok) return r.internal_error ? kInternalError : kUserError;
     }
-    if (!r.ok) return o.json ? kUserError : report_failure(r);
+    if (!r.ok) return o.json ? kUserError : report_failure(r, o.remarks);
     // Warnings, and with --remarks the fast paths a pass could not take, each at its line.
     if (!r.diagnostics.empty()) std::cerr << r.render_diagnostics(use_color(), o.remarks);
     if (o.json && o.output.empty()) return kOk;

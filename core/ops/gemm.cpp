@@ -24,18 +24,28 @@ bool whole(const BufferRegion& r) {
 }
 
 bool is_16bit_mma(DataType t) { return t == DataType::float16() || t == DataType::bfloat16(); }
+bool is_fp8(DataType t) { return t.code == DataType::Float8E4M3 || t.code == DataType::Float8E5M2; }
 
-// What a shared operand tile with `cols` contiguous 16-bit elements needs: the 32B, 64B or
+// What a shared operand tile with rows of `row_bytes` contiguous bytes needs: the 32B, 64B or
 // 128B swizzle of SmemTile rows (code 1), or 128-byte panels for wider tiles (code 2).
-int operand_layout(int64_t rows, int64_t cols, std::string& why, const char* name) {
+int operand_layout(int64_t rows, int64_t row_bytes, std::string& why, const char* name) {
     if (rows % 8 != 0) {
         why = std::string("wgmma reads ") + name + " in 8-row atoms; its tile has " + std::to_string(rows) + " rows";
         return 0;
     }
-    if (cols == 16 || cols == 32 || cols == 64) return 1;
-    if (cols % 64 == 0) return 2;
-    why = std::string("wgmma needs ") + name + "'s rows to be 16, 32 or a multiple of 64 elements; they are " + std::to_string(cols);
+    if (row_bytes == 32 || row_bytes == 64 || row_bytes == 128) return 1;
+    if (row_bytes % 128 == 0) return 2;
+    why = std::string("wgmma needs ") + name + "'s rows to be 32, 64 or a multiple of 128 bytes; they are " + std::to_string(row_bytes);
     return 0;
+}
+
+// The operand types wgmma takes: f16 x f16 or bf16 x bf16, or any pair of e4m3 / e5m2, into f32.
+std::string operand_types_why(const GemmOpNode& g) {
+    DataType a = g.A.buffer->dtype, b = g.B.buffer->dtype;
+    bool ok = g.C.buffer->dtype == DataType::float32() && ((is_16bit_mma(a) && b == a) || (is_fp8(a) && is_fp8(b)));
+    if (ok) return "";
+    return "wgmma here takes float16 or bfloat16 operands, or float8 (e4m3, e5m2) ones, with a float32 accumulator; this is " +
+           a.name() + " x " + b.name() + " -> " + g.C.buffer->dtype.name();
 }
 
 }  // namespace
@@ -69,19 +79,21 @@ WgmmaPlan plan_wgmma(const GemmOpNode& g, const Target& target, int64_t threads)
         return p;
     };
     if (!target.has_wgmma()) return fail("wgmma needs sm_90a; the target is " + target.name);
-    DataType t = g.A.buffer->dtype;
-    if (!is_16bit_mma(t) || g.B.buffer->dtype != t || g.C.buffer->dtype != DataType::float32())
-        return fail("wgmma here takes float16 or bfloat16 operands with a float32 accumulator; this is " + t.name() + " x " +
-                    g.B.buffer->dtype.name() + " -> " + g.C.buffer->dtype.name());
+    if (std::string why = operand_types_why(g); !why.empty()) return fail(why);
+    const bool fp8 = is_fp8(g.A.buffer->dtype);
+    const int64_t eb = g.A.buffer->dtype.bytes();
     if (g.B.buffer->scope != Scope::Shared || g.C.buffer->scope != Scope::Fragment)
         return fail("wgmma reads B from shared memory into a fragment accumulator");
     p.rs = g.A.buffer->scope == Scope::Fragment;
     if (!p.rs && g.A.buffer->scope != Scope::Shared) return fail("A is neither in shared memory nor a fragment");
     if (p.rs && g.transpose_A) return fail("A in registers cannot be transposed");
+    if (fp8 && p.rs) return fail("fp8 wgmma here reads A from shared memory, not registers");
+    if (fp8 && (g.transpose_A || !g.transpose_B))
+        return fail("fp8 wgmma reads both operands K-major: A as [M][K] and B as [N][K] (transpose_B=True)");
     std::string why;
     auto s = gemm_shape(g, why);
     if (!s) return fail(why);
-    if (s->k % 16 != 0) return fail("wgmma steps K by 16; K is " + std::to_string(s->k));
+    if ((s->k * eb) % 32 != 0) return fail("wgmma steps K by 32 bytes (" + std::to_string(32 / eb) + " elements); K is " + std::to_string(s->k));
     if (threads % 128 != 0) return fail("wgmma runs on whole warpgroups of 128 threads; the block has " + std::to_string(threads));
     // Warpgroups along M first (wgmma's 64-row granularity makes M the natural split), each
     // with as many 64-row blocks as it takes; then along N, at most 256 columns each.
@@ -104,10 +116,10 @@ WgmmaPlan plan_wgmma(const GemmOpNode& g, const Target& target, int64_t threads)
     p.wn = s->n / p.warps_n;
     if (p.rs && p.warps_n != 1) return fail("A in registers needs every warp to own whole rows of C (one warpgroup column)");
     if (!p.rs) {
-        p.a_swizzle = operand_layout(s->a_rows, s->a_cols, why, "A");
+        p.a_swizzle = operand_layout(s->a_rows, s->a_cols * eb, why, "A");
         if (!p.a_swizzle) return fail(why);
     }
-    p.b_swizzle = operand_layout(s->b_rows, s->b_cols, why, "B");
+    p.b_swizzle = operand_layout(s->b_rows, s->b_cols * eb, why, "B");
     if (!p.b_swizzle) return fail(why);
     // N-major B: each warpgroup starts its columns at a panel (or the tile's only one).
     if (!g.transpose_B && p.warps_n > 1 && (s->b_cols < 64 || p.wn % 64 != 0))

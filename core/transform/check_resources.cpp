@@ -56,6 +56,8 @@ public:
         DataType a = n.A.buffer->dtype;
         if (a.code == DataType::BFloat && !target.has_bf16_mma())
             diags.report(DiagKind::FeatureNeedsTarget, n.span, {"`T.gemm` on bfloat16", "sm_80", target.name});
+        const bool fp8 = a.code == DataType::Float8E4M3 || a.code == DataType::Float8E5M2;
+        if (fp8 && target.sm < 89) diags.report(DiagKind::FeatureNeedsTarget, n.span, {"`T.gemm` on float8", "sm_89", target.name});
         IRVisitor::visit_GemmOp(n, s);
     }
 };

@@ -86,6 +86,7 @@ public:
     Stmt visit_PrintOp(const PrintOpNode& n, const Stmt& s) override;
     Stmt visit_GemmOp(const GemmOpNode& n, const Stmt& s) override;
     Stmt wgmma_gemm(const GemmOpNode& n, const ops::WgmmaPlan& p, const FragLayout& c);
+    Stmt fp8_gemm(const GemmOpNode& n, const FragLayout& c, const Stmt& s);
     Stmt visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) override;
     Stmt visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override;
 };

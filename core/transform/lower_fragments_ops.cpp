@@ -24,6 +24,7 @@ const char* reduce_op_name(ReduceKind k) {
 }
 
 bool mma_dtype(DataType t) { return t == DataType::float16() || t == DataType::bfloat16(); }
+bool fp8_dtype(DataType t) { return t.code == DataType::Float8E4M3 || t.code == DataType::Float8E5M2; }
 
 // Element types tp_reduce*.cuh reduce from and into: fp32/fp16/bf16 (fp32 partials) and
 // integers up to 32 bits (int / unsigned partials, tp::ReduceAccum).
@@ -158,7 +159,10 @@ Stmt FragLowerer::wgmma_gemm(const GemmOpNode& n, const ops::WgmmaPlan& p, const
         args = {buffer_addr(local_of(n.A.buffer), {int_imm(0)}, false, n.span), baddr, caddr, paddr, tid};
         in_flight.push_back(paddr);
     } else {
-        fn = "tp::gemm_wgmma_ss<" + dims + cuda_bool(n.transpose_A) + ", " + cuda_bool(n.transpose_B) + ", " + T + zero;
+        // fp8 operands of two formats name B's type after ZERO.
+        const std::string TB = n.B.buffer->dtype.cuda_name();
+        const std::string tail = TB == T ? zero : std::string(", ") + cuda_bool(n.clear_accum) + ", " + TB + ">";
+        fn = "tp::gemm_wgmma_ss<" + dims + cuda_bool(n.transpose_A) + ", " + cuda_bool(n.transpose_B) + ", " + T + tail;
         Expr aaddr = buffer_addr(mutate_buffer(n.A.buffer), {int_imm(0), int_imm(0)}, false, n.span);
         args = {aaddr, baddr, caddr, tid};
         in_flight.push_back(aaddr);
@@ -167,6 +171,37 @@ Stmt FragLowerer::wgmma_gemm(const GemmOpNode& n, const ops::WgmmaPlan& p, const
     out.push_back(std::make_shared<EvaluateNode>(make_call("tp.async_call", args, DataType::void_(), n.span), n.span));
     in_flight.insert(in_flight.begin(), int_imm(0));
     out.push_back(std::make_shared<EvaluateNode>(make_call("tp.async_wait", in_flight, DataType::void_(), n.span), n.span));
+    return make_seq(out, n.span);
+}
+
+// fp8 on mma.sync (sm_89+; check_resources rejects older targets): m16n8k32 on the 16-bit
+// view of K-major tiles (tp::gemm_ss_fp8), so A must be [M][K] in shared memory and B [N][K].
+Stmt FragLowerer::fp8_gemm(const GemmOpNode& n, const FragLayout& cl, const Stmt& s) {
+    if (n.A.buffer->scope != Scope::Shared || n.B.buffer->scope != Scope::Shared || n.transpose_A || !n.transpose_B) {
+        fail("fp8 T.gemm other than A [M][K] and B [N][K] (transpose_B=True) in shared memory: fp8 Tensor Cores read both "
+             "operands K-major",
+             n.span);
+        return s;
+    }
+    std::string why;
+    auto shape = ops::gemm_shape(n, why);
+    if (!shape || shape->k % 32 != 0 || !one_dim_block) {
+        fail(shape ? "fp8 T.gemm with K = " + std::to_string(shape->k) + ", not a multiple of 32" : "fp8 T.gemm: " + why, n.span);
+        return s;
+    }
+    Buffer a = mutate_buffer(n.A.buffer), b = mutate_buffer(n.B.buffer), c = local_of(n.C.buffer);
+    const bool sw = a->layout == "swizzle" && b->layout == "swizzle";
+    std::string fn = "tp::gemm_ss_fp8<" + std::to_string(cl.bm) + ", " + std::to_string(cl.bn) + ", " + std::to_string(shape->k) + ", " +
+                     std::to_string(cl.warps_m) + ", " + std::to_string(cl.warps_n) + ", " + n.A.buffer->dtype.cuda_name() + ", " +
+                     n.B.buffer->dtype.cuda_name() + ", " + cuda_bool(sw) + ">";
+    std::vector<Stmt> out;
+    if (n.clear_accum)
+        out.push_back(local_loop(cl.local_size(), "tp_f", [&](const Expr& i) -> Stmt {
+            return std::make_shared<BufferStoreNode>(c, std::vector<Expr>{i}, float_imm(0.0), n.span);
+        }, n.span));
+    out.push_back(device_call(fn, {buffer_addr(a, {int_imm(0), int_imm(0)}, false, n.span), buffer_addr(b, {int_imm(0), int_imm(0)}, false, n.span),
+                                   buffer_addr(c, {int_imm(0)}, true, n.span)},
+                              n.span));
     return make_seq(out, n.span);
 }
 
@@ -181,6 +216,7 @@ Stmt FragLowerer::visit_GemmOp(const GemmOpNode& n, const Stmt& s) {
         return st ? st : s;
     }
     DataType t = n.A.buffer->dtype;
+    if (fp8_dtype(t) && fp8_dtype(n.B.buffer->dtype) && n.C.buffer->dtype == DataType::float32()) return fp8_gemm(n, *cl, s);
     if (!mma_dtype(t) || n.B.buffer->dtype != t || n.C.buffer->dtype != DataType::float32()) {
         fail("T.gemm on " + t.name() + " x " + n.B.buffer->dtype.name() + " -> " + n.C.buffer->dtype.name(), n.span);
         return s;

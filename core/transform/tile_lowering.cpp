@@ -201,7 +201,9 @@ bool tile_in_bounds(const BufferRegion& r, const Tile2D& t, int64_t vec) {
 
 bool swizzle_applies(DataType t, int64_t cols) {
     int vec = 16 / std::max(1, t.bytes());
-    if (t.bytes() != 2 || cols % vec != 0) return false;
+    // 16-bit tiles, and fp8 gemm operand tiles (the same byte layout as their 16-bit view).
+    const bool fp8 = t.code == DataType::Float8E4M3 || t.code == DataType::Float8E5M2;
+    if ((t.bytes() != 2 && !fp8) || cols % vec != 0) return false;
     int64_t chunks = cols / vec;
     return chunks % 8 == 0 || chunks == 4 || chunks == 2;
 }

@@ -1,5 +1,6 @@
 // The general sm_90a lowering of T.gemm to wgmma (tp::gemm_wgmma_ss / _rs), on the GPU against
-// the CPU interpreter: each form the planner accepts (f16 and bf16, transposed A or B, 128-,
+// the CPU interpreter: each form the planner accepts (f16 and bf16, fp8 e4m3 / e5m2 K-major,
+// transposed A or B, 128-,
 // 64- and 32-byte swizzles, 128-byte panels for wide tiles, warpgroups split along N, N from
 // 32 to 256, partial edge tiles) and A from registers in an attention-style kernel. The
 // kernels carry a statement in their main loop that the warp-specialized GEMM does not take,
@@ -99,14 +100,14 @@ void expect_wgmma(const char* source, const std::string& name, const Defines& d,
     EXPECT_NE(r.cuda.find(form), std::string::npos) << "not lowered to " << form << ":\n" << r.render_diagnostics(false, true);
 }
 
-void run_checked(const char* source, const std::string& name, const Defines& d) {
+void run_checked(const char* source, const std::string& name, const Defines& d, const char* target = "sm_90a") {
     tp::WorkerClient c;
     if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
     tp::LoadSpec s;
     s.path = name;
     s.source = source;
     s.defines = d;
-    s.target = "sm_90a";
+    s.target = target;
     auto l = c.load(s);
     ASSERT_TRUE(l.ok) << l.error << "\n" << (l.body.is_object() ? l.body.value("diagnostics", "") : l.stderr_tail);
     tp::RunSpec rs;
@@ -147,10 +148,30 @@ const GemmCase kCases[] = {
     {"N_32_64B_swizzled_B", {{"M", "128"}, {"N", "96"}, {"K", "128"}, {"block_M", "64"}, {"block_N", "32"}, {"threads", "128"}}},
     {"N_32_transposed_B", {{"M", "128"}, {"N", "96"}, {"K", "128"}, {"block_M", "64"}, {"block_N", "32"}, {"threads", "128"}, {"trans_b", "True"}}},
     {"edge_tiles", {{"M", "200"}, {"N", "136"}, {"K", "100"}, {"block_M", "64"}, {"block_N", "64"}, {"threads", "128"}}},
+    // fp8: k32 steps on K-major A and B (128-byte rows, 64-byte rows, 128-byte panels).
+    {"fp8_e4m3", {{"M", "256"}, {"N", "256"}, {"K", "384"}, {"dtype", "float8_e4m3"}, {"trans_b", "True"}, {"block_K", "128"}}},
+    {"fp8_e5m2_64B_swizzle", {{"M", "256"}, {"N", "256"}, {"K", "256"}, {"dtype", "float8_e5m2"}, {"trans_b", "True"}}},
+    {"fp8_block_K_256_panels",
+     {{"M", "128"}, {"N", "256"}, {"K", "512"}, {"dtype", "float8_e4m3"}, {"trans_b", "True"}, {"block_K", "256"}, {"stages", "1"}}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Forms, GpuWgmmaGemm, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<GemmCase>& i) { return std::string(i.param.what); });
+
+// sm_90 without the "a": fp8 on mma.sync m16n8k32 over the 16-bit view of the same tiles.
+TEST(GpuWgmma, Fp8OnMmaSyncWithoutWgmma) {
+    const Defines d = {{"M", "256"}, {"N", "192"}, {"K", "256"}, {"dtype", "float8_e4m3"}, {"trans_b", "True"}, {"block_N", "64"}};
+    tp::CompileRequest req;
+    req.path = "fp8_mma.py";
+    req.source = kGemm;
+    req.defines = d;
+    req.target = "sm_90";
+    req.stop_after = tp::Stage::Cuda;
+    tp::CompileResult r = tp::compile(req);
+    ASSERT_TRUE(r.ok) << r.render_diagnostics(false, true);
+    EXPECT_NE(r.cuda.find("tp::gemm_ss_fp8<"), std::string::npos);
+    run_checked(kGemm, "fp8_mma.py", d, "sm_90");
+}
 
 TEST(GpuWgmma, RegisterAInAnAttentionStyleKernel) {
     for (const Defines& d : {Defines{{"heads", "2"}, {"seq", "200"}, {"dim", "64"}},

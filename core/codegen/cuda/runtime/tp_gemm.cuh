@@ -138,6 +138,17 @@ __device__ __forceinline__ void gemm_ss(const T* As, const T* Bs, float* acc) {
     g(As, Bs, acc);
 }
 
+// fp8 A [BM][BK] and B [BN][BK] (both K-major: the only layout whose bytes ldmatrix can hand
+// to the fp8 mma without a byte transpose) as the 16-bit view of tp::Fp8Pair: BK / 2 columns,
+// one k32 mma per k16 step of the view. The tiles' SmemTile<BK, 1> swizzle is, byte for byte,
+// SmemTile<BK / 2, 2>'s.
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, class TA, class TB, bool SWIZZLE = true>
+__device__ __forceinline__ void gemm_ss_fp8(const TA* As, const TB* Bs, float* acc) {
+    static_assert(sizeof(TA) == 1 && sizeof(TB) == 1 && BK % 32 == 0, "fp8 gemm: 1-byte operands, K in steps of 32");
+    using V = Fp8Pair<TA, TB>;
+    gemm_ss<BM, BN, BK / 2, WARPS_M, WARPS_N, false, true, V, SWIZZLE>(reinterpret_cast<const V*>(As), reinterpret_cast<const V*>(Bs), acc);
+}
+
 // A operand from registers: a_frag holds, per thread, the BM x BK A block in
 // AccLayout<BM, BK, WARPS_M, 1> (the accumulator layout of a previous GEMM whose N was
 // this BK, e.g. P = softmax(Q K^T)), either as float or already as T. Requires

@@ -24,21 +24,24 @@
 
 namespace tp {
 
-// Descriptors of a [ROWS][COLS] shared operand tile of 16-bit elements.
-template <int ROWS, int COLS>
+// Descriptors of a [ROWS][COLS] shared operand tile of EB-byte elements (2: f16/bf16, 1: fp8).
+// One k step of wgmma is 32 bytes of K (k16 of 16-bit types, k32 of fp8).
+template <int ROWS, int COLS, int EB = 2>
 struct WgmmaSmem {
-    static_assert(COLS == 16 || COLS == 32 || COLS % 64 == 0, "wgmma operand rows are 16, 32 or a multiple of 64 elements");
-    static constexpr int kPanelCols = COLS >= 64 ? 64 : COLS;
-    static constexpr int kSwizzleBytes = kPanelCols * 2;      // 128, 64 or 32
+    static constexpr int kRowBytes = COLS * EB;
+    static_assert(kRowBytes == 32 || kRowBytes == 64 || kRowBytes % 128 == 0, "wgmma operand rows are 32, 64 or a multiple of 128 bytes");
+    static constexpr int kPanelCols = kRowBytes >= 128 ? 128 / EB : COLS;
+    static constexpr int kSwizzleBytes = kPanelCols * EB;      // 128, 64 or 32
+    static constexpr int kStep = 32 / EB;                       // elements of K per wgmma
     static constexpr unsigned kAtomBytes = 8u * kSwizzleBytes;  // 8 rows: the SBO
     static constexpr unsigned kPanelBytes = unsigned(ROWS) * kSwizzleBytes;
 
-    // K-major operand (rows are M or N, COLS is K): rows r0.. (a multiple of 8), k16 step k.
+    // K-major operand (rows are M or N, COLS is K): rows r0.. (a multiple of 8), k step k.
     // Within a swizzled row the step is a byte offset of the start address; the hardware
     // applies the swizzle to the final address.
     static __device__ __forceinline__ unsigned long long k_major(const void* base, int r0, int k) {
-        const int col = 16 * k;
-        const char* p = static_cast<const char*>(base) + (col / kPanelCols) * kPanelBytes + r0 * kSwizzleBytes + (col % kPanelCols) * 2;
+        const int col = kStep * k;
+        const char* p = static_cast<const char*>(base) + (col / kPanelCols) * kPanelBytes + r0 * kSwizzleBytes + (col % kPanelCols) * EB;
         return wgmma_desc_swizzle(p, 16, kAtomBytes, kSwizzleBytes);
     }
     // MN-major operand (rows are K, COLS is M or N): columns c0.. (a multiple of the panel
@@ -71,25 +74,33 @@ __device__ __forceinline__ unsigned pack_operand(float lo, float hi) { return pa
 
 // ZERO: the group overwrites the accumulator (scale-d = 0 on the first k step, T.gemm's
 // clear_accum) instead of adding to it.
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_A, bool TRANS_B, class T, bool ZERO = false>
-__device__ __forceinline__ void gemm_wgmma_ss(const T* A, const T* B, float* acc, int tid) {
-    static_assert(sizeof(T) == 2 && BK % 16 == 0, "wgmma here takes 16-bit operands and K in steps of 16");
+// fp8 operands (1-byte T, or TB for B when it differs) take k32 steps and must both be K-major:
+// TRANS_A false and TRANS_B true (ops::plan_wgmma says why at the line otherwise).
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_A, bool TRANS_B, class T, bool ZERO = false, class TB = T>
+__device__ __forceinline__ void gemm_wgmma_ss(const T* A, const TB* B, float* acc, int tid) {
+    constexpr int EB = sizeof(T);
+    static_assert(sizeof(TB) == EB && (EB == 2 || EB == 1), "wgmma here takes 16-bit or fp8 operands of one width");
+    static_assert(EB == 2 || (!TRANS_A && TRANS_B), "fp8 wgmma reads both operands K-major");
     using G = WgmmaGrid<BM, BN, WARPS_M, WARPS_N>;
-    using SA = WgmmaSmem<TRANS_A ? BK : BM, TRANS_A ? BM : BK>;
-    using SB = WgmmaSmem<TRANS_B ? BN : BK, TRANS_B ? BK : BN>;
+    using SA = WgmmaSmem<TRANS_A ? BK : BM, TRANS_A ? BM : BK, EB>;
+    using SB = WgmmaSmem<TRANS_B ? BN : BK, TRANS_B ? BK : BN, EB>;
+    static_assert(BK % SA::kStep == 0, "wgmma steps K by 32 bytes");
     const int m0 = G::m0(tid), n0 = G::n0(tid);
     // The tiles were written through the generic proxy (cp.async, st.shared) and the block
     // barrier ordered them; the tensor cores read through the async proxy.
     fence_proxy_async();
     wgmma_fence();
 #pragma unroll
-    for (int k = 0; k < BK / 16; ++k) {
+    for (int k = 0; k < BK / SA::kStep; ++k) {
         const unsigned long long db = TRANS_B ? SB::k_major(B, n0, k) : SB::mn_major(B, n0, k);
 #pragma unroll
         for (int t = 0; t < G::MT; ++t) {
             const int m = m0 + t * G::kMStep;
             const unsigned long long da = TRANS_A ? SA::mn_major(A, m, k) : SA::k_major(A, m, k);
-            wgmma_ss<G::WN, T, TRANS_A, TRANS_B>(acc + t * (G::WN / 2), da, db, ZERO && k == 0 ? 0 : 1);
+            if constexpr (EB == 1)
+                wgmma_ss8<G::WN, T, TB>(acc + t * (G::WN / 2), da, db, ZERO && k == 0 ? 0 : 1);
+            else
+                wgmma_ss<G::WN, T, TRANS_A, TRANS_B>(acc + t * (G::WN / 2), da, db, ZERO && k == 0 ? 0 : 1);
         }
     }
     wgmma_commit();

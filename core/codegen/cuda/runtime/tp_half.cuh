@@ -91,8 +91,9 @@ struct __align__(2) bfloat16_t {
 
 // 8-bit floats (sm_89+; the compiler rejects them for older targets before codegen). The
 // hardware converts pairs: cvt packs two values into 16 bits, we keep the low byte.
-#define TP_FP8_TYPE(T, PTX)                                                                              \
+#define TP_FP8_TYPE(T, PTX, E5M2)                                                                        \
     struct __align__(1) T {                                                                              \
+        static constexpr bool kE5M2 = E5M2; /* which format the mma / wgmma suffix names */             \
         unsigned char bits;                                                                              \
         T() = default;                                                                                   \
         __device__ __forceinline__ T(float f) : bits(tp_fp8_from_f32(f)) {}                              \
@@ -110,8 +111,8 @@ struct __align__(2) bfloat16_t {
         }                                                                                                \
     };
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-TP_FP8_TYPE(fp8_e4_t, "e4m3")
-TP_FP8_TYPE(fp8_e5_t, "e5m2")
+TP_FP8_TYPE(fp8_e4_t, "e4m3", false)
+TP_FP8_TYPE(fp8_e5_t, "e5m2", true)
 #endif
 #undef TP_FP8_TYPE
 

@@ -26,6 +26,26 @@ template <>
 struct MmaElem<__nv_bfloat16> {
     static constexpr bool is_bf16 = true;
 };
+// Two fp8 elements of A (format TA) or B (TB) seen as one 16-bit unit: a K-major fp8 tile of
+// K bytes per row is, byte for byte, a 16-bit tile of K / 2 columns, and the m16n8k32 fp8
+// fragments are exactly the m16n8k16 fragments of that view. The ldmatrix templates run on
+// the view; mma_k16 on it issues the k32 fp8 mma (sm_89+).
+template <class TA, class TB>
+struct Fp8Pair {
+    unsigned short bits;
+};
+template <class TA, class TB>
+struct MmaElem<Fp8Pair<TA, TB>> {
+    static constexpr bool is_bf16 = false;
+};
+template <class T>
+struct IsFp8Pair {
+    static constexpr bool value = false;
+};
+template <class TA, class TB>
+struct IsFp8Pair<Fp8Pair<TA, TB>> {
+    static constexpr bool value = true;
+};
 
 // Raw 16 bits of a 2-byte element and packing of two into one 32-bit mma register
 // (low half = lower column / k index, as mma and ldmatrix lay them out).
@@ -124,14 +144,41 @@ __device__ __forceinline__ void mma_m16n8k16_bf16(float (&d)[4], const unsigned 
 #endif
 }
 
-// Dispatch on the element type (one k16 step).
+// m16n8k32 on fp8 (e4m3 / e5m2 for A and B independently), fp32 accumulators; sm_89+.
+template <bool A_E5M2, bool B_E5M2>
+__device__ __forceinline__ void mma_m16n8k32_fp8(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+#define TP_MMA_FP8(TA, TB)                                                                                          \
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.f32." TA "." TB ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, " \
+                 "{%8, %9}, {%0, %1, %2, %3};\n"                                                                 \
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                                               \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1))
+    if constexpr (!A_E5M2 && !B_E5M2) TP_MMA_FP8("e4m3", "e4m3");
+    else if constexpr (!A_E5M2 && B_E5M2) TP_MMA_FP8("e4m3", "e5m2");
+    else if constexpr (A_E5M2 && !B_E5M2) TP_MMA_FP8("e5m2", "e4m3");
+    else TP_MMA_FP8("e5m2", "e5m2");
+#undef TP_MMA_FP8
+#else
+    // fp8 mma does not exist before sm_89; check_resources rejects such a gemm earlier.
+    __trap();
+#endif
+}
+
+template <class TA, class TB>
+__device__ __forceinline__ void mma_fp8_pair(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1, Fp8Pair<TA, TB>*) {
+    mma_m16n8k32_fp8<TA::kE5M2, TB::kE5M2>(d, a, b0, b1);
+}
+
+// Dispatch on the element type (one k16 step; one k32 step of an Fp8Pair view).
 template <class T>
 __device__ __forceinline__ void mma_k16(float (&d)[4], const unsigned (&a)[4], unsigned b0,
                                         unsigned b1) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
     static_assert(!MmaElem<T>::is_bf16, "bf16 mma.sync needs sm_80 or newer");
 #endif
-    if constexpr (MmaElem<T>::is_bf16) {
+    if constexpr (IsFp8Pair<T>::value) {
+        mma_fp8_pair(d, a, b0, b1, static_cast<T*>(nullptr));
+    } else if constexpr (MmaElem<T>::is_bf16) {
         mma_m16n8k16_bf16(d, a, b0, b1);
     } else {
         mma_m16n8k16_f16(d, a, b0, b1);

@@ -96,6 +96,14 @@ __device__ __forceinline__ void wgmma_ss(float* d, unsigned long long desc_a, un
     static_assert(N % 8 == 0 && N >= 8 && N <= 256, "tp::wgmma_ss: N must be a multiple of 8 up to 256");
     TP_WGMMA_ONLY(WgmmaOp<N>::template ss<T, TRANS_A ? 1 : 0, TRANS_B ? 0 : 1>(d, desc_a, desc_b, scale_d);)
 }
+// m64nNk32 on fp8 (TA, TB: tp::fp8_e4_t or fp8_e5_t): both operands K-major (fp8 wgmma has no
+// transpose), each k32 step 32 bytes of a row, as a k16 step is for 16-bit types; the same
+// accumulator layout.
+template <int N, class TA, class TB>
+__device__ __forceinline__ void wgmma_ss8(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d = 1) {
+    static_assert(N % 8 == 0 && N >= 8 && N <= 256, "tp::wgmma_ss8: N must be a multiple of 8 up to 256");
+    TP_WGMMA_ONLY(WgmmaOp<N>::template ss8<TA, TB>(d, desc_a, desc_b, scale_d);)
+}
 // RS form: a[0..3] is the thread's A fragment of the k16 step in mma.sync order (rows g and
 // g + 8 of its warp's 16 rows, columns 2q.. and 2q+8..), packed pairs of T.
 template <int N, class T, bool TRANS_B>

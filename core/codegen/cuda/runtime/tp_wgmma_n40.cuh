@@ -35,6 +35,30 @@ struct WgmmaOp<40> {
                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(TRANS_B));
         }
     }
+    template <class TA, class TB>
+    static __device__ __forceinline__ void ss8(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
+        if constexpr (Fp8Elem<TA>::is_e5m2 == false && Fp8Elem<TB>::is_e5m2 == false) {
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %22, 0;\n"
+                "wgmma.mma_async.sync.aligned.m64n40k32.f32.e4m3.e4m3 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19}, %20, %21, p, 1, 1;\n}"
+                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19])
+                : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+        } else if constexpr (Fp8Elem<TA>::is_e5m2 == false && Fp8Elem<TB>::is_e5m2 == true) {
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %22, 0;\n"
+                "wgmma.mma_async.sync.aligned.m64n40k32.f32.e4m3.e5m2 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19}, %20, %21, p, 1, 1;\n}"
+                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19])
+                : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+        } else if constexpr (Fp8Elem<TA>::is_e5m2 == true && Fp8Elem<TB>::is_e5m2 == false) {
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %22, 0;\n"
+                "wgmma.mma_async.sync.aligned.m64n40k32.f32.e5m2.e4m3 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19}, %20, %21, p, 1, 1;\n}"
+                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19])
+                : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+        } else if constexpr (Fp8Elem<TA>::is_e5m2 == true && Fp8Elem<TB>::is_e5m2 == true) {
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %22, 0;\n"
+                "wgmma.mma_async.sync.aligned.m64n40k32.f32.e5m2.e5m2 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19}, %20, %21, p, 1, 1;\n}"
+                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19])
+                : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+        }
+    }
 };
 #endif
 }  // namespace tp
