@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -209,6 +210,8 @@ CompileResult compile_once(const CompileRequest& req) {
         fill_launch_info(*pr.func, r.kernel);
         r.kernel.tensor_maps = transform::tensor_maps_of(*pr.func);
         r.kernel.persistent = pr.func->attrs.count("tp.persistent") > 0;
+        if (auto t = pr.func->attrs.find("tp.check_tolerance"); t != pr.func->attrs.end())
+            r.kernel.check_tolerance = std::strtod(t->second.c_str(), nullptr);
         if (req.stop_after == Stage::Lowered) return finish();
 
         t0 = Clock::now();

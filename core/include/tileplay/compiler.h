@@ -118,6 +118,9 @@ struct KernelInfo {
     // A persistent kernel: `grid` is one block per work unit and the kernel walks its units
     // by gridDim.x, so the launcher caps grid x at the device's multiprocessor count.
     bool persistent = false;
+    // A floor for the relative error the GPU check allows, where the kernel's arithmetic is
+    // coarser than the interpreter's (fp8 wgmma accumulation); 0 when the dtype's default holds.
+    double check_tolerance = 0;
 };
 
 // A kernel factory found in the file, for pickers and parameter panels.
