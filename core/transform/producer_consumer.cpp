@@ -180,6 +180,48 @@ void lay_out_channels(Plan& plan) {
     }
 }
 
+// Whether the kernel can walk its blocks persistently (`tp.persistent=true`); empty when it
+// can, else why not. The block indices must be used only under the statements the roles
+// repeat per unit (not in bindings between the launch and them).
+std::string plan_persistent(Plan& plan, const KernelLaunchNode& k, const Stmt& launch_body) {
+    struct Uses : IRVisitor {
+        std::set<const VarNode*> vars;
+        bool found = false;
+        void visit_Var(const VarNode& n, const Expr&) override { found |= vars.count(&n) > 0; }
+    } uses;
+    for (const auto& v : k.block_vars) uses.vars.insert(v.get());
+    for (Stmt s = launch_body; s;) {
+        if (auto* a = s->as<AllocateNode>()) {
+            for (const auto& d : a->buffer->shape) uses.visit(d);
+            s = a->body;
+        } else if (auto* l = s->as<LetStmtNode>()) {
+            uses.visit(l->value);
+            s = l->body;
+        } else {
+            break;
+        }
+    }
+    if (uses.found) return "a binding before the kernel's statements uses the block index";
+    if (k.grid.size() > 3) return "the grid has more than three dimensions";
+    struct FindSwizzle : IRVisitor {
+        const SwizzleOpNode* op = nullptr;
+        void visit_SwizzleOp(const SwizzleOpNode& n, const Stmt&) override {
+            if (n.enable && !op) op = &n;
+        }
+    } fs;
+    fs.visit(launch_body);
+    auto& p = plan.persistent;
+    p.on = true;
+    p.grid = k.grid;
+    p.block_vars = k.block_vars;
+    p.pid = std::make_shared<VarNode>("tp_pid", DataType::int32(), VarKind::BlockIdx, k.span);
+    if (fs.op && k.block_vars.size() >= 2) {
+        p.panel = fs.op->panel_size;
+        p.column_order = !fs.op->row_order;
+    }
+    return "";
+}
+
 // The launch rebuilt: one more warpgroup, the tiles' allocations as rings, the body split into
 // the two roles.
 PrimFuncPtr relaunch(const PrimFuncPtr& func, const Launch& launch, const Plan& plan) {
@@ -195,8 +237,16 @@ PrimFuncPtr relaunch(const PrimFuncPtr& func, const Launch& launch, const Plan& 
         Stmt visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override {
             if (&n != k) return s;
             Stmt body = mutate(n.body);
-            return std::make_shared<KernelLaunchNode>(n.grid, n.block_vars, std::vector<int64_t>{n.num_threads() + 128}, n.thread_vars,
-                                                      body, n.span);
+            std::vector<Expr> grid = n.grid;
+            std::vector<Var> block_vars = n.block_vars;
+            if (plan->persistent.on) {  // one block per work unit, capped at the SM count at launch
+                Expr units = grid[0];
+                for (size_t i = 1; i < grid.size(); ++i) units = make_binary(BinaryOp::Mul, units, grid[i]);
+                grid = {units};
+                block_vars = {plan->persistent.pid};
+            }
+            return std::make_shared<KernelLaunchNode>(grid, block_vars, std::vector<int64_t>{n.num_threads() + 128}, n.thread_vars, body,
+                                                      n.span);
         }
         Stmt visit_stmt(const Stmt& s) override {
             if (s == *top) return rewrite_kernel_body(s, *plan, s->span);
@@ -213,6 +263,7 @@ PrimFuncPtr relaunch(const PrimFuncPtr& func, const Launch& launch, const Plan& 
     out->attrs["tp.ws"] = "producer-consumer";
     if (plan.defer) out->attrs["tp.async_wgmma"] = "1";  // rotation and deferred groups (see compile())
     out->attrs["tp.tma_maps"] = maps;
+    if (plan.persistent.on) out->attrs["tp.persistent"] = "1";
     return out;
 }
 
@@ -260,6 +311,10 @@ PrimFuncPtr producer_consumer(const PrimFuncPtr& func, const Target& target, Dia
     if (std::string why = size_rings(plan, *func, target, loops); !why.empty()) return refuse(why);
     lay_out_channels(plan);
     register_split(plan);
+    if (flag("tp.persistent"))
+        if (std::string why = plan_persistent(plan, k, k.body); !why.empty())
+            diags.report(DiagKind::FastPathNotTaken, scan.pipelines.front()->span,
+                         {"a persistent grid (`tp.persistent`)", why, "one block runs per work unit"});
     return relaunch(func, launch, plan);
 }
 

@@ -47,6 +47,18 @@ struct Plan {
     bool defer = true;              // a loop's last wgmma group may run on (`tp.disable_async_wgmma`)
     std::set<const ForNode*> deferred;  // loops whose last wgmma group runs across the back edge
     bool rotate = true;             // consumer loops may be software-pipelined (`tp.disable_rotation`)
+    // A persistent grid (`tp.persistent`): one block per SM (the launcher caps grid x), each
+    // role walking the work units pid, pid + gridDim.x, ... with the original block indices
+    // bound per unit, so the producer fills the next unit's ring slots while the consumers
+    // run this unit's epilogue.
+    struct Persistent {
+        bool on = false;
+        std::vector<Expr> grid;         // the original grid
+        std::vector<Var> block_vars;    // bound per unit
+        Var pid;                        // the launched block's index
+        int panel = 0;                  // T.use_swizzle's rasterization, 0 when none
+        bool column_order = false;
+    } persistent;
 };
 
 // --- the scan (producer_consumer_scan.cpp) --------------------------------------------------

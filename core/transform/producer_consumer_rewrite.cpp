@@ -461,18 +461,42 @@ public:
                         span);
     }
 
+    // A persistent block's loop over its work units: unit pid + i * gridDim.x for i from 0
+    // while it is below the grid's block count, the original block indices bound from it.
+    Stmt per_unit(Stmt body) const {
+        const auto& p = plan.persistent;
+        if (!p.on) return body;
+        Expr units = p.grid[0];
+        for (size_t i = 1; i < p.grid.size(); ++i) units = make_binary(BinaryOp::Mul, units, p.grid[i]);
+        Expr np = make_call("tp.num_programs", {}, DataType::int32(), span);
+        auto i = std::make_shared<VarNode>("tp_unit", DataType::int32(), VarKind::Loop, span);
+        Expr unit = make_binary(BinaryOp::Add, p.pid, make_binary(BinaryOp::Mul, i, np));
+        Expr gx = p.grid[0], gy = p.grid.size() > 1 ? p.grid[1] : int_imm(1);
+        for (size_t a = p.block_vars.size(); a-- > 0;) {
+            Expr coord = make_call("tp.sync_call", {std::make_shared<StringImmNode>("tp::tile_coord", span), unit, gx, gy,
+                                                    int_imm(p.panel), int_imm(p.column_order ? 1 : 0), int_imm(static_cast<int64_t>(a))},
+                                   DataType::int32(), span);
+            body = std::make_shared<LetStmtNode>(p.block_vars[a], coord, body, span);
+        }
+        // ceildiv(units - pid, gridDim.x): the pid < units the launcher guarantees keeps it >= 1.
+        Expr extent = make_binary(BinaryOp::FloorDiv, make_binary(BinaryOp::Add, make_binary(BinaryOp::Sub, units, p.pid),
+                                                                  make_binary(BinaryOp::Sub, np, int_imm(1))),
+                                  np);
+        return std::make_shared<ForNode>(i, int_imm(0), extent, ForKind::Serial, body, span);
+    }
+
     Stmt build(const Stmt& top) {
         std::vector<Stmt> issue;
         for (size_t m = 0; m < plan.maps.size(); ++m)
             issue.push_back(sync_call("tp::tma_prefetch_desc", {make_call("tp.tma_desc", {int_imm(static_cast<int64_t>(m))},
                                                                             DataType(DataType::Handle, 64), span)},
                                       span));
-        issue.push_back(skeleton(top));
+        issue.push_back(per_unit(skeleton(top)));
         // One thread of the producer warpgroup issues everything; the others only give their
         // registers back.
         Expr elected = make_binary(BinaryOp::EQ, plan.tid, int_imm(plan.consumer_threads));
         Stmt producer = with_counters(prod, std::make_shared<IfThenElseNode>(elected, make_seq(issue, span), nullptr, span));
-        Stmt consumer = with_counters(cons, consume_body(top));
+        Stmt consumer = with_counters(cons, per_unit(consume_body(top)));
         Stmt roles = std::make_shared<WarpRolesNode>(plan.consumer_threads, 128, plan.consumer_regs, plan.producer_regs, producer, consumer, span);
         return std::make_shared<AllocateNode>(mbar, nullptr, make_seq({init_barriers(), roles}, span), span);
     }

@@ -55,8 +55,8 @@
 # WS: with T.ws_consumer(threads=256, regs=240):
 # BSHD: # attr tp.tma_maps = Q:64x1x128x1:128;K:64x1x64x1:128;V:64x1x64x1:128
 # BSHD: with T.ws_consumer(threads=256, regs=240):
-# D96: attention_hopper.py:[[@LINE+70]]:17: remark: wgmma not used: wgmma needs A's rows to be 16, 32 or a multiple of 64 elements; they are 96; this T.gemm runs on mma.sync [FastPathNotTaken]
-# D96: attention_hopper.py:[[@LINE+91]]:17: remark: wgmma not used: wgmma needs B's rows to be 16, 32 or a multiple of 64 elements; they are 96; this T.gemm runs on mma.sync [FastPathNotTaken]
+# D96: attention_hopper.py:[[@LINE+70]]:17: remark: wgmma not used: wgmma needs A's rows to be 32, 64 or a multiple of 128 bytes; they are 192; this T.gemm runs on mma.sync [FastPathNotTaken]
+# D96: attention_hopper.py:[[@LINE+91]]:17: remark: wgmma not used: wgmma needs B's rows to be 32, 64 or a multiple of 128 bytes; they are 192; this T.gemm runs on mma.sync [FastPathNotTaken]
 # D96: # attr tp.tma_maps = Q:96x128x1x1:0;K:96x64x1x1:0;V:96x64x1x1:0
 # D96: with T.ws_consumer(threads=256, regs=240):
 import tilelang

@@ -13,6 +13,21 @@
 # RUN: %tilec compile %samples/gemm.py --emit ptx --arch sm_90 -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 | FileCheck %s --check-prefix=SM90 --implicit-check-not=wgmma --implicit-check-not=cp.async.bulk.tensor --implicit-check-not=setmaxnreg
 # RUN: %tilec compile %samples/gemm_bias_gelu.py --emit ptx --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 | FileCheck %s --check-prefix=EPI
 # RUN: %tilec compile %samples/gemm.py --emit cuda --no-lineinfo --arch sm_90a | FileCheck %s --check-prefix=SAMPLE
+# RUN: %tilec compile %samples/gemm.py --emit cuda --no-lineinfo --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 --pass-config tp.persistent=true | FileCheck %s --check-prefix=PERSIST
+# tp.persistent: the grid is one block per tile (16 x 32), capped at the SM count at launch;
+# each role walks the tiles with the use_swizzle rasterization, its ring position carried on.
+# PERSIST: const int tp_pid = blockIdx.x;
+# PERSIST-NOT: blockIdx.y
+# PERSIST: int tp_A_shared_p_phase = 0;
+# PERSIST: for (int tp_unit = 0; tp_unit < tp::floordiv(((512 - tp_pid) + (static_cast<int>(gridDim.x) - 1)), static_cast<int>(gridDim.x)); ++tp_unit) {
+# PERSIST-NEXT: const int bx = tp::tile_coord((tp_pid + (tp_unit * static_cast<int>(gridDim.x))), 16, 32, 10, 0, 0);
+# PERSIST-NEXT: const int by = tp::tile_coord((tp_pid + (tp_unit * static_cast<int>(gridDim.x))), 16, 32, 10, 0, 1);
+# PERSIST: tp::ring_acquire(
+# PERSIST: } else {
+# PERSIST: int tp_A_shared_c_phase = 0;
+# PERSIST: for (int tp_unit_1 = 0;
+# PERSIST: tp::mbar_wait(
+# PERSIST: tp::frag_store_global<
 # CUDA: __launch_bounds__(384, 1) matmul_kernel(const half_t* __restrict__ A, const half_t* __restrict__ B, half_t* __restrict__ C, const __grid_constant__ tp::TmaDesc tp_tma_0, const __grid_constant__ tp::TmaDesc tp_tma_1)
 # CUDA: extern __shared__ __align__(1024) unsigned char tp_smem_raw[];
 # CUDA: tp::mbar_init(&tp_mbar[4], 8);

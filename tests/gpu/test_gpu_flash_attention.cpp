@@ -74,6 +74,19 @@ TEST(GpuFlashAttention, SampleMatchesTheInterpreter) {
     }
 }
 
+// tp.persistent: blocks walk (query tile, head, batch) units, causal and not, with a tail.
+TEST(GpuFlashAttention, PersistentGridMatchesTheInterpreter) {
+    tp::WorkerClient c;
+    if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
+    for (bool causal : {false, true}) {
+        Case k;
+        k.causal = causal, k.batch = 2, k.heads = 40, k.seq_q = k.seq_kv = 300;  // 3 x 40 x 2 = 240 units
+        tp::LoadSpec s = sample(k);
+        s.pass_configs = {{"tp.persistent", "true"}};
+        run_checked(c, s, 256, 12);
+    }
+}
+
 TEST(GpuFlashAttention, WideHeadsAndOneWarpgroup) {
     tp::WorkerClient c;
     if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";

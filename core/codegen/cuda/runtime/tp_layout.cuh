@@ -176,4 +176,17 @@ TP_HD BlockXY rasterize(int bx, int by, int grid_x, int grid_y, int panel, bool 
     return column_order ? BlockXY{y, x} : BlockXY{x, y};
 }
 
+// A persistent kernel's work unit `tile` (numbered over a grid_x x grid_y x grid_z grid, x
+// fastest) as its block coordinate on `axis` (0 x, 1 y, 2 z), rasterized as tp::rasterize
+// deals blocks out when panel > 0 (T.use_swizzle), so a persistent block walks the same
+// L2-friendly order the grid's blocks would have been scheduled in.
+TP_HD int tile_coord(int tile, int grid_x, int grid_y, int panel, bool column_order, int axis) {
+    const int plane = grid_x * grid_y;
+    if (axis == 2) return tile / plane;
+    const int r = tile % plane, x = r % grid_x, y = r / grid_x;
+    if (panel <= 0) return axis == 0 ? x : y;
+    const BlockXY b = rasterize(x, y, grid_x, grid_y, panel, column_order);
+    return axis == 0 ? b.x : b.y;
+}
+
 }  // namespace tp
