@@ -35,8 +35,23 @@ struct TmaLoadPlan {
 // at most 256 rows, a layout TMA can write, and no disable_tma).
 TmaLoadPlan plan_tma_load(const ir::CopyOpNode& c, const Target& target);
 
-// The tensor-map entry "param:box:swizzle" for the launcher (transform/warp_specialize.h's
+// One T.copy(whole fragment -> global region) as TMA stores of 64-row panels of 128 bytes
+// (128-byte swizzle), staged through shared memory by each warpgroup (tp::frag_store_tma).
+struct TmaStorePlan {
+    bool ok = false;
+    std::string why;               // why not, for the remark
+    int64_t panel_cols = 0;        // elements per 128-byte panel row
+    std::vector<int64_t> box;      // {panel_cols, .., 64, ..}, innermost first
+    std::vector<ir::Expr> coords;  // element coordinates of the tile origin, innermost first
+    int row_coord = 0;             // which coordinate the tile's rows run along
+};
+// Whether `c`, storing a rows x cols fragment, can be TMA stores on `target` (sm_90, a 16- or
+// 32-bit global tensor TMA can describe, whole 64-row, 128-byte panels).
+TmaStorePlan plan_tma_store(const ir::CopyOpNode& c, const Target& target, int64_t rows, int64_t cols);
+
+// The tensor-map entry "param:box:swizzle" for the launcher (transform/producer_consumer.h's
 // tensor_maps_of reads these back), box innermost first as AxBxC.
+std::string tensor_map_key(const std::string& param, const std::vector<int64_t>& box, int swizzle_bytes);
 std::string tensor_map_key(const std::string& param, const TmaLoadPlan& p);
 
 }  // namespace tp::ops

@@ -9,6 +9,7 @@
 #include "ir/functor.h"
 #include "transform/layout_inference.h"
 #include "transform/lower_fragments_internal.h"
+#include "transform/shared_budget.h"
 #include "transform/tile_lowering.h"
 
 namespace tp::transform {
@@ -32,6 +33,7 @@ Stmt FragLowerer::visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) {
     }
     Stmt body = mutate(n.body);
     if (scratch) body = std::make_shared<AllocateNode>(scratch, nullptr, body, n.span);
+    if (store_stage) body = std::make_shared<AllocateNode>(store_stage, nullptr, body, n.span);
     for (const auto& t : print_tiles) body = std::make_shared<AllocateNode>(t, nullptr, body, n.span);
     for (const auto& t : packed_operands) body = std::make_shared<AllocateNode>(t, nullptr, body, n.span);
     if (body == n.body && tv.size() == n.thread_vars.size()) return s;
@@ -156,9 +158,71 @@ std::set<const BufferNode*> packed_operand_fragments(const PrimFunc& f, const st
 
 }  // namespace
 
+// The shared bytes the kernel will need with every tile a T.Pipelined loop copies into kept
+// num_stages deep (a warp-specialized ring that would like one slot more gives it up first).
+int64_t pipelined_shared_bytes(const PrimFunc& f) {
+    struct Stages : IRVisitor {
+        std::map<const BufferNode*, int64_t> scale;
+        std::vector<int64_t> stack;
+        void visit_For(const ForNode& n, const Stmt& s) override {
+            const bool p = n.for_kind == ForKind::Pipelined && n.num_stages > 1;
+            if (p) stack.push_back(n.num_stages);
+            IRVisitor::visit_For(n, s);
+            if (p) stack.pop_back();
+        }
+        void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
+            if (!stack.empty() && n.dst.buffer->scope == Scope::Shared)
+                scale[n.dst.buffer.get()] = std::max(scale[n.dst.buffer.get()], stack.back());
+            IRVisitor::visit_CopyOp(n, s);
+        }
+    } st;
+    st.visit(f.body);
+    return shared_bytes(f, true, st.scale);
+}
+
+// Whether the kernel may stage TMA stores: empty when it may, else why not.
+std::string tma_store_room(const PrimFunc& f, const Target& target, int64_t threads) {
+    auto flag = [&](const char* k) {
+        auto it = f.attrs.find(k);
+        return it != f.attrs.end() && it->second == "true";
+    };
+    if (flag("tl.disable_tma_lower")) return "`tl.disable_tma_lower` is set";
+    if (flag("tp.disable_tma_store")) return "`tp.disable_tma_store` is set";
+    const int64_t need = pipelined_shared_bytes(f) + threads / 128 * 16384 + 1024;
+    if (need > shared_limit(target, true))
+        return "its staging (16 KB per warpgroup) would not fit beside the kernel's shared tiles (" + std::to_string(need) + " bytes)";
+    return "";
+}
+
 PrimFuncPtr layout_inference(const PrimFuncPtr& func, const Target& target, DiagnosticEngine& diags) {
     int before = diags.error_count();
     FragLowerer l(diags);
+    l.target = &target;
+    for (const auto& p : func->params)
+        if (p.buffer) l.params.insert(p.buffer.get());
+    struct Reads : IRVisitor {
+        std::set<const BufferNode*>* out;
+        void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
+            if (n.buffer->scope == Scope::Global) out->insert(n.buffer.get());
+            IRVisitor::visit_BufferLoad(n, e);
+        }
+        void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
+            if (n.src.buffer->scope == Scope::Global) out->insert(n.src.buffer.get());
+            IRVisitor::visit_CopyOp(n, s);
+        }
+        void visit_AtomicAddOp(const AtomicAddOpNode& n, const Stmt& s) override {
+            if (n.dst.buffer->scope == Scope::Global) out->insert(n.dst.buffer.get());
+            IRVisitor::visit_AtomicAddOp(n, s);
+        }
+    } reads;
+    reads.out = &l.read_globals;
+    reads.visit(func->body);
+    if (target.has_tma()) {
+        Gemms g;
+        g.visit(func->body);
+        l.tma_store_why = tma_store_room(*func, target, g.threads);
+        l.tma_store = l.tma_store_why.empty();
+    }
     l.wgmma = plan_wgmma_gemms(*func, target, diags);
     l.layouts = infer_fragment_layouts(*func, diags, &l.wgmma);
     l.packed = packed_operand_fragments(*func, l.wgmma);
@@ -222,6 +286,18 @@ PrimFuncPtr layout_inference(const PrimFuncPtr& func, const Target& target, Diag
     if (scratch > 0)
         l.scratch = std::make_shared<BufferNode>("tp_reduce_scratch", DataType::float32(), std::vector<Expr>{int_imm(scratch)}, Scope::Shared);
     PrimFuncPtr out = mutate_func(func, l);
+    if (out && !l.tma_maps.empty()) {  // producer-consumer appends its loads' maps to these
+        auto f = std::make_shared<PrimFunc>(*out);
+        std::string maps;
+        for (const auto& m : l.tma_maps) maps += (maps.empty() ? "" : ";") + m;
+        f->attrs["tp.tma_maps"] = maps;
+        // The code generator keeps these parameters writable: no pointer store names them.
+        std::string stored;
+        for (const auto& p : f->params)
+            if (p.buffer && l.tma_stored.count(p.buffer.get())) stored += (stored.empty() ? "" : ",") + p.name;
+        f->attrs["tp.tma_store_params"] = stored;
+        out = f;
+    }
     if (out && !l.wgmma.empty()) {
         // Codegen aligns the tiles to 1024 bytes (wgmma's swizzle atoms) and includes the templates.
         auto f = std::make_shared<PrimFunc>(*out);

@@ -16,6 +16,7 @@
 
 #include "ir/functor.h"
 #include "ops/gemm.h"
+#include "target.h"
 #include "tileplay/diagnostics.h"
 #include "transform/fragment_layout.h"
 
@@ -35,6 +36,17 @@ public:
     int64_t threads = 0;
     bool one_dim_block = true;
     Buffer scratch;
+    // TMA-store epilogues (sm_90): set when the target has TMA, the kernel's shared memory
+    // leaves room for the staging and nothing disables it; the kernel's parameters (a tensor
+    // map needs one) and the maps the stores use, in the order of their tp.tma_desc indices.
+    const Target* target = nullptr;
+    bool tma_store = false;
+    std::string tma_store_why;  // why not, when the kernel leaves no room
+    std::set<const BufferNode*> params;
+    std::vector<std::string> tma_maps;
+    std::set<const BufferNode*> tma_stored;  // parameters only TMA stores may write
+    std::set<const BufferNode*> read_globals;  // global tensors the kernel reads somewhere
+    Buffer store_stage;
 
     struct Ctx {
         FragLayout drv;
@@ -74,6 +86,9 @@ public:
     Stmt visit_FillOp(const FillOpNode& n, const Stmt& s) override;
 
     Stmt visit_CopyOp(const CopyOpNode& n, const Stmt& s) override;
+    // T.copy(accumulator -> global) as TMA stores of staged panels (tp::frag_store_tma), or
+    // null (with a remark on a TMA target) when the copy, layout or tensor do not allow it.
+    Stmt tma_store_copy(const CopyOpNode& n, const FragLayout& acc, const Buffer& frag);
     // T.print of a fragment: staged through a shared tile of the same shape, which the code
     // generator prints row-major from one thread (the same text the CPU interpreter gives).
     std::vector<Buffer> print_tiles;

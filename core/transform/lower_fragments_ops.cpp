@@ -4,6 +4,7 @@
 #include <string>
 #include <variant>
 
+#include "ops/copy.h"
 #include "transform/lower_fragments_internal.h"
 #include "transform/striped_copy.h"
 #include "transform/tile_lowering.h"
@@ -81,6 +82,8 @@ Stmt FragLowerer::visit_CopyOp(const CopyOpNode& n, const Stmt& s) {
             Buffer fb = local_of(frag.buffer), mb = mutate_buffer(mem.buffer);
             Expr faddr = buffer_addr(fb, {int_imm(0)}, df, n.span);
             Expr maddr = buffer_addr(mb, t->origin, sf, n.span);
+            if (mem.buffer->scope == Scope::Global && sf && target && target->has_tma())
+                if (Stmt st = tma_store_copy(n, *acc, fb)) return st;
             if (mem.buffer->scope == Scope::Global) {
                 std::string fn = sf ? "tp::frag_store_global<" : "tp::frag_load_global<";
                 fn += acc->acc_type() + (sf && tile_in_bounds(mem, *t, 2) ? ", true>" : ">");
@@ -104,6 +107,38 @@ Stmt FragLowerer::visit_CopyOp(const CopyOpNode& n, const Stmt& s) {
         return s;
     }
     return mutate(nest);
+}
+
+Stmt FragLowerer::tma_store_copy(const CopyOpNode& n, const FragLayout& acc, const Buffer& frag) {
+    // Only wgmma accumulators: a warpgroup owns whole 64-row blocks of them.
+    const int64_t mt = acc.bm / (16 * std::max(1, acc.warps_m));
+    if (acc.warps_m % 4 != 0 || (mt > 1 && !acc.interleave)) return nullptr;
+    auto remark = [&](const std::string& why) {
+        diags.report(DiagKind::FastPathNotTaken, n.span, {"a TMA store", why, "the threads store the fragment"});
+        return nullptr;
+    };
+    if (!tma_store) return tma_store_why.empty() ? nullptr : remark(tma_store_why);
+    if (!params.count(n.dst.buffer.get())) return remark("`" + n.dst.buffer->name + "` is not a kernel parameter, so TMA has no tensor map of it");
+    ops::TmaStorePlan plan = ops::plan_tma_store(n, *target, acc.bm, acc.bn);
+    if (!plan.ok) return remark(plan.why);
+    if ((acc.bn / acc.warps_n) % plan.panel_cols != 0)
+        return remark("each warpgroup's " + std::to_string(acc.bn / acc.warps_n) + " columns are not whole 128-byte panels");
+    std::string key = ops::tensor_map_key(n.dst.buffer->name, plan.box, 128);
+    auto it = std::find(tma_maps.begin(), tma_maps.end(), key);
+    const int64_t map = it - tma_maps.begin();
+    if (it == tma_maps.end()) tma_maps.push_back(key);
+    tma_stored.insert(n.dst.buffer.get());
+    if (!store_stage)  // kStoreStageBytes (tp_store_tma.cuh) per warpgroup, 2-D so it is 1024-byte aligned
+        store_stage = std::make_shared<BufferNode>("tp_store_stage", DataType(DataType::UInt, 8),
+                                                   std::vector<Expr>{int_imm(threads / 128 * 128), int_imm(128)}, Scope::Shared, n.span);
+    std::vector<Expr> args = {buffer_addr(frag, {int_imm(0)}, false, n.span), buffer_addr(store_stage, {int_imm(0), int_imm(0)}, true, n.span),
+                              make_call("tp.tma_desc", {int_imm(map)}, DataType(DataType::Handle, 64), n.span), tid};
+    args.insert(args.end(), plan.coords.begin(), plan.coords.end());
+    // A tensor the kernel also reads must be complete in memory when the call returns.
+    const bool wait_writes = read_globals.count(n.dst.buffer.get()) > 0;
+    std::string fn = "tp::frag_store_tma<" + acc.acc_type() + ", " + n.dst.buffer->dtype.cuda_name() + ", " +
+                     std::to_string(plan.coords.size()) + ", " + std::to_string(plan.row_coord) + (wait_writes ? ", true>" : ">");
+    return device_call(fn, args, n.span);
 }
 
 Stmt FragLowerer::visit_PrintOp(const PrintOpNode& n, const Stmt& s) {

@@ -293,6 +293,8 @@ PrimFuncPtr producer_consumer(const PrimFuncPtr& func, const Target& target, Dia
     if (has_tile_print(launch.top)) return refuse("T.print of a tile needs every thread of the block");
 
     Plan plan;
+    // Maps an earlier pass made (TMA-store epilogues) keep their indices; the loads' follow.
+    for (const auto& m : tensor_maps_of(*func)) plan.maps.push_back(ops::tensor_map_key(m.param, m.box, m.swizzle_bytes));
     plan.consumer_threads = threads;
     plan.tid = k.thread_vars[0];
     plan.turns = !flag("tp.disable_pingpong");

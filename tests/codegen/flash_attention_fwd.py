@@ -12,7 +12,8 @@
 # CHECK: l[tp_s] = ((l[tp_s] * tp::exp2((m_prev[tp_s] - m[tp_s]))) + ssum[tp_s]);
 # CHECK: tp::frag_cvt_pairs<32, half_t>(&acc_s[0], &acc_s_cast[0]);
 # CHECK: tp::gemm_rs<64, 64, 64, 4, 1, false, half_t, half_t, true>(&acc_s_cast[0], &V_shared[((k % 2) * 4096)], &acc_o[0]);
-# CHECK: tp::frag_store_global<tp::AccLayout<64, 64, 4, 1>, true>(&acc_o[0], &O[
+# sm_90 has TMA: the accumulator leaves through staged TMA stores (one warpgroup, 64-row panels).
+# CHECK: tp::frag_store_tma<tp::AccLayout<64, 64, 4, 1>, half_t, 2, 1>(&acc_o[0], &tp_store_stage[0], &tp_tma_0, tx, 0, (bx * 64));
 import tilelang
 import tilelang.language as T
 

@@ -11,7 +11,7 @@
 # RUN: %tilec compile %s --emit ptx --arch sm_89 | FileCheck %s --check-prefix=PTX89
 # RUN: not %tilec compile %s --emit cuda --arch sm_80 2>&1 | FileCheck %s --check-prefix=SM80
 # RUN: not %tilec compile %s --emit cuda --arch sm_90a --remarks -D n_major_b=True 2>&1 | FileCheck %s --check-prefix=NMAJOR
-# CUDA90A: tp::tma_load(&A_shared[(tp_A_shared_p_slot * 16384)], &tp_tma_0, &tp_mbar[tp_A_shared_p_slot], (k * 128), (by * 128));
+# CUDA90A: tp::tma_load(&A_shared[(tp_A_shared_p_slot * 16384)], &tp_tma_1, &tp_mbar[tp_A_shared_p_slot], (k * 128), (by * 128));
 # CUDA90A: tp::gemm_wgmma_ss<128, 128, 128, 8, 1, false, true, fp8_e4_t>(
 # PTX90A: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
 # MIXED: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2

@@ -5,12 +5,12 @@
 # (num_stages plus the slot the running wgmma group holds would be five, which does not fit in
 # shared memory: each k step's group runs on while the next is issued, wait<1>, and the slot it
 # read is released only then). Two consumer warpgroups of 64 x 256
-# run wgmma and store the accumulator from registers. sm_90 (no "a") keeps cp.async + mma.sync.
+# run wgmma; the accumulator leaves through TMA stores of 64 x 64 panels staged in shared memory. sm_90 (no "a") keeps cp.async + mma.sync.
 # The sample's own tiles (128 x 128 x 32 on 128 threads): one warpgroup, two interleaved m64
 # blocks, 64-byte swizzled A boxes of 32 halves, rings of three slots.
 # RUN: %tilec compile %samples/gemm.py --emit cuda --no-lineinfo --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 | FileCheck %s --check-prefix=CUDA
 # RUN: %tilec compile %samples/gemm.py --emit ptx --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 | FileCheck %s --check-prefix=PTX
-# RUN: %tilec compile %samples/gemm.py --emit ptx --arch sm_90 -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 | FileCheck %s --check-prefix=SM90 --implicit-check-not=wgmma --implicit-check-not=cp.async.bulk.tensor --implicit-check-not=setmaxnreg
+# RUN: %tilec compile %samples/gemm.py --emit ptx --arch sm_90 -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 | FileCheck %s --check-prefix=SM90 --implicit-check-not=wgmma --implicit-check-not=shared::cluster.global.mbarrier --implicit-check-not=setmaxnreg
 # RUN: %tilec compile %samples/gemm_bias_gelu.py --emit ptx --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 | FileCheck %s --check-prefix=EPI
 # RUN: %tilec compile %samples/gemm.py --emit cuda --no-lineinfo --arch sm_90a | FileCheck %s --check-prefix=SAMPLE
 # RUN: %tilec compile %samples/gemm.py --emit cuda --no-lineinfo --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 --pass-config tp.persistent=true | FileCheck %s --check-prefix=PERSIST
@@ -27,17 +27,17 @@
 # PERSIST: int tp_A_shared_c_phase = 0;
 # PERSIST: for (int tp_unit_1 = 0;
 # PERSIST: tp::mbar_wait(
-# PERSIST: tp::frag_store_global<
-# CUDA: __launch_bounds__(384, 1) matmul_kernel(const half_t* __restrict__ A, const half_t* __restrict__ B, half_t* __restrict__ C, const __grid_constant__ tp::TmaDesc tp_tma_0, const __grid_constant__ tp::TmaDesc tp_tma_1)
+# PERSIST: tp::frag_store_tma<
+# CUDA: __launch_bounds__(384, 1) matmul_kernel(const half_t* __restrict__ A, const half_t* __restrict__ B, half_t* __restrict__ C, const __grid_constant__ tp::TmaDesc tp_tma_0, const __grid_constant__ tp::TmaDesc tp_tma_1, const __grid_constant__ tp::TmaDesc tp_tma_2)
 # CUDA: extern __shared__ __align__(1024) unsigned char tp_smem_raw[];
 # CUDA: tp::mbar_init(&tp_mbar[4], 8);
 # CUDA-NOT: tp::mbar_init(&tp_mbar[8]
 # CUDA: if (threadIdx.x >= 256) {
 # CUDA-NEXT: tp::setmaxnreg_dec<24>();
 # CUDA: tp::ring_acquire(&tp_mbar[(4 + tp_A_shared_p_slot)], &tp_mbar[tp_A_shared_p_slot], tp_A_shared_p_phase, 49152);
-# CUDA-NEXT: tp::tma_load(&A_shared[(tp_A_shared_p_slot * 8192)], &tp_tma_0, &tp_mbar[tp_A_shared_p_slot], (k * 64), (by * 128));
-# CUDA-NEXT: tp::tma_load(&B_shared[(tp_A_shared_p_slot * 16384)], &tp_tma_1, &tp_mbar[tp_A_shared_p_slot], (bx * 256), (k * 64));
-# CUDA: tp::tma_load(&B_shared[((tp_A_shared_p_slot * 16384) + 12288)], &tp_tma_1, &tp_mbar[tp_A_shared_p_slot], ((bx * 256) + 192), (k * 64));
+# CUDA-NEXT: tp::tma_load(&A_shared[(tp_A_shared_p_slot * 8192)], &tp_tma_1, &tp_mbar[tp_A_shared_p_slot], (k * 64), (by * 128));
+# CUDA-NEXT: tp::tma_load(&B_shared[(tp_A_shared_p_slot * 16384)], &tp_tma_2, &tp_mbar[tp_A_shared_p_slot], (bx * 256), (k * 64));
+# CUDA: tp::tma_load(&B_shared[((tp_A_shared_p_slot * 16384) + 12288)], &tp_tma_2, &tp_mbar[tp_A_shared_p_slot], ((bx * 256) + 192), (k * 64));
 # CUDA-NEXT: tp_A_shared_p_phase =
 # CUDA: } else {
 # CUDA-NEXT: tp::setmaxnreg_inc<240>();
@@ -48,7 +48,7 @@
 # CUDA-NEXT: tp::ring_release(&tp_mbar[(4 + tp_A_shared_c_prev)]);
 # CUDA-NOT: tp::ring_release
 # CUDA: tp::wgmma_wait<0>(), tp::wgmma_fence_operands<128>(&C_local[0]);
-# CUDA: tp::frag_store_global<tp::AccLayout<128, 256, 8, 1>, true>(&C_local[0], &C[
+# CUDA: tp::frag_store_tma<tp::AccLayout<128, 256, 8, 1>, half_t, 2, 1>(&C_local[0], &tp_store_stage[0], &tp_tma_0, tx, (bx * 256), (by * 128));
 # PTX: .target sm_90a
 # PTX-DAG: .param .align 128 .b8 matmul_kernel_param_3[128]
 # PTX-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
@@ -69,6 +69,6 @@
 # EPI-DAG: ex2.approx.ftz.f32
 # EPI-NOT: erf
 # SAMPLE: __launch_bounds__(256, 1) matmul_kernel(
-# SAMPLE: tp::tma_load(&A_shared[(tp_A_shared_p_slot * 4096)], &tp_tma_0, &tp_mbar[tp_A_shared_p_slot], (k * 32), (by * 128));
+# SAMPLE: tp::tma_load(&A_shared[(tp_A_shared_p_slot * 4096)], &tp_tma_1, &tp_mbar[tp_A_shared_p_slot], (k * 32), (by * 128));
 # SAMPLE: tp::gemm_wgmma_ss<128, 128, 32, 4, 1, false, false, half_t>(
-# SAMPLE: tp::frag_store_global<tp::AccLayout<128, 128, 4, 1, true>, true>(
+# SAMPLE: tp::frag_store_tma<tp::AccLayout<128, 128, 4, 1, true>, half_t, 2, 1>(

@@ -12,7 +12,8 @@
 # MIX-SAME: static_cast<float>(C[
 # MIX-SAME: static_cast<float>(shift[((bx * 128) + j)])
 # MIX-NOT: ?
-# MIX: tp::frag_store_global<tp::AccLayout<128, 128, 4, 1, true>, true>(&C_local[0], &C[
+# The epilogue reads C, so the TMA store waits for its writes to complete (WAIT_WRITES).
+# MIX: tp::frag_store_tma<tp::AccLayout<128, 128, 4, 1, true>, half_t, 2, 1, true>(&C_local[0], &tp_store_stage[0], &tp_tma_0, tx, (bx * 128), (by * 128));
 # SM90: bias[((bx * 128) + j)]
 import tilelang
 import tilelang.language as T

@@ -46,7 +46,8 @@ void run_checked(tp::WorkerClient& c, const tp::LoadSpec& spec, int consumer_thr
     ASSERT_TRUE(l.ok) << l.error << "\n" << (l.body.is_object() ? l.body.dump() : l.stderr_tail);
     ASSERT_TRUE(l.body.contains("kernel")) << l.body.dump();
     // Q, K and V tensor maps and a producer warpgroup: the Hopper path, not cp.async + mma.sync.
-    EXPECT_EQ(l.body["kernel"].value("tensor_maps", 0), 3) << l.body["kernel"].dump();
+    // (a fourth map where the output leaves through TMA stores of whole 128-byte panels)
+    EXPECT_GE(l.body["kernel"].value("tensor_maps", 0), 3) << l.body["kernel"].dump();
     EXPECT_EQ(l.body["kernel"]["threads"][0].get<int>(), consumer_threads + 128) << l.body["kernel"].dump();
     tp::RunSpec rs;
     rs.seed = 11;

@@ -36,7 +36,8 @@ void run_checked(tp::WorkerClient& c, const tp::LoadSpec& spec, int consumer_thr
     ASSERT_TRUE(l.body.contains("kernel")) << l.body.dump();
     // Two tensor maps (A and B) and a producer warpgroup beside the consumers mean the TMA +
     // wgmma path was taken, not the cp.async + mma.sync fallback.
-    EXPECT_EQ(l.body["kernel"].value("tensor_maps", 0), 2) << l.body["kernel"].dump();
+    // (a third where C leaves through TMA stores of whole 128-byte panels)
+    EXPECT_GE(l.body["kernel"].value("tensor_maps", 0), 2) << l.body["kernel"].dump();
     EXPECT_EQ(l.body["kernel"]["threads"][0].get<int>(), consumer_threads + 128) << l.body["kernel"].dump();
     tp::RunSpec rs;
     rs.seed = 5;

@@ -6,9 +6,10 @@
 # copy becomes a wait on its full barrier, the slot is released after the last statement that
 # reads the tile (here the wgmma group's wait). Full barriers expect one arrival (the
 # producer's, with the transaction bytes), empty ones one per consumer warp. The tensor maps
-# name each box (innermost first) and its swizzle.
+# name each box (innermost first) and its swizzle; the epilogue's TMA store (fp32 O, 32-column
+# panels) made the first.
 # CHECK: IR after producer-consumer
-# CHECK: # attr tp.tma_maps = X:64x128:128;W:64x64:128;Y:64x64:128
+# CHECK: # attr tp.tma_maps = O:32x64:128;X:64x128:128;W:64x64:128;Y:64x64:128
 # CHECK: # attr tp.ws = producer-consumer
 # CHECK: with T.Kernel(4, threads=384) as bx:
 # CHECK: X_s = T.alloc_shared((128, 64), "float16")
@@ -21,10 +22,10 @@
 # CHECK-NEXT: with T.ws_producer(threads=128, regs=24):
 # CHECK: if tx == 256:
 # CHECK: T.evaluate(T.tp.sync_call("tp::ring_acquire", T.tp.addr_w(tp_mbar[1]), T.tp.addr_w(tp_mbar[0]), tp_X_s_p_phase[], 16384))
-# CHECK-NEXT: T.evaluate(T.tp.sync_call("tp::tma_load", T.tp.addr_w(X_s[0, 0]), T.tp.tma_desc(0), T.tp.addr_w(tp_mbar[0]), 0, bx * 128))
+# CHECK-NEXT: T.evaluate(T.tp.sync_call("tp::tma_load", T.tp.addr_w(X_s[0, 0]), T.tp.tma_desc(1), T.tp.addr_w(tp_mbar[0]), 0, bx * 128))
 # CHECK: for k in T.serial(8):
 # CHECK-NEXT: T.evaluate(T.tp.sync_call("tp::ring_acquire", T.tp.addr_w(tp_mbar[4 + tp_W_s_p_slot[]]), T.tp.addr_w(tp_mbar[2 + tp_W_s_p_slot[]]), tp_W_s_p_phase[], 8192))
-# CHECK-NEXT: T.evaluate(T.tp.sync_call("tp::tma_load", T.tp.addr_w(W_s[tp_W_s_p_slot[], 0, 0]), T.tp.tma_desc(1), T.tp.addr_w(tp_mbar[2 + tp_W_s_p_slot[]]), 0, k * 64))
+# CHECK-NEXT: T.evaluate(T.tp.sync_call("tp::tma_load", T.tp.addr_w(W_s[tp_W_s_p_slot[], 0, 0]), T.tp.tma_desc(2), T.tp.addr_w(tp_mbar[2 + tp_W_s_p_slot[]]), 0, k * 64))
 # CHECK: with T.ws_consumer(threads=256, regs=240):
 # CHECK: T.evaluate(T.tp.sync_call("tp::mbar_wait", T.tp.addr_w(tp_mbar[0]), tp_X_s_c_phase[]))
 # CHECK: for k in T.serial(8):

@@ -33,14 +33,20 @@ const std::vector<std::pair<std::string, std::string>> kHopperTiles = {
 TEST(Hopper, GemmOnSm90aIsWarpSpecialized) {
     CompileResult r = compile_sample("gemm.py", "sm_90a", kHopperTiles);
     ASSERT_TRUE(r.ok) << r.render_diagnostics();
+    // C leaves through TMA stores of 64-row, 128-byte panels (the epilogue's map comes first);
     // A and B come through TMA boxes: A's rows of 64 halves are one 128-byte swizzle row, B's
     // 256 columns four 128-byte panels of 64 (one box each).
-    ASSERT_EQ(r.kernel.tensor_maps.size(), 2u);
-    EXPECT_EQ(r.kernel.tensor_maps[0].param, "A");
-    EXPECT_EQ(r.kernel.tensor_maps[0].box, (std::vector<int64_t>{64, 128}));
-    EXPECT_EQ(r.kernel.tensor_maps[1].param, "B");
-    EXPECT_EQ(r.kernel.tensor_maps[1].box, (std::vector<int64_t>{64, 64}));
-    EXPECT_EQ(r.kernel.tensor_maps[1].swizzle_bytes, 128);
+    ASSERT_EQ(r.kernel.tensor_maps.size(), 3u);
+    EXPECT_EQ(r.kernel.tensor_maps[0].param, "C");
+    EXPECT_EQ(r.kernel.tensor_maps[0].box, (std::vector<int64_t>{64, 64}));
+    EXPECT_EQ(r.kernel.tensor_maps[0].swizzle_bytes, 128);
+    EXPECT_EQ(r.kernel.tensor_maps[1].param, "A");
+    EXPECT_EQ(r.kernel.tensor_maps[1].box, (std::vector<int64_t>{64, 128}));
+    EXPECT_EQ(r.kernel.tensor_maps[2].param, "B");
+    EXPECT_EQ(r.kernel.tensor_maps[2].box, (std::vector<int64_t>{64, 64}));
+    EXPECT_EQ(r.kernel.tensor_maps[2].swizzle_bytes, 128);
+    EXPECT_NE(r.cuda.find("tp::frag_store_tma<tp::AccLayout<128, 256, 8, 1>, half_t, 2, 1>(&C_local[0], &tp_store_stage[0], &tp_tma_0, tx,"),
+              std::string::npos);
     EXPECT_EQ(r.kernel.threads, (std::vector<int64_t>{384}));  // the user's 256 threads + the producer
     // Consumers: two warpgroups of 64 x 256; the last group of each k step runs on while the
     // next one is issued (wait<1>), the ring slots it reads released only then.
@@ -93,7 +99,8 @@ TEST(Hopper, OtherTargetsKeepMmaSyncAndRefusalsSayWhy) {
     req.stop_after = Stage::Cuda;
     CompileResult r = compile(req);
     ASSERT_TRUE(r.ok) << r.render_diagnostics();
-    EXPECT_TRUE(r.kernel.tensor_maps.empty());
+    ASSERT_EQ(r.kernel.tensor_maps.size(), 1u);  // the TMA-store epilogue stays: it needs no producer
+    EXPECT_EQ(r.kernel.tensor_maps[0].param, "C");
     EXPECT_NE(r.cuda.find("tp::copy_g2s<"), std::string::npos);
     EXPECT_NE(r.cuda.find("tp::gemm_wgmma_ss<"), std::string::npos);
     // A block of 192 threads is not whole warpgroups: a remark at the T.Pipelined line says why.
@@ -111,7 +118,7 @@ TEST(Hopper, OtherTargetsKeepMmaSyncAndRefusalsSayWhy) {
 TEST(Hopper, ElementwiseEpilogueRunsOnTheConsumers) {
     CompileResult r = compile_sample("gemm_bias_gelu.py", "sm_90a", kHopperTiles);
     ASSERT_TRUE(r.ok) << r.render_diagnostics();
-    EXPECT_EQ(r.kernel.tensor_maps.size(), 2u);
+    EXPECT_EQ(r.kernel.tensor_maps.size(), 3u);  // C's store, A, B
     // The GELU loop runs on the registers (as tp::gelu_erf, math-idioms) after the last wait.
     EXPECT_EQ(r.cuda.find("tp::erf("), std::string::npos);
     EXPECT_LT(r.cuda.find("tp::wgmma_wait<0>()"), r.cuda.find("tp::gelu_erf("));
