@@ -64,7 +64,7 @@ const std::vector<Pass>& passes() {
              return transform::producer_consumer(f, o.target, d); }},
         // The remaining tile ops: tile copies into shared memory as cp.async template calls,
         // the rest as T.Parallel nests. Reads the swizzle chosen above.
-        {"lower-tile-ops", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine& d) { return transform::lower_tile_ops(f, d); }},
+        {"lower-tile-ops", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) { return transform::lower_tile_ops(f, o.target, d); }},
         // Multi-buffers the cp.async copies of T.Pipelined loops; emits its own waits and barriers.
         {"pipeline-loops", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine&) { return transform::pipeline_loops(f, o.target); }},
         // Every pass that adds shared buffers has run: the laid-out total must fit the block.

@@ -200,23 +200,7 @@ PrimFuncPtr layout_inference(const PrimFuncPtr& func, const Target& target, Diag
     l.target = &target;
     for (const auto& p : func->params)
         if (p.buffer) l.params.insert(p.buffer.get());
-    struct Reads : IRVisitor {
-        std::set<const BufferNode*>* out;
-        void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
-            if (n.buffer->scope == Scope::Global) out->insert(n.buffer.get());
-            IRVisitor::visit_BufferLoad(n, e);
-        }
-        void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
-            if (n.src.buffer->scope == Scope::Global) out->insert(n.src.buffer.get());
-            IRVisitor::visit_CopyOp(n, s);
-        }
-        void visit_AtomicAddOp(const AtomicAddOpNode& n, const Stmt& s) override {
-            if (n.dst.buffer->scope == Scope::Global) out->insert(n.dst.buffer.get());
-            IRVisitor::visit_AtomicAddOp(n, s);
-        }
-    } reads;
-    reads.out = &l.read_globals;
-    reads.visit(func->body);
+    l.read_globals = global_reads(*func);
     if (target.has_tma()) {
         Gemms g;
         g.visit(func->body);

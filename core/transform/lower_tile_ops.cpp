@@ -4,8 +4,14 @@
 // at the edges load zeros and skip stores.
 #include "transform/lower_tile_ops.h"
 
+#include <algorithm>
+#include <set>
+
 #include "ir/functor.h"
+#include "ops/copy.h"
 #include "ops/gemm.h"
+#include "transform/producer_consumer.h"
+#include "transform/shared_budget.h"
 #include "transform/tile_lowering.h"
 
 namespace tp::transform {
@@ -21,6 +27,40 @@ public:
     int64_t threads = 0;
     bool one_dim_block = false;
     explicit TileOpLowerer(DiagnosticEngine& d) : diags(d) {}
+    // TMA stores of shared tiles (see lower_tile_ops.h): the target allows them, the kernel's
+    // parameters and the tensors it reads, and the tensor maps, earlier passes' first.
+    const Target* target = nullptr;
+    bool tma_store = false;
+    std::set<const BufferNode*> params, read_globals;
+    std::vector<std::string> maps;
+    std::set<std::string> stored;  // parameters TMA stores write
+
+    Stmt tma_tile_store(const CopyOpNode& n) {
+        if (!tma_store || !one_dim_block || n.src.buffer->scope != Scope::Shared || n.dst.buffer->scope != Scope::Global) return nullptr;
+        if (!params.count(n.dst.buffer.get()) || n.src.buffer->shape.size() != 2) return nullptr;
+        // TMA reads the layouts it writes: plan the mirror-image load.
+        CopyOpNode load(n.dst, n.src, n.span);
+        ops::TmaLoadPlan p = ops::plan_tma_load(load, *target);
+        if (!p.ok) {
+            diags.report(DiagKind::FastPathNotTaken, n.span, {"a TMA store", p.why, "the threads store the tile"});
+            return nullptr;
+        }
+        const std::string key = ops::tensor_map_key(n.dst.buffer->name, p);
+        auto it = std::find(maps.begin(), maps.end(), key);
+        const int64_t map = it - maps.begin();
+        if (it == maps.end()) maps.push_back(key);
+        stored.insert(n.dst.buffer->name);
+        const bool wait_writes = read_globals.count(n.dst.buffer.get()) > 0;
+        std::string fn = "tp::tile_store_tma<" + std::to_string(p.coords.size()) + ", " + std::to_string(p.boxes) + ", " +
+                         std::to_string(p.box_cols) + ", " + std::to_string(p.rows * p.box_cols) + ", " + cuda_bool(wait_writes) + ">";
+        std::vector<Expr> args = {make_call("tp.tma_desc", {int_imm(map)}, DataType(DataType::Handle, 64), n.span),
+                                  buffer_addr(n.src.buffer, {int_imm(0), int_imm(0)}, false, n.span), tid};
+        args.insert(args.end(), p.coords.begin(), p.coords.end());
+        // The writers' fence comes before the barrier insert_syncs puts ahead of the reading call.
+        Stmt fence = std::make_shared<EvaluateNode>(
+            make_call("tp.sync_call", {std::make_shared<StringImmNode>("tp::fence_proxy_async", n.span)}, DataType::void_(), n.span), n.span);
+        return make_seq({fence, device_call(fn, args, n.span)}, n.span);
+    }
 
     // Global -> whole 2-D shared tile: tp::copy_g2s (16-byte cp.async chunks, zero-filled
     // past the buffer's edge, the tile's swizzle), then commit and wait for it. The software
@@ -77,6 +117,7 @@ protected:
     }
     Stmt visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
         if (Stmt t = async_tile_copy(n)) return t;
+        if (Stmt t = tma_tile_store(n)) return t;
         if (Stmt t = tile_store(n)) return t;
         auto sd = non_unit_dims(n.src), dd = non_unit_dims(n.dst);
         bool ok = sd.size() == dd.size();
@@ -145,10 +186,30 @@ protected:
 
 }  // namespace
 
-PrimFuncPtr lower_tile_ops(const PrimFuncPtr& func, DiagnosticEngine& diags) {
+PrimFuncPtr lower_tile_ops(const PrimFuncPtr& func, const Target& target, DiagnosticEngine& diags) {
     int before = diags.error_count();
     TileOpLowerer l(diags);
+    auto flag = [&](const char* k) {
+        auto it = func->attrs.find(k);
+        return it != func->attrs.end() && it->second == "true";
+    };
+    l.target = &target;
+    l.tma_store = target.has_tma() && aligned_shared_tiles(*func) && !flag("tl.disable_tma_lower") && !flag("tp.disable_tma_store");
+    for (const auto& p : func->params)
+        if (p.buffer) l.params.insert(p.buffer.get());
+    l.read_globals = global_reads(*func);
+    for (const auto& m : tensor_maps_of(*func)) l.maps.push_back(ops::tensor_map_key(m.param, m.box, m.swizzle_bytes));
+    const size_t earlier = l.maps.size();
     PrimFuncPtr out = mutate_func(func, l);
+    if (out && l.maps.size() > earlier) {
+        auto f = std::make_shared<PrimFunc>(*out);
+        std::string maps, stored = f->attrs.count("tp.tma_store_params") ? f->attrs["tp.tma_store_params"] : "";
+        for (const auto& m : l.maps) maps += (maps.empty() ? "" : ";") + m;
+        for (const auto& s : l.stored) stored += (stored.empty() ? "" : ",") + s;
+        f->attrs["tp.tma_maps"] = maps;
+        f->attrs["tp.tma_store_params"] = stored;
+        out = f;
+    }
     return diags.error_count() == before ? out : nullptr;
 }
 

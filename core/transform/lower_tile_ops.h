@@ -6,11 +6,16 @@
 #pragma once
 
 #include "ir/ir.h"
+#include "target.h"
 #include "tileplay/diagnostics.h"
 
 namespace tp::transform {
 
+// On a TMA target a whole shared tile -> global T.copy in a kernel whose tiles are 1024-byte
+// aligned (wgmma or warp-specialized) is a fence, then one thread's TMA stores (tp::tile_store_tma),
+// its tensor map appended to the kernel's (`tp.tma_maps`); `tp.disable_tma_store` and
+// `tl.disable_tma_lower` keep tp::copy_s2g.
 // Null when an op could not be lowered (the diagnostic is reported).
-ir::PrimFuncPtr lower_tile_ops(const ir::PrimFuncPtr& func, DiagnosticEngine& diags);
+ir::PrimFuncPtr lower_tile_ops(const ir::PrimFuncPtr& func, const Target& target, DiagnosticEngine& diags);
 
 }  // namespace tp::transform

@@ -210,4 +210,28 @@ bool swizzle_applies(DataType t, int64_t cols) {
 
 std::string cuda_bool(bool b) { return b ? "true" : "false"; }
 
+std::set<const BufferNode*> global_reads(const PrimFunc& f) {
+    struct Reads : IRVisitor {
+        std::set<const BufferNode*> out;
+        void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
+            if (n.buffer->scope == Scope::Global) out.insert(n.buffer.get());
+            IRVisitor::visit_BufferLoad(n, e);
+        }
+        void visit_Call(const CallNode& n, const Expr& e) override {
+            if (n.op == "tp.addr_w") return;  // an address written through, not read
+            IRVisitor::visit_Call(n, e);
+        }
+        void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
+            if (n.src.buffer->scope == Scope::Global) out.insert(n.src.buffer.get());
+            IRVisitor::visit_CopyOp(n, s);
+        }
+        void visit_AtomicAddOp(const AtomicAddOpNode& n, const Stmt& s) override {
+            if (n.dst.buffer->scope == Scope::Global) out.insert(n.dst.buffer.get());
+            IRVisitor::visit_AtomicAddOp(n, s);
+        }
+    } r;
+    r.visit(f.body);
+    return r.out;
+}
+
 }  // namespace tp::transform

@@ -8,6 +8,8 @@
 // {BufferLoad}) = &buffer[indices], read or written by the callee (insert_syncs uses that).
 #pragma once
 
+#include <set>
+
 #include <functional>
 #include <optional>
 #include <string>
@@ -52,6 +54,10 @@ bool whole_buffer(const ir::BufferRegion& r);
 // dims (block_index * block_size), so copies may drop every predicate (IN_BOUNDS templates).
 bool tile_in_bounds(const ir::BufferRegion& r, const Tile2D& t, int64_t vec);
 bool is_multiple_of(const ir::Expr& e, int64_t n);
+
+// Global tensors the kernel reads somewhere (loads, copy sources, atomics, read addresses): a
+// TMA store into one of them must be complete before the call that issued it returns.
+std::set<const ir::BufferNode*> global_reads(const ir::PrimFunc& f);
 
 // The call a statement evaluates when its op is `op` (tp.async_call, tp.async_wait, ...), else null.
 const ir::CallNode* evaluated_call(const ir::Stmt& s, const char* op);

@@ -156,11 +156,22 @@ TEST(Hopper, EpilogueThroughSharedMemoryUsesTheConsumersBarrier) {
     req.stop_after = Stage::Cuda;
     CompileResult r = compile(req);
     ASSERT_TRUE(r.ok) << r.render_diagnostics();
-    EXPECT_EQ(r.kernel.tensor_maps.size(), 2u);
+    // A and B loads, then C's store map: the staged tile leaves by TMA, one thread storing it
+    // after the writers fenced their generic writes and met at the consumers' barrier.
+    ASSERT_EQ(r.kernel.tensor_maps.size(), 3u);
+    EXPECT_EQ(r.kernel.tensor_maps[2].param, "C");
+    EXPECT_EQ(r.kernel.tensor_maps[2].box, (std::vector<int64_t>{256, 128}));
     size_t roles = r.cuda.find("if (threadIdx.x >= 256) {");
     ASSERT_NE(roles, std::string::npos) << r.cuda;
-    EXPECT_NE(r.cuda.find("tp::consumer_sync<256>()", roles), std::string::npos) << r.cuda;
     EXPECT_EQ(r.cuda.find("__syncthreads()", roles), std::string::npos) << r.cuda;
+    size_t fence = r.cuda.find("tp::fence_proxy_async();", roles), sync = r.cuda.find("tp::consumer_sync<256>()", fence);
+    ASSERT_NE(sync, std::string::npos) << r.cuda;
+    EXPECT_NE(r.cuda.find("tp::tile_store_tma<2, 1, 256, 32768, false>(&tp_tma_2, &C_shared[0], tx,", sync), std::string::npos) << r.cuda;
+    // With tp.disable_tma_store the threads copy the tile out.
+    req.pass_configs = {{"tp.disable_tma_store", "true"}};
+    r = compile(req);
+    ASSERT_TRUE(r.ok) << r.render_diagnostics();
+    EXPECT_EQ(r.kernel.tensor_maps.size(), 2u);
     EXPECT_NE(r.cuda.find("tp::copy_s2g<128, 256, 256, half_t, false>(&C_shared[0]"), std::string::npos) << r.cuda;
 }
 

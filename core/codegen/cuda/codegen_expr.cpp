@@ -228,7 +228,7 @@ std::string CudaEmitter::device_call(const CallNode& c) {
     const std::string& fn = name->value;
     static const std::pair<const char*, const char*> owners[] = {
         {"tp::gemm_wgmma", "tp_gemm_wgmma.cuh"}, {"tp::gemm_", "tp_gemm.cuh"}, {"tp::reduce_striped", "tp_reduce_striped.cuh"}, {"tp::striped_", "tp_copy_striped.cuh"}, {"tp::reduce_", "tp_reduce.cuh"}, {"tp::copy_", "tp_copy.cuh"},
-        {"tp::cp_async", "tp_copy.cuh"}, {"tp::frag_pack_pairs", "tp_gemm_wgmma.cuh"}, {"tp::frag_store_tma", "tp_store_tma.cuh"}, {"tp::frag_", "tp_copy.cuh"}, {"tp::rasterize", "tp_layout.cuh"}, {"tp::tile_coord", "tp_layout.cuh"},
+        {"tp::cp_async", "tp_copy.cuh"}, {"tp::frag_pack_pairs", "tp_gemm_wgmma.cuh"}, {"tp::frag_store_tma", "tp_store_tma.cuh"}, {"tp::tile_store_tma", "tp_store_tma.cuh"}, {"tp::fence_proxy_async", "tp_tma.cuh"}, {"tp::frag_", "tp_copy.cuh"}, {"tp::rasterize", "tp_layout.cuh"}, {"tp::tile_coord", "tp_layout.cuh"},
         {"tp::setmaxnreg", "tp_tma.cuh"}, {"tp::named_barrier", "tp_cluster.cuh"},
         {"tp::mbar_", "tp_ws.cuh"}, {"tp::ring_", "tp_ws.cuh"}, {"tp::tma_", "tp_ws.cuh"}, {"tp::consumer_sync", "tp_ws.cuh"}};
     const bool wgmma = fn.rfind("tp::gemm_wgmma", 0) == 0;

@@ -1,4 +1,4 @@
-// The TMA-store epilogue (sm_90): T.copy(accumulator fragment -> global tile) written by the
+// TMA stores (sm_90): T.copy(accumulator fragment -> global tile) written by the
 // tensor memory accelerator instead of one st.global per register pair. Each warpgroup owns 64
 // rows of the tile per m64 block (the wgmma accumulator layouts: AccLayout with WARPS_M a
 // multiple of 4, interleaved when a warpgroup has several blocks); it converts them one
@@ -9,6 +9,7 @@
 // converted. The tensor map clips rows and columns past the tensor's edges, so edge tiles need
 // no guards. Named barrier 8 + warpgroup keeps a warpgroup's threads together without
 // stopping the others (0 is __syncthreads, 1 the consumers', 2-5 their ping-pong turns).
+// T.copy(shared tile -> global tile) is tile_store_tma: the tile as it is, one thread storing.
 // NVRTC-safe: no standard library headers; bodies compile to __trap() below sm_90.
 #pragma once
 
@@ -111,6 +112,30 @@ __device__ __forceinline__ void frag_store_tma(const FragT* frag, unsigned char*
         else tma_store_wait_read<0>();
     }
     if constexpr (WAIT_WRITES) named_barrier_sync(8 + wg, 128);
+}
+
+// A whole shared tile (written by the block's threads, which fenced their writes for the async
+// proxy and met at a barrier before this call) stored with TMA by thread 0: BOXES boxes of
+// BOX_COLS columns (128-byte panels of a wider tile, BOX_ELEMS elements apart in shared memory,
+// or the tile in one box) at (c0, c1, ..) innermost first. Thread 0 returns once the stores have
+// read the tile (WAIT_WRITES: once they are complete in global memory), so the barrier that
+// orders a later write of the tile after this call also orders it after the stores' reads.
+template <int R, int BOXES, int BOX_COLS, int BOX_ELEMS, bool WAIT_WRITES, class T>
+__device__ __forceinline__ void tile_store_tma(const TmaDesc* map, const T* smem, int tid, int c0, int c1 = 0, int c2 = 0, int c3 = 0,
+                                               int c4 = 0) {
+    if (tid != 0) return;
+    const int origin[5] = {c0, c1, c2, c3, c4};
+    int c[R];
+#pragma unroll
+    for (int d = 0; d < R; ++d) c[d] = origin[d];
+#pragma unroll
+    for (int p = 0; p < BOXES; ++p) {
+        c[0] = c0 + p * BOX_COLS;
+        tma_store<R>(map, smem + p * BOX_ELEMS, c);
+    }
+    tma_store_commit();
+    if constexpr (WAIT_WRITES) tma_store_wait_all();
+    else tma_store_wait_read<0>();
 }
 
 }  // namespace tp
