@@ -4,10 +4,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <optional>
 
+#include "worker/json_limits.h"
 #include "worker/subprocess.h"
 
 namespace tp {
@@ -132,23 +134,33 @@ struct WorkerClient::Impl {
         }
         bool is_load = op == "load" || op == "hello";
         double silence_s = is_load ? opts.load_timeout_s : opts.watchdog_s;
-        auto overall = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(opts.load_timeout_s * 1000));
+        auto ms = [](double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000)); };
+        auto overall = Clock::now() + ms(opts.load_timeout_s);
+        // Two clocks: silence (reset by any message of the worker's) and progress (reset only
+        // by a message that moves the request on); stray non-JSON lines reset neither.
+        auto silence_deadline = Clock::now() + ms(silence_s);
+        auto progress_deadline = Clock::now() + ms(std::max(opts.progress_timeout_s, silence_s));
+        std::string stage;
+        Json done;
         for (;;) {
-            int wait_ms = static_cast<int>(silence_s * 1000);
-            if (is_load) {
-                auto left = std::chrono::duration_cast<std::chrono::milliseconds>(overall - Clock::now()).count();
-                wait_ms = static_cast<int>(std::max<int64_t>(0, std::min<int64_t>(wait_ms, left)));
-            }
+            auto deadline = std::min(silence_deadline, progress_deadline);
+            if (is_load) deadline = std::min(deadline, overall);
+            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+            int wait_ms = static_cast<int>(std::clamp<int64_t>(left, 0, INT32_MAX));
             std::string line;
             auto got = proc->read_line(line, wait_ms);
+            if (got == worker::Subprocess::Read::Timeout && Clock::now() < deadline) continue;
             if (got == worker::Subprocess::Read::Timeout) {
+                bool stalled = progress_deadline <= silence_deadline && !(is_load && overall < progress_deadline);
                 proc->kill();
                 r.kind = "hang";
                 r.stderr_tail = tail_lines(proc->stderr_text(), 6);
                 char secs[32];
-                std::snprintf(secs, sizeof(secs), "%g", silence_s);
-                r.error = what + " did not finish within " + secs +
-                          " s; the worker was killed and a new one starts on the next request";
+                std::snprintf(secs, sizeof(secs), "%g", stalled ? std::max(opts.progress_timeout_s, silence_s) : silence_s);
+                r.error = what + (stalled ? " made no progress within " + std::string(secs) + " s (only heartbeats" +
+                                                (stage.empty() ? std::string() : " from stage `" + stage + "`") + ")"
+                                          : " did not finish within " + std::string(secs) + " s") +
+                          "; the worker was killed and a new one starts on the next request";
                 proc.reset();
                 return r;
             }
@@ -157,7 +169,7 @@ struct WorkerClient::Impl {
                 return r;
             }
             if (line.empty() || line[0] != '{') continue;  // stray output from a library
-            Json msg = Json::parse(line, nullptr, false);
+            Json msg = worker::json_nesting(line) > worker::kMaxJsonDepth ? Json(Json::value_t::discarded) : Json::parse(line, nullptr, false);
             if (msg.is_discarded() || !msg.is_object()) {
                 r.kind = "protocol";
                 r.error = "unreadable reply from the worker: " + line.substr(0, 200);
@@ -165,7 +177,16 @@ struct WorkerClient::Impl {
                 proc.reset();
                 return r;
             }
+            silence_deadline = Clock::now() + ms(silence_s);
             if (msg.contains("event")) {
+                // Progress: a stage not seen before or a count that moved; a repeated
+                // heartbeat of the same stage is only a sign of life.
+                std::string st = msg.contains("stage") && msg["stage"].is_string() ? msg["stage"].get<std::string>() : std::string();
+                Json d = msg.contains("done") ? msg["done"] : Json();
+                bool heartbeat = msg.contains("heartbeat") && msg["heartbeat"] == true;
+                if (!heartbeat || st != stage || d != done) progress_deadline = Clock::now() + ms(std::max(opts.progress_timeout_s, silence_s));
+                stage = st;
+                done = d;
                 r.events.push_back(msg);
                 if (on_event) on_event(msg);
                 continue;

@@ -12,6 +12,7 @@
 #include "runtime/cuda_driver.h"
 #include "runtime/nvrtc.h"
 #include "tensor/npy.h"
+#include "worker/json_limits.h"
 #include "worker/worker_state.h"
 
 namespace tp::worker {
@@ -195,11 +196,13 @@ void Emitter::emit(const Json& j) {
 void handle_line(const std::string& line, Emitter& em, int& exit_code) {
     WorkerState& st = worker_state();
     if (line.find_first_not_of(" \t\r") == std::string::npos) return;
-    Json req = Json::parse(line, nullptr, false);
     Json id = nullptr;
     auto fail = [&](const std::string& kind, const std::string& msg) {
         em.emit({{"id", id}, {"ok", false}, {"kind", kind}, {"error", msg}});
     };
+    if (json_nesting(line) > kMaxJsonDepth)
+        return fail("bad_request", "request nests JSON deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    Json req = Json::parse(line, nullptr, false);
     if (req.is_discarded()) return fail("bad_request", "request is not valid JSON: `" + line.substr(0, 120) + "`");
     if (!req.is_object()) return fail("bad_request", "request must be a JSON object");
     if (req.contains("id")) id = req["id"];

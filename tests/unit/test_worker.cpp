@@ -37,6 +37,21 @@ TEST(WorkerServer, MalformedJsonIsAnErrorReply) {
     EXPECT_EQ(rc, -1);
 }
 
+TEST(WorkerServer, DeeplyNestedJsonIsRefusedBeforeParsing) {
+    // An `id` nested 100,000 deep would overflow the stack in the reply's dump.
+    std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    int rc = -1;
+    auto r = serve_line("{\"op\":\"hello\",\"id\":" + deep + "}", rc);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0]["kind"], "bad_request");
+    EXPECT_TRUE(r[0]["id"].is_null());
+    EXPECT_NE(r[0]["error"].get<std::string>().find("nests JSON deeper than 64 levels"), std::string::npos);
+    // Brackets inside strings are text, not nesting.
+    r = serve_line("{\"op\":\"hello\",\"id\":\"" + std::string(1000, '[') + "\"}", rc);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_TRUE(r[0]["ok"].get<bool>()) << r[0].dump();
+}
+
 TEST(WorkerServer, UnknownOpAndMissingOp) {
     int rc = -1;
     auto r = serve_line(R"({"id":4,"op":"fly"})", rc);
@@ -87,6 +102,36 @@ TEST(WorkerClient, KillsAHungWorker) {
     r = c.request({{"op", "run"}});
     EXPECT_EQ(r.kind, "hang");
     EXPECT_EQ(c.restarts(), 1);
+}
+
+TEST(WorkerClient, HeartbeatsWithoutProgressStillTimeOut) {
+    // A worker that heartbeats in one stage forever is alive but stuck: the silence watchdog
+    // stays quiet, the progress one fires.
+    tp::WorkerOptions o;
+    o.command = {"sh", "-c", "read line; while true; do echo '{\"event\":\"progress\",\"stage\":\"check\",\"heartbeat\":true}'; sleep 0.1; done"};
+    o.watchdog_s = 0.5;
+    o.progress_timeout_s = 1.5;
+    tp::WorkerClient c(o);
+    auto t0 = std::chrono::steady_clock::now();
+    tp::WorkerReply r = c.request({{"op", "run"}});
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(r.kind, "hang");
+    EXPECT_NE(r.error.find("made no progress within 1.5 s (only heartbeats from stage `check`)"), std::string::npos) << r.error;
+    EXPECT_GE(s, 1.4);
+    EXPECT_LT(s, 5.0);
+}
+
+TEST(WorkerClient, StrayLinesDoNotResetTheWatchdog) {
+    tp::WorkerOptions o;
+    o.command = {"sh", "-c", "read line; while true; do echo 'library noise'; sleep 0.1; done"};
+    o.watchdog_s = 0.5;
+    tp::WorkerClient c(o);
+    auto t0 = std::chrono::steady_clock::now();
+    tp::WorkerReply r = c.request({{"op", "run"}});
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(r.kind, "hang");
+    EXPECT_NE(r.error.find("did not finish within 0.5 s"), std::string::npos) << r.error;
+    EXPECT_LT(s, 3.0);
 }
 
 TEST(WorkerClient, ReportsAWorkerThatExits) {

@@ -24,6 +24,10 @@ struct WorkerOptions {
     std::vector<std::string> command;  // empty: {default_tilec_path(), "worker"}
     double watchdog_s = 10;            // longest silence (no reply, no progress) during run/bench
     double load_timeout_s = 300;       // longest a load (compile + module load) may take
+    // Longest a request may go without progress: heartbeats prove the worker is alive and
+    // keep the silence watchdog quiet, but only a new stage, a bench round or the reply is
+    // progress, so a worker stuck heartbeating in one stage is still stopped.
+    double progress_timeout_s = 600;
     bool replay_load = true;           // after a restart, re-send the last successful load
 };
 
