@@ -20,8 +20,13 @@ struct RunOptions {
     std::vector<std::string> defines, pass_configs;
     uint64_t seed = 0;
     int threads = 0;
+    double timeout = 0;  // 0: the defaults below
     bool check = false, json = false;
 };
+
+// Watchdog defaults: a GPU kernel that is silent this long is hung; the CPU interpreter runs
+// the same kernel orders of magnitude slower, so it gets longer.
+constexpr double kGpuTimeoutS = 10, kCpuTimeoutS = 300;
 
 using nlohmann::json;
 
@@ -79,7 +84,9 @@ std::map<std::string, int64_t> int_symbols(const std::vector<std::pair<std::stri
 
 int run_gpu(const RunOptions& o, const std::vector<std::pair<std::string, std::string>>& defs, const tp::SampleHeader& h,
             const std::string& reason) {
-    tp::WorkerClient client;
+    tp::WorkerOptions wo;
+    wo.watchdog_s = o.timeout > 0 ? o.timeout : kGpuTimeoutS;
+    tp::WorkerClient client(wo);
     tp::LoadSpec ls;
     ls.path = o.file;
     ls.kernel = o.kernel.empty() ? h.kernel : o.kernel;
@@ -176,6 +183,7 @@ int run_cmd(const RunOptions& o) {
     tp::InterpOptions io;
     io.threads = o.threads;
     io.source_path = r.file->path();
+    io.watchdog_s = o.timeout > 0 ? o.timeout : kCpuTimeoutS;
     std::string printed;
     if (o.json) io.print_sink = [&](const std::string& s) { printed += s; };
     tp::InterpReport rep = tp::run_on_cpu(f, args, io);
@@ -267,6 +275,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
         ->capture_default_str();
     sub->add_option("--seed", o->seed, "seed of the random inputs")->capture_default_str();
     sub->add_option("--threads", o->threads, "CPU threads for blocks (0 = all cores)");
+    sub->add_option("--timeout", o->timeout, "watchdog: seconds the kernel may run (default 10 on the GPU, 300 on the CPU interpreter)")
+        ->check(CLI::PositiveNumber);
     sub->add_flag("--check", o->check, "compare with the C++ reference of the sample's baseline; exit 1 when it fails");
     sub->add_option("--save-inputs", o->save_inputs, "write inputs as DIR/<param>.npy");
     sub->add_option("--load-inputs", o->load_inputs, "read inputs from DIR/<param>.npy where present");

@@ -127,7 +127,27 @@ std::vector<ir::Expr> Evaluator::as_shape(const Value& v, Span span) {
     } else {
         dim(v);
     }
+    check_shape_size(shape, span);
     return shape;
+}
+
+// Tensors have at most 8 dims (the interpreter's and the runtime's limit), and a constant
+// shape's element count, times 16 bytes (the widest element), must fit 63 bits: a count that
+// wrapped would size an allocation far smaller than the kernel writes.
+void Evaluator::check_shape_size(const std::vector<ir::Expr>& shape, Span span) {
+    constexpr size_t kMaxRank = 8;
+    if (shape.size() > kMaxRank)
+        fail(DiagKind::SizeTooLarge, span, {"a tensor of rank " + std::to_string(shape.size()), "at most " + std::to_string(kMaxRank) +
+                                            " dimensions are supported"});
+    int64_t n = 1;
+    std::string dims;
+    for (const auto& d : shape) {
+        auto c = ir::as_const_int(d);
+        dims += (dims.empty() ? "" : " x ") + (c ? std::to_string(*c) : ir::print(d));
+        if (c && (__builtin_mul_overflow(n, *c, &n) || n > (INT64_MAX >> 4)))
+            fail(DiagKind::SizeTooLarge, span, {"a tensor of shape " + dims + (&d == &shape.back() ? "" : " x ..."),
+                                                "its element count overflows 64-bit byte counts"});
+    }
 }
 
 // ------------------------------------------------------------------------- ArgReader

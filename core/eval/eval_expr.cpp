@@ -55,6 +55,7 @@ static void run_comprehension(Evaluator& ev, const std::vector<ast::Comprehensio
     if (gi == gens.size()) { emit(); return; }
     const auto& g = gens[gi];
     for (const auto& item : ev.iterate(ev.eval(*g.iter, sc), g.iter->span)) {
+        ev.count_step(g.iter->span);
         ev.assign(*g.target, item, sc, g.iter->span);
         bool keep = true;
         for (const auto& cond : g.ifs)
@@ -86,7 +87,17 @@ static std::string format_value(Evaluator& ev, const ast::FormattedValue& fv, co
     return s;
 }
 
+// repr, == and hash refuse containers nested too deep (or compared around a cycle) by
+// throwing; the innermost expression being evaluated is where the user asked for it.
 Value Evaluator::eval(const ast::Expr& e, const std::shared_ptr<Scope>& sc) {
+    try {
+        return eval_node(e, sc);
+    } catch (const NestingLimitError& x) {
+        fail(DiagKind::NestingTooDeep, e.span, {x.what()});
+    }
+}
+
+Value Evaluator::eval_node(const ast::Expr& e, const std::shared_ptr<Scope>& sc) {
     using K = ast::ExprKind;
     switch (e.kind) {
         case K::Constant: return eval_constant(*this, static_cast<const ast::Constant&>(e));

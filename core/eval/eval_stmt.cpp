@@ -180,6 +180,7 @@ static void exec_import(Evaluator& ev, const ast::Stmt& s, const std::shared_ptr
 
 Flow Evaluator::exec(const ast::Stmt& s, const std::shared_ptr<Scope>& sc) {
     using K = ast::StmtKind;
+    count_step(s.span);
     switch (s.kind) {
         case K::ExprStmt: {
             auto& e = static_cast<const ast::ExprStmt&>(s);
@@ -260,6 +261,7 @@ Flow Evaluator::exec(const ast::Stmt& s, const std::shared_ptr<Scope>& sc) {
                     auto sh = as_shape(d, a.annotation->span);
                     shape.insert(shape.end(), sh.begin(), sh.end());
                 }
+                check_shape_size(shape, a.annotation->span);
                 auto buf = std::make_shared<const ir::BufferNode>(n->id, tt->dtype.value_or(ir::DataType::float32()), shape,
                                                                   ir::Scope::Global, s.span);
                 ir::Param p;

@@ -59,6 +59,7 @@ static void stage_prim_func(Evaluator& ev, const FuncObj& f, KernelContext& kc) 
                 auto sh = ev.as_shape(d, a.annotation->span);
                 shape.insert(shape.end(), sh.begin(), sh.end());
             }
+            ev.check_shape_size(shape, a.annotation->span);
             p.buffer = std::make_shared<const ir::BufferNode>(a.arg, tt->dtype.value_or(ir::DataType::float32()), shape, ir::Scope::Global, a.span);
             scope->set(a.arg, Value::buffer(p.buffer));
         } else {

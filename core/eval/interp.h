@@ -32,6 +32,7 @@ struct KernelContext {
     bool kernel_seen = false;
     bool active = false;                         // T.Kernel allowed: eager factory body or prim_func body
     std::vector<ir::Var> block_vars, thread_vars;  // of the open T.Kernel
+    ir::DataType index_type = ir::DataType::int32();  // int64 where tensors or the launch reach 2^31
     std::set<std::string> buffer_names;          // unique names within the kernel
 };
 
@@ -44,6 +45,7 @@ public:
 
     // ----- expressions and statements
     Value eval(const ast::Expr& e, const std::shared_ptr<Scope>& sc);
+    Value eval_node(const ast::Expr& e, const std::shared_ptr<Scope>& sc);  // eval without the nesting catch
     Flow exec_block(const ast::StmtList& body, const std::shared_ptr<Scope>& sc);
     Flow exec(const ast::Stmt& s, const std::shared_ptr<Scope>& sc);
     void assign(const ast::Expr& target, const Value& v, const std::shared_ptr<Scope>& sc, Span vspan);
@@ -67,6 +69,7 @@ public:
     Value logical_or(const Value& a, const Value& b, Span span);
     Value logical_not(const Value& a, Span span);
     bool truthy(const Value& v, Span span);  // NotConstant for IR values
+    void check_repeat_size(const Value& a, const Value& b, Span span);  // SizeTooLarge before `seq * n` allocates
 
     // ----- conversions
     ir::Expr to_expr(const Value& v, Span span, const char* what = "value");
@@ -78,6 +81,7 @@ public:
     ir::DataType as_dtype(const Value& v, Span span);
     ir::Buffer as_buffer(const Value& v, Span span, const char* what);
     std::vector<ir::Expr> as_shape(const Value& v, Span span);
+    void check_shape_size(const std::vector<ir::Expr>& shape, Span span);  // SizeTooLarge: rank > 8, counts that overflow
     std::vector<Value> as_seq(const Value& v, Span span, const char* what);
 
     // ----- builtins
@@ -100,6 +104,13 @@ public:
     int python_loop_depth = 0;  // trace-time loops open inside the innermost IR loop
     int module_eval_depth = 0;  // > 0 while a module global is being evaluated lazily
     static constexpr int kMaxDepth = 200;
+    // Trace time is bounded like a run: statements and comprehension items executed. Nested
+    // `range(100000)` loops in a factory end with a located error instead of hanging.
+    int64_t steps = 0;
+    static constexpr int64_t kMaxSteps = 20000000;
+    void count_step(Span span) {
+        if (++steps > kMaxSteps) fail(DiagKind::TraceStepBudget, span, {std::to_string(kMaxSteps)});
+    }
     Value return_value;
     std::string name_hint;  // target of `x = T.alloc_...(...)`, names the buffer
 

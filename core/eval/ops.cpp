@@ -29,10 +29,29 @@ int64_t floormod(int64_t a, int64_t b) {
 
 Value repeat(const Value& seq, int64_t n) {
     std::vector<Value> out;
+    out.reserve(static_cast<size_t>(std::max<int64_t>(n, 0)) * items_of(seq).size());
     for (int64_t k = 0; k < n; ++k)
         for (const auto& x : items_of(seq)) out.push_back(x);
     return seq.kind == VK::List ? Value::list(std::move(out)) : Value::tuple(std::move(out));
 }
+
+// `[0] * 10**10` must be refused before it allocates, with the line that asked for it.
+constexpr int64_t kMaxTraceItems = 10000000;
+
+}  // namespace
+
+void Evaluator::check_repeat_size(const Value& a, const Value& b, Span span) {
+    const Value& seq = is_intlike(b) ? a : b;
+    const Value& count = is_intlike(b) ? b : a;
+    if (!is_intlike(count) || !(seq.is_seq() || seq.kind == VK::Str)) return;
+    int64_t len = seq.kind == VK::Str ? static_cast<int64_t>(str_of(seq).size()) : static_cast<int64_t>(items_of(seq).size());
+    int64_t n = 0;
+    if (__builtin_mul_overflow(len, std::max<int64_t>(ival(count), 0), &n) || n > kMaxTraceItems)
+        fail(DiagKind::SizeTooLarge, span, {"the result of `*`", std::to_string(len) + " x " + std::to_string(ival(count)) + " items; trace-time " +
+                                            "lists, tuples and strings hold at most " + std::to_string(kMaxTraceItems) + " items"});
+}
+
+namespace {
 
 std::optional<ir::BinaryOp> ir_binop(OperatorKind op) {
     switch (op) {
@@ -178,6 +197,7 @@ Value Evaluator::binary(OperatorKind op, const Value& a, const Value& b, Span sp
         }
     }
     if (op == OperatorKind::Mult) {
+        check_repeat_size(a, b, span);
         if (a.is_seq() && is_intlike(b)) return repeat(a, ival(b));
         if (b.is_seq() && is_intlike(a)) return repeat(b, ival(a));
         if (a.kind == VK::Str && is_intlike(b)) {

@@ -23,6 +23,30 @@ std::string unique_name(Evaluator& ev, std::string base) {
     return n;
 }
 
+// A tile that cannot fit where it lives is refused at its allocation, before any pass or
+// NVRTC sees it: a fragment larger than an SM's whole register file (65536 32-bit registers
+// on every supported target; NVRTC would spend minutes spilling it), a local array over
+// CUDA's 512 KiB of local memory per thread, a shared tile over 4 GiB (the budget pass reports
+// the exact per-target limit later; this keeps byte counts far from 32-bit overflow).
+void check_tile_size(Evaluator& ev, const std::vector<ir::Expr>& shape, ir::DataType dt, ir::Scope scope, Span span) {
+    int64_t elems = 1;
+    std::string dims;
+    for (const auto& d : shape) {
+        elems *= *ir::as_const_int(d);  // as_shape has bounded the product
+        dims += (dims.empty() ? "" : " x ") + std::to_string(*ir::as_const_int(d));
+    }
+    std::string what = "a " + std::string(ir::scope_name(scope)) + " tile of " + dims + " " + dt.name();
+    int64_t bytes = elems * dt.bytes();
+    constexpr int64_t kRegisterFileBytes = 65536 * 4;
+    if (scope == ir::Scope::Fragment && bytes > kRegisterFileBytes)
+        ev.fail(DiagKind::SizeTooLarge, span, {what, std::to_string(bytes) + " bytes, over the " + std::to_string(kRegisterFileBytes) +
+                                                     " bytes of an SM's register file; use a smaller tile"});
+    if (scope == ir::Scope::Local && bytes > (int64_t(512) << 10))
+        ev.fail(DiagKind::SizeTooLarge, span, {what, std::to_string(bytes) + " bytes per thread, over CUDA's 524288 bytes of local memory"});
+    if (scope == ir::Scope::Shared && bytes > (int64_t(1) << 32))
+        ev.fail(DiagKind::SizeTooLarge, span, {what, std::to_string(bytes) + " bytes, while a block's shared memory is at most 232448 bytes"});
+}
+
 Value alloc(Evaluator& ev, CallArgs& a, const char* fname, ir::Scope scope) {
     ArgReader r(ev, a, fname, {"shape", "dtype", "scope"});
     require_kernel(ev, fname, a.span);
@@ -38,6 +62,7 @@ Value alloc(Evaluator& ev, CallArgs& a, const char* fname, ir::Scope scope) {
         else if (s == "local.var") scope = ir::Scope::Var;
         else ev.fail(DiagKind::TypeMismatch, r.span(2), {"unknown scope \"" + s + "\"; use \"shared\", \"shared.dyn\", \"local.fragment\" or \"local\""});
     }
+    check_tile_size(ev, shape, dt, scope, a.span);
     auto buf = std::make_shared<const ir::BufferNode>(unique_name(ev, ev.name_hint), dt, shape, scope, a.span);
     ev.name_hint.clear();
     ev.stager.add_allocation(buf, nullptr, a.span);
@@ -109,6 +134,11 @@ void register_tile_kernel(Reg& r) {
                 if (!g->dtype.is_int()) ev.fail(DiagKind::BadKernelLaunch, a.pos_spans[i], {"grid extents must be integers"});
                 if (auto c = ir::as_const_int(g); c && *c <= 0)
                     ev.fail(DiagKind::BadKernelLaunch, a.pos_spans[i], {"grid extent " + std::to_string(*c) + " is not positive"});
+                // CUDA's grid limits: x below 2^31, y and z below 2^16.
+                int64_t limit = i == 0 ? (int64_t(1) << 31) - 1 : 65535;
+                if (auto c = ir::as_const_int(g); c && *c > limit && i < 3)
+                    ev.fail(DiagKind::BadKernelLaunch, a.pos_spans[i], {"grid extent " + std::to_string(*c) + " exceeds CUDA's limit of " +
+                                                                        std::to_string(limit) + " blocks in that dimension; use larger blocks"});
                 s->grid.push_back(g);
             }
             s->threads = {128};

@@ -7,8 +7,41 @@ namespace tp::eval {
 
 namespace {
 
-ir::Var block_var(const std::string& name, ir::VarKind k, Span span) {
-    return std::make_shared<const ir::VarNode>(name, ir::DataType::int32(), k, span);
+ir::Var block_var(const std::string& name, ir::VarKind k, Span span, ir::DataType t = ir::DataType::int32()) {
+    return std::make_shared<const ir::VarNode>(name, t, k, span);
+}
+
+constexpr int64_t kInt32Limit = int64_t(1) << 31;
+
+// Elements of a buffer with constant dims; INT64_MAX when the count overflows (the evaluator
+// refuses such shapes, so this only guards the arithmetic here).
+int64_t const_elements(const ir::Buffer& b) {
+    int64_t n = 1;
+    for (const auto& d : b->shape) {
+        auto c = ir::as_const_int(d);
+        if (!c) return 0;
+        if (__builtin_mul_overflow(n, *c, &n)) return INT64_MAX;
+    }
+    return n;
+}
+
+// A kernel whose tensors hold 2^31 elements or more, or whose launch has 2^31 threads or
+// more, indexes in 64 bits: its block indices are int64 in the IR, so `bx * block_N + i`
+// and every guard and offset built from them is computed in 64 bits (the code generator
+// casts the other operands), where int32 would wrap and silently compute the wrong elements.
+bool needs_64bit_indices(const KernelContext& k, const KernelSpecObj& spec) {
+    for (const auto& p : k.params)
+        if (p.buffer && const_elements(p.buffer) >= kInt32Limit) return true;
+    for (const auto& b : k.outputs)
+        if (const_elements(b) >= kInt32Limit) return true;
+    int64_t total = 1;
+    for (const auto& g : spec.grid) {
+        auto c = ir::as_const_int(g);
+        if (!c || __builtin_mul_overflow(total, *c, &total)) return true;
+    }
+    for (auto t : spec.threads)
+        if (__builtin_mul_overflow(total, t, &total)) return true;
+    return total >= kInt32Limit;
 }
 
 }  // namespace
@@ -38,6 +71,10 @@ Flow exec_ir_for(Evaluator& ev, const ast::For& f, const LoopSpecObj& spec, cons
     for (size_t i = 0; i < names.size(); ++i) {
         ir::DataType t = ir::promote(spec.ranges[i].first->dtype, spec.ranges[i].second->dtype);
         if (!t.is_int()) t = ir::DataType::int32();
+        // Sequential loops of a 64-bit kernel walk its large dims (`k * block_K` up to K);
+        // T.Parallel loops span a tile and stay int32 (thread mapping works on them).
+        bool walks_tensor = spec.loop_kind == LoopKind::Serial || spec.loop_kind == LoopKind::Pipelined;
+        if (walks_tensor && ev.kernel->index_type.bits > t.bits) t = ev.kernel->index_type;
         auto v = std::make_shared<const ir::VarNode>(names[i], t, ir::VarKind::Loop, spans[i]);
         vars.push_back(v);
         Value bound = Value::expr(v);
@@ -97,9 +134,11 @@ Flow exec_kernel_with(Evaluator& ev, const ast::With& w, const Value& specv, con
             ev.fail(DiagKind::BadKernelLaunch, target->span, {"bind block indices to plain names"});
         }
     }
+    ir::DataType index_type = needs_64bit_indices(*ev.kernel, spec) ? ir::DataType::int64() : ir::DataType::int32();
+    ev.kernel->index_type = index_type;
     for (size_t i = 0; i < spec.grid.size(); ++i) {
         std::string n = tnodes.size() == spec.grid.size() ? tnodes[i]->id : dflt[i];
-        bvars.push_back(block_var(n, ir::VarKind::BlockIdx, tnodes.size() == spec.grid.size() ? tnodes[i]->span : spec.span));
+        bvars.push_back(block_var(n, ir::VarKind::BlockIdx, tnodes.size() == spec.grid.size() ? tnodes[i]->span : spec.span, index_type));
     }
     for (size_t i = 0; i < spec.threads.size(); ++i) tvars.push_back(block_var(tnames[i], ir::VarKind::ThreadIdx, spec.span));
     if (target) {

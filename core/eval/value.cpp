@@ -1,10 +1,65 @@
 // Value constructors, Python-style repr/str, equality and type names for messages.
 #include "eval/value.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 namespace tp::eval {
+
+namespace {
+
+// Children waiting to be freed; a destructor that runs while the queue drains only adds to it.
+thread_local std::vector<std::shared_ptr<Obj>> g_release_queue;
+thread_local bool g_releasing = false;
+
+void drain_release_queue() {
+    if (g_releasing) return;
+    g_releasing = true;
+    while (!g_release_queue.empty()) {
+        std::shared_ptr<Obj> o = std::move(g_release_queue.back());
+        g_release_queue.pop_back();
+        o.reset();  // may push its own children
+    }
+    g_releasing = false;
+}
+
+void queue_release(Value& v) {
+    if ((v.kind == VK::Tuple || v.kind == VK::List || v.kind == VK::Dict) && v.obj) g_release_queue.push_back(std::move(v.obj));
+}
+
+// Containers being printed or compared, innermost last: repr shows a container met again
+// as `[...]` (as Python does); depth beyond kMaxNesting is refused rather than overflowing
+// the C++ stack.
+thread_local std::vector<const Obj*> g_active;
+
+struct Nest {
+    explicit Nest(const Obj* o, const char* what) {
+        if (g_active.size() >= static_cast<size_t>(kMaxNesting))
+            throw NestingLimitError(std::string(what) + " of containers nested deeper than " + std::to_string(kMaxNesting) + " levels");
+        g_active.push_back(o);
+    }
+    ~Nest() { g_active.pop_back(); }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+};
+
+bool is_active(const Obj* o) { return std::find(g_active.begin(), g_active.end(), o) != g_active.end(); }
+
+}  // namespace
+
+void release_children(std::vector<Value>& items) {
+    for (auto& v : items) queue_release(v);
+    drain_release_queue();
+}
+
+void release_children(std::vector<std::pair<Value, Value>>& items) {
+    for (auto& [k, v] : items) {
+        queue_release(k);
+        queue_release(v);
+    }
+    drain_release_queue();
+}
 
 const char* vk_name(VK k) {
     switch (k) {
@@ -76,6 +131,11 @@ static std::string seq_repr(const std::vector<Value>& items, const char* open, c
 }
 
 std::string repr(const Value& v) {
+    if (v.kind == VK::Tuple || v.kind == VK::List || v.kind == VK::Dict) {
+        if (is_active(v.obj.get())) return v.kind == VK::Dict ? "{...}" : (v.kind == VK::List ? "[...]" : "(...)");
+    }
+    std::optional<Nest> nest;
+    if (v.kind == VK::Tuple || v.kind == VK::List || v.kind == VK::Dict) nest.emplace(v.obj.get(), "repr");
     switch (v.kind) {
         case VK::None: return "None";
         case VK::Bool: return v.b ? "True" : "False";
@@ -119,10 +179,12 @@ std::string to_str(const Value& v) {
 bool is_hashable(const Value& v) {
     switch (v.kind) {
         case VK::List: case VK::Dict: case VK::Expr: return false;
-        case VK::Tuple:
+        case VK::Tuple: {
+            Nest nest(v.obj.get(), "hash");
             for (const auto& x : items_of(v))
                 if (!is_hashable(x)) return false;
             return true;
+        }
         default: return true;
     }
 }
@@ -144,6 +206,9 @@ bool values_equal(const Value& a, const Value& b) {
     }
     if (a.kind == VK::Str && b.kind == VK::DType) return values_equal(b, a);
     if (a.kind != b.kind) return false;
+    if (a.obj == b.obj && a.obj && (a.kind == VK::Tuple || a.kind == VK::List || a.kind == VK::Dict)) return true;
+    std::optional<Nest> nest;
+    if (a.kind == VK::Tuple || a.kind == VK::List || a.kind == VK::Dict) nest.emplace(a.obj.get(), "comparison");
     switch (a.kind) {
         case VK::None: case VK::Ellipsis: return true;
         case VK::Str: return str_of(a) == str_of(b);

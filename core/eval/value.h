@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -70,9 +71,29 @@ struct Value {
     template <class T> T* as() const { return static_cast<T*>(obj.get()); }
 };
 
+// Dropping a container nested 100,000 deep must not recurse once per level on the C++
+// stack: containers hand their children to this, which frees them one at a time.
+void release_children(std::vector<Value>& items);
+void release_children(std::vector<std::pair<Value, Value>>& items);
+
 struct StrObj : Obj { std::string s; explicit StrObj(std::string v) : s(std::move(v)) {} };
-struct SeqObj : Obj { std::vector<Value> items; explicit SeqObj(std::vector<Value> v) : items(std::move(v)) {} };
-struct DictObj : Obj { std::vector<std::pair<Value, Value>> items; };
+struct SeqObj : Obj {
+    std::vector<Value> items;
+    explicit SeqObj(std::vector<Value> v) : items(std::move(v)) {}
+    ~SeqObj() override { release_children(items); }
+};
+struct DictObj : Obj {
+    std::vector<std::pair<Value, Value>> items;
+    ~DictObj() override { release_children(items); }
+};
+
+// Thrown by repr/==/hash when containers nest deeper than kMaxNesting (or == meets a cycle,
+// which Python answers with RecursionError); the evaluator turns it into a located
+// NestingTooDeep diagnostic at the expression that asked.
+constexpr int kMaxNesting = 1000;
+struct NestingLimitError : std::runtime_error {
+    explicit NestingLimitError(const std::string& what) : std::runtime_error(what) {}
+};
 struct RangeObj : Obj { Value start, stop, step; };  // Int values, or Expr inside a kernel
 struct SliceObj : Obj { Value lower, upper, step; };
 struct ExprObj : Obj { ir::Expr e; explicit ExprObj(ir::Expr v) : e(std::move(v)) {} };

@@ -2,6 +2,8 @@
 // the run-time diagnostics (out-of-bounds with the buffer, shape, index and block).
 #include <sstream>
 
+#include <cstdio>
+
 #include "interp/program.h"
 #include "tensor/tensor.h"
 
@@ -60,6 +62,12 @@ void throw_diag(const Frame& fr, DiagKind kind, Span span, std::vector<std::stri
     d.file = fr.prog ? fr.prog->file : std::string();
     d.span = span;
     throw RunError{std::move(d)};
+}
+
+void Frame::throw_timeout(Span span) const {
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%g", watchdog_s);
+    throw_diag(*this, DiagKind::InterpreterTimeout, span, {secs, block_text(*this)});
 }
 
 void throw_oob(const Frame& fr, Span span, const char* what, const ir::BufferNode& buf, const BufView& v,

@@ -35,6 +35,7 @@ struct For : CStmt {
                 fr.breaking = false;
                 return;
             }
+            fr.poll_watchdog(span);
         }
     }
 };
@@ -49,6 +50,7 @@ struct While : CStmt {
                 fr.breaking = false;
                 return;
             }
+            fr.poll_watchdog(span);
         }
     }
 };

@@ -47,6 +47,14 @@ struct Frame {
     bool discover = false;  // first pass: KernelLaunch records the grid and stops
     std::vector<int64_t> grid;
     std::string prints;  // T.print output of the current block
+    // Set by run_on_cpu's watchdog when the run is over its time; loops poll it each
+    // iteration (one relaxed load) so `T.serial(1 << 40)` or an endless while stops.
+    const std::atomic<bool>* expired = nullptr;
+    double watchdog_s = 0;
+    void poll_watchdog(Span span) const {
+        if (expired && expired->load(std::memory_order_relaxed)) throw_timeout(span);
+    }
+    [[noreturn]] void throw_timeout(Span span) const;
 };
 
 struct CExpr {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <exception>
 #include <mutex>
@@ -27,25 +28,33 @@ std::string shape_str(const std::vector<int64_t>& s) {
 
 bool allocate_args(const ir::PrimFunc& f, uint64_t seed, const std::map<std::string, int64_t>& symbols,
                    std::map<std::string, HostTensor>& args, std::string* error) {
+    // Shapes first, then the budget check, then the allocations: a run too large for this
+    // machine is refused with its sizes instead of dying in bad_alloc or the OOM killer.
+    std::vector<std::vector<int64_t>> shapes(f.params.size());
+    for (size_t i = 0; i < f.params.size(); ++i) {
+        const auto& p = f.params[i];
+        if (!p.buffer) continue;
+        for (const auto& d : p.buffer->shape) {
+            if (auto c = ir::as_const_int(d)) {
+                shapes[i].push_back(*c);
+                continue;
+            }
+            auto* v = d->as<ir::VarNode>();
+            auto it = v ? symbols.find(v->name) : symbols.end();
+            if (it == symbols.end()) {
+                if (error) *error = "dimension `" + ir::print(d) + "` of `" + p.name + "` has no value; pass `-D " + (v ? v->name : std::string("NAME")) + "=...`";
+                return false;
+            }
+            shapes[i].push_back(it->second);
+        }
+    }
+    if (!check_run_memory(f, shapes, error)) return false;
     uint64_t position = 0;
-    for (const auto& p : f.params) {
+    for (size_t i = 0; i < f.params.size(); ++i) {
+        const auto& p = f.params[i];
         ++position;
         if (p.buffer) {
-            std::vector<int64_t> shape;
-            for (const auto& d : p.buffer->shape) {
-                if (auto c = ir::as_const_int(d)) {
-                    shape.push_back(*c);
-                    continue;
-                }
-                auto* v = d->as<ir::VarNode>();
-                auto it = v ? symbols.find(v->name) : symbols.end();
-                if (it == symbols.end()) {
-                    if (error) *error = "dimension `" + ir::print(d) + "` of `" + p.name + "` has no value; pass `-D " + (v ? v->name : std::string("NAME")) + "=...`";
-                    return false;
-                }
-                shape.push_back(it->second);
-            }
-            HostTensor t(p.buffer->dtype, shape);
+            HostTensor t(p.buffer->dtype, shapes[i]);
             if (!p.is_output) t.fill_random(seed + position);
             args[p.name] = std::move(t);
         } else if (p.var) {
@@ -191,6 +200,22 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
     std::exception_ptr internal;
     std::atomic<int64_t> ran{0};
 
+    // The watchdog: a thread that raises `expired` when the run is over its time; the loops
+    // and the block loop below poll it and stop with InterpreterTimeout where they are.
+    std::atomic<bool> expired{false};
+    std::mutex wd_mu;
+    std::condition_variable wd_cv;
+    bool finished = false;
+    std::thread watchdog;
+    if (opts.watchdog_s > 0) {
+        tmpl.expired = &expired;
+        tmpl.watchdog_s = opts.watchdog_s;
+        watchdog = std::thread([&] {
+            std::unique_lock<std::mutex> lock(wd_mu);
+            auto limit = std::chrono::duration<double>(opts.watchdog_s);
+            if (!wd_cv.wait_for(lock, limit, [&] { return finished; })) expired = true;
+        });
+    }
     auto worker = [&] {
         Frame fr = tmpl;
         while (!stop.load(std::memory_order_relaxed)) {
@@ -203,6 +228,7 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
             fr.breaking = false;
             fr.prints.clear();
             try {
+                fr.poll_watchdog(f.body ? f.body->span : f.span);
                 prog.root->exec(fr);
                 ran.fetch_add(1);
             } catch (const RunError& e) {
@@ -227,6 +253,14 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
         std::vector<std::thread> pool;
         for (int k = 0; k < nthreads; ++k) pool.emplace_back(worker);
         for (auto& t : pool) t.join();
+    }
+    if (watchdog.joinable()) {
+        {
+            std::lock_guard<std::mutex> lock(wd_mu);
+            finished = true;
+        }
+        wd_cv.notify_all();
+        watchdog.join();
     }
     rep.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     rep.blocks_run = ran.load();

@@ -69,6 +69,22 @@ int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
 
 bool is_logical(BinaryOp op) { return op == BinaryOp::And || op == BinaryOp::Or; }
 
+// True when the integer constant c keeps its value in t. The "other operand's dtype wins"
+// rule must not apply to a constant that does not fit: `i < 4294967552` with an int32 `i`
+// would otherwise compare against 256 (silently wrong code); such a constant widens instead.
+bool fits(const Expr& c, DataType t) {
+    auto* i = c->as<IntImmNode>();
+    if (!i || !t.is_int() || c->dtype.is_bool()) return true;
+    return wrap_int(i->value, t) == i->value;
+}
+
+// The common dtype of a constant and a non-constant operand (see the rule at the top).
+DataType common_with_const(const Expr& var, const Expr& con) {
+    if (!var->dtype.is_float() && con->dtype.is_float()) return promote(var->dtype, con->dtype);
+    if (!fits(con, var->dtype)) return promote(var->dtype, con->dtype);
+    return var->dtype;
+}
+
 std::optional<Expr> fold_ints(BinaryOp op, int64_t x, int64_t y, DataType t, DataType result, Span s) {
     int64_t r = 0;
     switch (op) {
@@ -159,7 +175,7 @@ Expr make_binary(BinaryOp op, Expr a, Expr b, Span s) {
     if (ca != cb) {
         const Expr& var = ca ? b : a;
         const Expr& con = ca ? a : b;
-        common = (var->dtype.is_float() || !con->dtype.is_float()) ? var->dtype : promote(a->dtype, b->dtype);
+        common = common_with_const(var, con);
         if (common.is_bool() && !is_logical(op) && !con->dtype.is_bool()) common = con->dtype;
     } else {
         common = promote(a->dtype, b->dtype);
@@ -246,7 +262,7 @@ Expr make_select(Expr c, Expr t, Expr f, Span s) {
     if (ct != cf) {
         const Expr& var = ct ? f : t;
         const Expr& con = ct ? t : f;
-        common = (var->dtype.is_float() || !con->dtype.is_float()) ? var->dtype : promote(t->dtype, f->dtype);
+        common = common_with_const(var, con);
     } else {
         common = promote(t->dtype, f->dtype);
     }

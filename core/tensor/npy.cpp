@@ -128,10 +128,15 @@ bool decode_npy(const std::string& b, HostTensor& out, std::string* error) {
         }
         if (shape.back() < 0) return set_error(error, "bad shape in .npy header"), false;
     }
-    HostTensor t(*dt, shape);
+    // The header's size is checked against the file before anything is allocated: a 4 KB file
+    // claiming 2^40 elements is refused, not answered with an 8 TB allocation.
+    auto need = checked_nbytes(*dt, shape);
+    if (!need) return set_error(error, "bad shape in .npy header: the element count overflows 64 bits"), false;
     size_t data_start = hstart + hlen;
-    if (b.size() - data_start < t.nbytes())
-        return set_error(error, "truncated .npy data: expected " + std::to_string(t.nbytes()) + " bytes"), false;
+    if (b.size() - data_start < static_cast<uint64_t>(*need))
+        return set_error(error, "truncated .npy data: the header's shape needs " + std::to_string(*need) + " bytes, the file holds " +
+                                    std::to_string(b.size() - data_start)), false;
+    HostTensor t(*dt, shape);
     std::copy(b.begin() + static_cast<std::ptrdiff_t>(data_start), b.begin() + static_cast<std::ptrdiff_t>(data_start + t.nbytes()), t.bytes.begin());
     out = std::move(t);
     return true;
@@ -163,7 +168,9 @@ bool load_npy_as(const std::string& path, ir::DataType want, const std::vector<i
     HostTensor t;
     if (!read_npy(path, t, error)) return false;
     if (t.shape != shape) {
-        HostTensor w(want, shape);
+        HostTensor w;  // described only: the kernel's shape may be too large to allocate here
+        w.dtype = want;
+        w.shape = shape;
         return set_error(error, path + ": shape mismatch: file holds " + t.describe() + ", the kernel expects " + w.describe()), false;
     }
     using C = ir::DataType;

@@ -126,8 +126,24 @@ double round_to_dtype(double v, ir::DataType t) {
     }
 }
 
+std::optional<int64_t> checked_numel(const std::vector<int64_t>& shape) {
+    int64_t n = 1;
+    for (auto d : shape)
+        if (d < 0 || __builtin_mul_overflow(n, d, &n)) return std::nullopt;
+    return n;
+}
+
+std::optional<int64_t> checked_nbytes(ir::DataType t, const std::vector<int64_t>& shape) {
+    auto n = checked_numel(shape);
+    int64_t b = 0;
+    if (!n || __builtin_mul_overflow(*n, static_cast<int64_t>(dtype_size(t)), &b)) return std::nullopt;
+    return b;
+}
+
 HostTensor::HostTensor(ir::DataType t, std::vector<int64_t> s) : dtype(t), shape(std::move(s)) {
-    bytes.assign(static_cast<size_t>(numel()) * dtype_size(dtype), 0);
+    auto n = checked_nbytes(dtype, shape);
+    if (!n) throw std::length_error("tensor " + describe() + " is too large: its byte count overflows 64 bits");
+    bytes.assign(static_cast<size_t>(*n), 0);
 }
 
 int64_t HostTensor::numel() const {

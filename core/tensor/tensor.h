@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,13 +32,20 @@ double round_to_dtype(double v, ir::DataType t);
 // Element size in bytes of a scalar dtype (bool is one byte).
 inline size_t dtype_size(ir::DataType t) { return static_cast<size_t>(t.bytes()); }
 
+// Elements and bytes of a dense tensor of that shape, or nullopt when a dim is negative or
+// the count overflows 63 bits. Every size that comes from a user (a shape, a .npy header) is
+// checked with this before anything is allocated.
+std::optional<int64_t> checked_numel(const std::vector<int64_t>& shape);
+std::optional<int64_t> checked_nbytes(ir::DataType t, const std::vector<int64_t>& shape);
+
 struct HostTensor {
     ir::DataType dtype = ir::DataType::float32();
     std::vector<int64_t> shape;
     std::vector<uint8_t> bytes;  // numel() * dtype_size(dtype), row-major
 
     HostTensor() = default;
-    // Zero-filled tensor of the given dtype and shape.
+    // Zero-filled tensor of the given dtype and shape; std::length_error when checked_nbytes
+    // refuses the shape (a wrapped count would allocate less than the kernel writes).
     HostTensor(ir::DataType t, std::vector<int64_t> s);
 
     int64_t numel() const;

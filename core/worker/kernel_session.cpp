@@ -154,6 +154,9 @@ Json check_against_interpreter(const KernelSession& s, const PreparedArgs& a,
     const KernelInfo& k = s.info();
     std::map<std::string, HostTensor> ref = a.host;  // inputs as uploaded, outputs zeroed
     InterpOptions opts;
+    // Within the client's progress limit, so a reference run that never ends is reported
+    // as the interpreter's timeout at its loop rather than as a killed worker.
+    opts.watchdog_s = 300;
     // Sample among the DSL's blocks (what the interpreter runs), not the launched ones.
     KernelInfo logical = k;
     if (!k.logical_grid.empty()) {

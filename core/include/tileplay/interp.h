@@ -28,6 +28,9 @@ struct InterpOptions {
     // Receives T.print lines (each ends in '\n'), in block order. Null: stdout.
     std::function<void(const std::string&)> print_sink;
     std::string source_path;  // file name put on run-time diagnostics
+    // Watchdog: seconds the run may take before it is stopped with InterpreterTimeout at the
+    // loop it was in (the CPU's counterpart of the GPU worker's watchdog); 0 = no limit.
+    double watchdog_s = 0;
 };
 
 struct InterpReport {
@@ -50,9 +53,17 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
 
 // Allocates one HostTensor per parameter from the signature: inputs filled by
 // HostTensor::fill_random(seed + parameter position), outputs zeroed. Symbolic dims take
-// their value from `symbols` (by name); false with `error` set when one is missing.
+// their value from `symbols` (by name); false with `error` set when one is missing or the
+// tensors would not fit the memory budget (checked before anything is allocated).
 bool allocate_args(const ir::PrimFunc& f, uint64_t seed, const std::map<std::string, int64_t>& symbols,
                    std::map<std::string, HostTensor>& args, std::string* error);
+
+// Bytes a run may hold for its tensors: TILEPLAY_MEMORY_BUDGET (bytes, or with a K/M/G/T
+// suffix) when set, else three quarters of this machine's physical memory.
+int64_t memory_budget_bytes();
+// False with `error` set when tensors of these shapes (one per parameter, empty for scalars)
+// overflow 64-bit byte counts or exceed memory_budget_bytes(); allocate_args asks first.
+bool check_run_memory(const ir::PrimFunc& f, const std::vector<std::vector<int64_t>>& shapes, std::string* error);
 
 }  // namespace tp
 
