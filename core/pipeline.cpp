@@ -9,6 +9,7 @@
 #include "transform/bind_threads.h"
 #include "transform/check_resources.h"
 #include "transform/coarsen_blocks.h"
+#include "transform/heavy_blocks_first.h"
 #include "transform/fold_accumulator_clear.h"
 #include "transform/insert_syncs.h"
 #include "transform/layout_inference.h"
@@ -50,6 +51,9 @@ const std::vector<Pass>& passes() {
         // Element-wise kernels with a huge 1-D grid run several blocks per launched block, so
         // each thread keeps more loads in flight; decided on the tile-level IR it inspects.
         {"coarsen-blocks", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::coarsen_blocks(f); }},
+        // Blocks whose loops run longest (a causal key loop) are launched first, so they do
+        // not stretch the last wave.
+        {"heavy-blocks-first", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::heavy_blocks_first(f); }},
         // Fragments to registers first: everything that touches them (T.Parallel loops, T.gemm,
         // T.reduce_*, fragment copies) needs their layout; gemm tiles get their swizzle here.
         {"layout-inference", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
