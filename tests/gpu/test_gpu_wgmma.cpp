@@ -173,6 +173,36 @@ TEST(GpuWgmma, Fp8OnMmaSyncWithoutWgmma) {
     run_checked(kGemm, "fp8_mma.py", d, "sm_90");
 }
 
+// TileLang's gemm_fp8 example writes C in the operands' fp8 format: paired one-byte stores
+// (there is no 128-byte-panel TMA store of 1-byte elements), on wgmma and on mma.sync.
+const char* kFp8Out = R"(import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[-1])
+def mm8(M, N, K, block_M=128, block_N=128, block_K=64, dtype="float8_e4m3"):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((N, K), dtype), C: T.Tensor((M, N), dtype)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_N, block_K), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), "float")
+            T.clear(C_local)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=3):
+                T.copy(A[by * block_M, k * block_K], A_shared)
+                T.copy(B[bx * block_N, k * block_K], B_shared)
+                T.gemm(A_shared, B_shared, C_local, transpose_B=True)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+    return main
+)";
+
+TEST(GpuWgmma, Fp8OutputOfTileLangsFp8Gemm) {
+    for (const char* target : {"sm_90a", "sm_90"}) {
+        SCOPED_TRACE(target);
+        run_checked(kFp8Out, "mm8.py", {{"M", "256"}, {"N", "200"}, {"K", "192"}}, target);
+        run_checked(kFp8Out, "mm8.py", {{"M", "256"}, {"N", "256"}, {"K", "192"}, {"dtype", "float8_e5m2"}}, target);
+    }
+}
+
 TEST(GpuWgmma, RegisterAInAnAttentionStyleKernel) {
     for (const Defines& d : {Defines{{"heads", "2"}, {"seq", "200"}, {"dim", "64"}},
                              Defines{{"heads", "2"}, {"seq", "256"}, {"dim", "128"}, {"block_M", "128"}, {"block_N", "128"}, {"threads", "256"}},

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compiles a list of TileLang's own examples (norms, softmax, FlashAttention forward, GEMMs,
-# top-k, fp8 cast) to PTX for sm_80, sm_90 and sm_90a (the producer/consumer path: the attention
-# and GEMM ones must use wgmma and TMA there) (fp8: sm_89 and sm_90; sm_80 must give the
+# top-k, fp8 cast, fp8 GEMMs) to PTX for sm_80, sm_90 and sm_90a (the producer/consumer path: the attention
+# and GEMM ones must use wgmma and TMA there) (fp8: sm_89 and sm_90, fp8 GEMMs sm_90a too; sm_80 must give the
 # FeatureNeedsTarget diagnostic) at the sizes their main() uses, and assembles each
 # with ptxas: real-world kernels must lower completely (no NotYetLowered) and give PTX the
 # assembler accepts. SOURCE is a TileLang checkout, its examples/ directory, or a bare git
@@ -40,6 +40,9 @@ cases=(
     "topk/example_topk.py|tl_topk|M=320 N=128 topk=6 blk_m=64|sm_80 sm_90"
     "topk/example_topk.py|tl_topk|M=320 N=128 topk=6 blk_m=128 threads=256|sm_80 sm_90"
     "cast/example_per_token_cast_to_fp8.py|per_token_cast_to_fp8|M=8192 N=8192 blk_m=8|sm_89 sm_90"
+    "gemm_fp8/example_tilelang_gemm_fp8.py|matmul|M=1024 N=1024 K=1024 block_M=128 block_N=128 block_K=64 dtype=float8_e4m3|sm_89 sm_90 sm_90a"
+    "gemm_fp8/example_tilelang_gemm_fp8.py|matmul|M=1024 N=1024 K=1024 block_M=128 block_N=128 block_K=64 dtype=float8_e5m2|sm_89 sm_90a"
+    "gemm_fp8/example_tilelang_gemm_fp8_2xAcc.py|matmul|M=1024 N=1024 K=8192 block_M=128 block_N=128 block_K=64 dtype=float8_e4m3|sm_90 sm_90a"
 )
 fail=0; n=0
 for c in "${cases[@]}"; do

@@ -24,6 +24,14 @@ template <>
 __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
     return __float2bfloat16_rn(v);
 }
+#ifdef TP_FP8_TYPES  // sm_89+: fp8 accumulator stores (saturating round to nearest, as casts)
+__device__ __forceinline__ float to_float(fp8_e4_t v) { return static_cast<float>(v); }
+__device__ __forceinline__ float to_float(fp8_e5_t v) { return static_cast<float>(v); }
+template <>
+__device__ __forceinline__ fp8_e4_t from_float<fp8_e4_t>(float v) { return fp8_e4_t(v); }
+template <>
+__device__ __forceinline__ fp8_e5_t from_float<fp8_e5_t>(float v) { return fp8_e5_t(v); }
+#endif
 
 // --- cp.async primitives --------------------------------------------------------------
 // Copies src_bytes (0..16) from gmem and zero-fills the rest of the 16-byte smem chunk.
@@ -285,9 +293,13 @@ __device__ __forceinline__ void frag_store_global(const FragT* frag, OutT* g, in
         OutT v0 = from_float<OutT>(to_float(frag[i]));
         OutT v1 = from_float<OutT>(to_float(frag[i + 1]));
         if (pair_ok && c + 1 < cols_valid) {
-            if constexpr (sizeof(OutT) == 2) {
+            if constexpr (sizeof(OutT) == 1) {  // fp8: the two bytes as one 16-bit store
+                const unsigned lo = reinterpret_cast<const unsigned char&>(v0), hi = reinterpret_cast<const unsigned char&>(v1);
+                *reinterpret_cast<unsigned short*>(g + r * ld + c) = static_cast<unsigned short>(lo | (hi << 8));
+            } else if constexpr (sizeof(OutT) == 2) {
                 *reinterpret_cast<unsigned*>(g + r * ld + c) = pack2(v0, v1);
             } else {
+                static_assert(sizeof(OutT) == 4, "frag_store_global writes 8-, 16- or 32-bit elements");
                 *reinterpret_cast<float2*>(g + r * ld + c) = make_float2(v0, v1);
             }
         } else {

@@ -113,6 +113,7 @@ struct __align__(2) bfloat16_t {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
 TP_FP8_TYPE(fp8_e4_t, "e4m3", false)
 TP_FP8_TYPE(fp8_e5_t, "e5m2", true)
+#define TP_FP8_TYPES 1  // the fragment templates convert to and from them
 #endif
 #undef TP_FP8_TYPE
 
