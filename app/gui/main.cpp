@@ -18,13 +18,46 @@
 #include "settings.h"
 #include "tileplay/compiler.h"
 
+namespace {
+
+// --help, --version and bad options are answered before a QApplication exists, so they work
+// without a display (a terminal on a headless machine, an SSH session).
+bool answered_without_gui(QCommandLineParser& cli, int argc, char** argv, int& code) {
+    QStringList args;
+    for (int i = 0; i < argc; ++i) args << QString::fromLocal8Bit(argv[i]);
+    // Qt's own options (-platform, -style ...) are unknown here; QApplication takes them out
+    // and the parse after it reports what is really wrong.
+    const bool parsed = cli.parse(args);
+    if (parsed && cli.isSet("help")) {
+        std::fputs(qPrintable(cli.helpText().replace("<executable_name>", "tileplay")), stdout);
+        code = 0;
+        return true;
+    }
+    if (parsed && cli.isSet("version")) {
+        std::printf("tileplay %s\n", TILEPLAY_VERSION);
+        code = 0;
+        return true;
+    }
+    // No display and no platform chosen: Qt would abort with a plugin error; say what to do.
+    const bool display = qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY") ||
+                         qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
+    bool platform_arg = false;
+    for (const auto& a : args) platform_arg |= a == "-platform" || a.startsWith("--platform");
+    if (!display && !platform_arg) {
+        std::fprintf(stderr,
+                     "tileplay: no display (DISPLAY and WAYLAND_DISPLAY are unset). Run it under a desktop session or "
+                     "Xvfb, or set QT_QPA_PLATFORM=offscreen with --screenshot FILE; `tilec` does the same work in a "
+                     "terminal.\n");
+        code = 2;
+        return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     tp::prepare_process();
-    QApplication app(argc, argv);
-    QApplication::setApplicationName("tileplay");
-    QApplication::setOrganizationName("TilePlay");
-    QApplication::setApplicationVersion(TILEPLAY_VERSION);
-
     QCommandLineParser cli;
     cli.setApplicationDescription("TilePlay: a playground for TileLang kernels");
     cli.addHelpOption();
@@ -43,6 +76,12 @@ int main(int argc, char** argv) {
     cli.addOption(run);
     cli.addOption(job);
     cli.addPositionalArgument("file", "A TileLang .py file to open.");
+    if (int code = 0; answered_without_gui(cli, argc, argv, code)) return code;
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationName("tileplay");
+    QApplication::setOrganizationName("TilePlay");
+    QApplication::setApplicationVersion(TILEPLAY_VERSION);
     cli.process(app);
 
     bool screenshot = cli.isSet(shot);
