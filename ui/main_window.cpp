@@ -155,6 +155,7 @@ void MainWindow::build_docks() {
         request_compile(true);
     });
     connect(results_, &ResultsPanel::cancel_requested, runs_, &RunService::cancel);
+    connect(results_, &ResultsPanel::cancel_requested, cpu_, &CpuRunner::cancel);
     connect(results_, &ResultsPanel::cancel_requested, tune_, &TuneService::cancel);
     connect(tune_, &TuneService::progress, results_, &ResultsPanel::progress);
     connect(tune_, &TuneService::finished, this, [this](bool ok, const QString& message) {
@@ -181,7 +182,7 @@ void MainWindow::build_docks() {
     });
     connect(cpu_, &CpuRunner::finished, this, [this](const RunResult& r) {
         on_run_result(r);
-        results_->job_finished(r.ok, r.ok ? tr("CPU run finished") : tr("CPU run failed: %1").arg(r.error));
+        results_->job_finished(r.ok, r.ok ? tr("CPU run finished") : r.cancelled ? tr("CPU run cancelled") : tr("CPU run failed: %1").arg(r.error));
         if (screenshot_after_job_) grab_screenshot();
     });
 }
@@ -250,7 +251,11 @@ void MainWindow::build_actions() {
         ->setObjectName("action_bench");
     act(run, tr("&Sweep"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S), [this] { start_job(RunJob::Kind::Sweep); });
     act(run, tr("&Tune"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_T), [this] { start_job(RunJob::Kind::Tune); });
-    act(run, tr("&Cancel"), QKeySequence(Qt::CTRL | Qt::Key_Period), [this] { runs_->cancel(); });
+    act(run, tr("&Cancel"), QKeySequence(Qt::CTRL | Qt::Key_Period), [this] {
+        runs_->cancel();
+        cpu_->cancel();
+        tune_->cancel();
+    });
     act(run, tr("Compile &now"), QKeySequence(Qt::Key_F5), [this] { request_compile(true); });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -303,6 +308,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
         return;
     }
     runs_->cancel();
+    cpu_->cancel();
     Settings::set_window_geometry(saveGeometry());
     Settings::set_window_state(saveState());
     Settings::set_last_file(path_);

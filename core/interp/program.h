@@ -36,6 +36,9 @@ struct BufView {
 struct Program;
 
 // The state of one block's execution. One frame per worker thread, reused across blocks.
+// Thrown by poll_watchdog when the run is cancelled; run_on_cpu stops every block on it.
+struct Cancelled {};
+
 struct Frame {
     const Program* prog = nullptr;
     std::vector<int64_t> ivars;
@@ -51,8 +54,10 @@ struct Frame {
     // iteration (one relaxed load) so `T.serial(1 << 40)` or an endless while stops.
     const std::atomic<bool>* expired = nullptr;
     double watchdog_s = 0;
+    const std::atomic<bool>* cancel = nullptr;  // InterpOptions::cancel, polled with the watchdog
     void poll_watchdog(Span span) const {
         if (expired && expired->load(std::memory_order_relaxed)) throw_timeout(span);
+        if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled{};
     }
     [[noreturn]] void throw_timeout(Span span) const;
 };

@@ -203,6 +203,8 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
     // The watchdog: a thread that raises `expired` when the run is over its time; the loops
     // and the block loop below poll it and stop with InterpreterTimeout where they are.
     std::atomic<bool> expired{false};
+    std::atomic<bool> cancelled{false};
+    tmpl.cancel = opts.cancel;
     std::mutex wd_mu;
     std::condition_variable wd_cv;
     bool finished = false;
@@ -231,6 +233,9 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
                 fr.poll_watchdog(f.body ? f.body->span : f.span);
                 prog.root->exec(fr);
                 ran.fetch_add(1);
+            } catch (const Cancelled&) {
+                cancelled = true;
+                stop = true;
             } catch (const RunError& e) {
                 std::lock_guard<std::mutex> lock(mu);
                 if (pos < error_pos) {
@@ -280,6 +285,11 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
     }
     if (first_error) {
         rep.diagnostics.push_back(*first_error);
+        return rep;
+    }
+    if (cancelled) {
+        rep.cancelled = true;
+        rep.error = "the run was cancelled";
         return rep;
     }
     rep.ok = true;

@@ -3,6 +3,7 @@
 // `tilec worker` protocol) that answers with GPU results, dies, crashes and hangs, and prints
 // like device printf. Both runners keep what the kernel printed.
 #include <QAbstractItemModelTester>
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QtTest>
@@ -302,6 +303,41 @@ private Q_SLOTS:
         QCOMPARE(died.count(), 1);
         QVERIFY(died.at(0).at(0).toString().contains("watchdog"));
         QVERIFY(!results.at(0).at(0).value<RunResult>().ok);
+    }
+
+    // Cancel stops a CPU run that would never end (a loop of 2^40 steps) within a second, and
+    // the runner takes the next run.
+    void cpu_run_cancels_within_a_second() {
+        tp::CompileRequest r;
+        r.path = "endless.py";
+        r.source = "import tilelang\nimport tilelang.language as T\n\n@tilelang.jit(out_idx=[-1])\n"
+                   "def endless(N=256):\n    @T.prim_func\n    def main(A: T.Tensor((N,), \"float32\")):\n"
+                   "        with T.Kernel(1, threads=1) as bx:\n            for i in T.serial(1 << 40):\n"
+                   "                A[i % N] = A[i % N] + 1.0\n    return main\n";
+        CpuRunner runner;
+        QSignalSpy done(&runner, &CpuRunner::finished);
+        runner.start(r, 0);
+        QVERIFY(runner.busy());
+        QTest::qWait(300);
+        QCOMPARE(done.count(), 0);
+        QElapsedTimer t;
+        t.start();
+        runner.cancel();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 1000);
+        QVERIFY(t.elapsed() < 1000);
+        RunResult res = done.at(0).at(0).value<RunResult>();
+        QVERIFY(res.cancelled);
+        QVERIFY(!res.ok);
+        QTRY_VERIFY_WITH_TIMEOUT(!runner.busy(), 1000);
+        tp::CompileRequest small;
+        small.path = "vector_add.py";
+        QFile f(QStringLiteral(TILEPLAY_SOURCE_DIR "/samples/vector_add.py"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        small.source = f.readAll().toStdString();
+        small.fallback_defines = {{"N", "1000"}};
+        runner.start(small, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 10000);
+        QVERIFY(done.at(1).at(0).value<RunResult>().ok);
     }
 
     // A CPU run of a sample checks its output against the named baseline's C++ reference; a

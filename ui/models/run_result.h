@@ -31,6 +31,7 @@ struct RunResult {
     bool ok = true;    // ran (whether or not it was correct)
     bool correct = true;
     QString error;     // why it did not run / failed the check
+    bool cancelled = false;  // the user stopped it (Cancel) before it finished
     QString note;      // extra facts (e.g. the interpreter's wall time)
     double min_ms = -1, median_ms = -1, spread_pct = -1;
     double wall_ms = -1;  // a plain Run: one launch's wall time (not a benchmark)

@@ -11,10 +11,11 @@
 namespace tpui {
 
 CpuRunner::~CpuRunner() {
+    cancel_ = true;  // a run still going stops at its next loop iteration
     if (thread_) thread_->wait();
 }
 
-RunResult CpuRunner::run(const tp::CompileRequest& in, quint64 seed) {
+RunResult CpuRunner::run(const tp::CompileRequest& in, quint64 seed, const std::atomic<bool>* cancel) {
     RunResult r;
     r.cpu = true;
     tp::CompileRequest req = in;
@@ -36,6 +37,7 @@ RunResult CpuRunner::run(const tp::CompileRequest& in, quint64 seed) {
         return r;
     }
     tp::InterpOptions opts;
+    opts.cancel = cancel;
     // T.print lines for the Output panel. Keep a little over the cap so cap_printed can cut at
     // a line end; the rest is only counted, so a kernel printing in a loop cannot eat memory.
     std::string printed;
@@ -50,6 +52,7 @@ RunResult CpuRunner::run(const tp::CompileRequest& in, quint64 seed) {
     r.printed = cap_printed(QString::fromStdString(printed), dropped);
     r.ok = rep.ok;
     r.correct = rep.ok;
+    r.cancelled = rep.cancelled;
     if (!rep.ok) {
         r.error = !rep.diagnostics.empty() ? QString::fromStdString(rep.diagnostics.front().message)
                                            : QString::fromStdString(rep.error);
@@ -80,8 +83,9 @@ RunResult CpuRunner::run(const tp::CompileRequest& in, quint64 seed) {
 void CpuRunner::start(tp::CompileRequest req, quint64 seed) {
     if (thread_) return;
     QPointer<CpuRunner> guard(this);
+    cancel_ = false;
     thread_ = QThread::create([this, guard, req = std::move(req), seed] {
-        RunResult r = run(req, seed);
+        RunResult r = run(req, seed, &cancel_);
         QMetaObject::invokeMethod(this, [this, guard, r] {
             if (!guard) return;
             thread_->wait();

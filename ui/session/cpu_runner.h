@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QThread>
+#include <atomic>
 
 #include "models/run_result.h"
 #include "tileplay/compiler.h"
@@ -21,15 +22,19 @@ public:
     // `req` is compiled up to Tile IR and interpreted; inputs are random (seeded).
     void start(tp::CompileRequest req, quint64 seed = 0);
     bool busy() const { return thread_ != nullptr; }
+    // Stops the running interpretation at its next loop iteration or block (well within a
+    // second); finished() then reports a cancelled result.
+    void cancel() { cancel_ = true; }
 
-    // Synchronous core of start(); exposed for tests.
-    static RunResult run(const tp::CompileRequest& req, quint64 seed);
+    // Synchronous core of start(); exposed for tests. `cancel`: as InterpOptions::cancel.
+    static RunResult run(const tp::CompileRequest& req, quint64 seed, const std::atomic<bool>* cancel = nullptr);
 
 Q_SIGNALS:
     void finished(const tpui::RunResult& r);
 
 private:
     QThread* thread_ = nullptr;
+    std::atomic<bool> cancel_{false};
 };
 
 }  // namespace tpui

@@ -3,6 +3,8 @@
 // Used by `tilec run --device cpu`, by the GPU checker (sample_blocks) and by the playground.
 #pragma once
 
+#include <atomic>
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -31,12 +33,16 @@ struct InterpOptions {
     // Watchdog: seconds the run may take before it is stopped with InterpreterTimeout at the
     // loop it was in (the CPU's counterpart of the GPU worker's watchdog); 0 = no limit.
     double watchdog_s = 0;
+    // Set to true from another thread (the playground's Cancel): the run stops at the next
+    // loop iteration or block and reports InterpReport::cancelled.
+    const std::atomic<bool>* cancel = nullptr;
 };
 
 struct InterpReport {
     bool ok = false;
     std::vector<Diagnostic> diagnostics;  // run-time errors with the DSL span (file set from the func span)
     std::string error;                    // a problem with the arguments themselves (no DSL span)
+    bool cancelled = false;               // InterpOptions::cancel stopped it (error says so)
     double ms = 0;                        // wall time of the block loop
     std::vector<int64_t> grid;            // evaluated grid extents (x, y, z)
     int64_t total_blocks = 0;
