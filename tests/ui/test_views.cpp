@@ -274,6 +274,17 @@ private Q_SLOTS:
         QVERIFY(!QToolTip::isVisible());
     }
 
+    // The CUDA view drops the #line directives; every kept line keeps its DSL line.
+    void cuda_view_without_line_directives() {
+        std::string cu = "#include \"tp_half.cuh\"\n#line 28 \"/x/gemm.py\"\nextern \"C\" void k() {\n"
+                         "    #line 35 \"/x/gemm.py\"\n    int bx = 0;\n}\n";
+        tp::LineMap m;
+        m.to_dsl = {0, 28, 28, 35, 35, 0};
+        StrippedCuda s = strip_line_directives(cu, m);
+        QCOMPARE(QString::fromStdString(s.text), QStringLiteral("#include \"tp_half.cuh\"\nextern \"C\" void k() {\n    int bx = 0;\n}\n"));
+        QCOMPARE(s.lines.to_dsl, (std::vector<uint32_t>{0, 28, 35, 0}));
+    }
+
     void line_links_on_golden_maps() {
         // Line maps as the compiler reports them for golden.cu (from #line) and golden.ptx (.loc).
         std::string cu = read("golden.cu"), ptx = read("golden.ptx");

@@ -71,4 +71,24 @@ tp::LineMap sass_line_map(const std::string& sass, const std::string& dsl_path) 
     return m;
 }
 
+StrippedCuda strip_line_directives(const std::string& cuda, const tp::LineMap& lines) {
+    StrippedCuda out;
+    size_t pos = 0;
+    uint32_t line = 0;
+    while (pos < cuda.size()) {
+        size_t end = cuda.find('\n', pos);
+        if (end == std::string::npos) end = cuda.size();
+        ++line;
+        size_t first = cuda.find_first_not_of(" \t", pos);
+        const bool directive = first != std::string::npos && first < end && cuda.compare(first, 6, "#line ") == 0;
+        if (!directive) {
+            out.text.append(cuda, pos, end - pos);
+            if (end < cuda.size()) out.text += '\n';
+            out.lines.to_dsl.push_back(lines.dsl_line(line));
+        }
+        pos = end + 1;
+    }
+    return out;
+}
+
 }  // namespace tpui

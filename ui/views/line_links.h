@@ -34,6 +34,14 @@ private:
     std::array<std::map<int, std::vector<int>>, kLinkedViewCount> reverse_;
 };
 
+// The CUDA text without its `#line` directives (every other line of generated code; the links
+// carry what they said), with the line map renumbered to match.
+struct StrippedCuda {
+    std::string text;
+    tp::LineMap lines;
+};
+StrippedCuda strip_line_directives(const std::string& cuda, const tp::LineMap& lines);
+
 // Reads `nvdisasm -g` output: `//## File "x.py", line N` comments give the DSL line of the
 // instructions after them (only comments naming dsl_path's file name count).
 tp::LineMap sass_line_map(const std::string& sass, const std::string& dsl_path);
