@@ -34,6 +34,7 @@
 #include "panels/shortcuts/shortcuts_dialog.h"
 #include "panels/welcome/welcome_panel.h"
 #include "session/cpu_runner.h"
+#include "tileplay/doctor.h"
 #include "settings.h"
 #include "theme.h"
 
@@ -115,7 +116,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     // Read both first: setting one emits settings_changed, which saves both from the panel.
     const QString target = Settings::target(), device = Settings::device();
     params_->set_target(target);
-    params_->set_cpu(device == "cpu");
+    if (device == "auto") {
+        // Nothing chosen yet: the GPU where there is one; else the CPU, and say why, rather
+        // than a first Run that fails to find a device.
+        std::string why;
+        const bool gpu = tp::cuda_device_present(&why);
+        params_->set_cpu(!gpu);
+        Settings::set_device("auto");  // set_cpu saved its choice; keep deciding at each start
+        if (!gpu) no_gpu_note_ = tr("No CUDA device on this machine (%1): Run uses the CPU interpreter at the sample's CPU sizes. "
+                                    "Benchmark, Sweep and Tune need a GPU.")
+                                     .arg(QString::fromStdString(why));
+    } else {
+        params_->set_cpu(device == "cpu");
+    }
     set_theme(Settings::theme());
     update_title();
 }
@@ -151,6 +164,7 @@ void MainWindow::build_docks() {
     connect(params_, &ParametersPanel::settings_changed, this, [this] {
         Settings::set_target(params_->target());
         Settings::set_device(params_->cpu() ? "cpu" : "gpu");
+        update_job_actions();
         charts_->set_target(params_->target());
         request_compile(true);
     });
@@ -193,6 +207,10 @@ void MainWindow::showEvent(QShowEvent* e) {
     // events (and any resize() right after show(), as --screenshot does).
     if (!shown_once_) {
         shown_once_ = true;
+        if (!no_gpu_note_.isEmpty()) {
+            results_->show_message(no_gpu_note_, false);
+            statusBar()->showMessage(no_gpu_note_, 15000);
+        }
         QTimer::singleShot(0, this, &MainWindow::apply_default_layout);
     }
 }
@@ -207,10 +225,12 @@ void MainWindow::apply_default_layout() {
         if (auto* right = findChild<QDockWidget*>("dock_parameters"))
             resizeDocks({right}, {std::clamp(width() / 7, 200, 280)}, Qt::Horizontal);
     }
-    // The splitter is not part of the saved layout. The editor is where the user works: two fifths of the central width, the two code
-    // panes share the rest.
+    // The splitter is not part of the saved layout. The editor is where the user works: at
+    // least 100 columns of code (two fifths of the width when that is more), as long as the
+    // code views keep 420 px; they stack CUDA above PTX when narrow (CodeViewsPanel).
     int w = split_->width();
-    split_->setSizes({w * 2 / 5, w - w * 2 / 5});
+    int editor = std::max(w * 2 / 5, std::min(editor_->width_for_columns(100), w - 420));
+    split_->setSizes({editor, w - editor});
 }
 
 void MainWindow::build_actions() {
@@ -249,8 +269,10 @@ void MainWindow::build_actions() {
         ->setObjectName("action_run");
     act(run, tr("&Benchmark"), QKeySequence(Qt::CTRL | Qt::Key_B), [this] { start_job(RunJob::Kind::Bench); })
         ->setObjectName("action_bench");
-    act(run, tr("&Sweep"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S), [this] { start_job(RunJob::Kind::Sweep); });
-    act(run, tr("&Tune"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_T), [this] { start_job(RunJob::Kind::Tune); });
+    act(run, tr("&Sweep"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S), [this] { start_job(RunJob::Kind::Sweep); })
+        ->setObjectName("action_sweep");
+    act(run, tr("&Tune"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_T), [this] { start_job(RunJob::Kind::Tune); })
+        ->setObjectName("action_tune");
     act(run, tr("&Cancel"), QKeySequence(Qt::CTRL | Qt::Key_Period), [this] {
         runs_->cancel();
         cpu_->cancel();
@@ -275,6 +297,18 @@ void MainWindow::build_actions() {
     for (QAction* a : run->actions())
         if (!a->text().contains("Compile")) tb->addAction(a);
     update_recent_menu();
+    update_job_actions();
+}
+
+// Benchmark, Sweep and Tune time kernels on the GPU: with Run on the CPU they are off, and say
+// why where the user looks (their tooltip).
+void MainWindow::update_job_actions() {
+    const bool gpu = params_ && !params_->cpu();
+    for (const char* name : {"action_bench", "action_sweep", "action_tune"})
+        if (auto* a = findChild<QAction*>(name)) {
+            a->setEnabled(gpu);
+            a->setToolTip(gpu ? a->text().remove('&') : tr("%1 needs a GPU: choose GPU under Run on (Parameters)").arg(a->text().remove('&')));
+        }
 }
 
 void MainWindow::update_recent_menu() {

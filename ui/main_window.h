@@ -78,6 +78,7 @@ private:
     void build_actions();
     void build_docks();
     void apply_default_layout();  // on first show: proportions that favour the code
+    void update_job_actions();    // Benchmark, Sweep and Tune only with Run on a GPU
     void update_title();
     void update_recent_menu();
     // main_window_session.cpp: compile and runs
@@ -119,6 +120,7 @@ private:
     QSplitter* split_ = nullptr;
     bool docks_restored_ = false;  // a saved dock layout was restored: keep its sizes
     bool shown_once_ = false;
+    QString no_gpu_note_;  // said once the window shows: why Run defaults to the CPU
     std::unique_ptr<RecoveryStore> recovery_;
 
     CompileService* compile_ = nullptr;

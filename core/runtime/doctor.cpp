@@ -50,6 +50,8 @@ std::string gib(size_t b) {
 
 }  // namespace
 
+bool cuda_device_present(std::string* why) { return runtime::query_device(0, why).has_value(); }
+
 std::vector<DoctorLine> doctor_report(bool with_torch) {
     std::vector<DoctorLine> out;
     std::string why;

@@ -1,6 +1,7 @@
 // DslEditor: margins are 0 = line numbers, 1 = diagnostic and link marks, 2 = folding.
 #include "editor/dsl_editor.h"
 
+#include <algorithm>
 #include <Qsci/qsciapis.h>
 #include <QRegularExpression>
 #include <QToolTip>
@@ -197,6 +198,17 @@ void DslEditor::on_dwell(int position, int x, int y) {
             msgs << QStringLiteral("<code>T.%1%2</code><br>%3").arg(w, QString::fromLatin1(b->signature).toHtmlEscaped(), QLatin1String(b->doc));
     }
     if (!msgs.isEmpty()) QToolTip::showText(mapToGlobal(QPoint(x, y)), msgs.join("<br>"), this);
+}
+
+int DslEditor::width_for_columns(int columns) {
+    // The lexer's styles set the code font (STYLE_DEFAULT may be another size): the widest of
+    // the first few is what a line of code takes.
+    long digit = 0;
+    for (unsigned long style = 0; style < 16; ++style) digit = std::max(digit, SendScintilla(SCI_TEXTWIDTH, style, "0"));
+    long margins = 0;
+    for (int m = 0; m < 5; ++m) margins += SendScintilla(SCI_GETMARGINWIDTHN, static_cast<unsigned long>(m));
+    // The vertical scroll bar and a little air, so column `columns` is not under it.
+    return static_cast<int>(margins + digit * columns) + 24;
 }
 
 }  // namespace tpui

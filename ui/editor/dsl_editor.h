@@ -28,6 +28,8 @@ public:
     void go_to(int line, int col = 1);
     void toggle_comment();
     int caret_line() const;  // 1-based
+    // Pixels the editor needs to show `columns` characters of code beside its margins.
+    int width_for_columns(int columns);
     const std::vector<Problem>& problems() const { return problems_; }
 
 Q_SIGNALS:

@@ -16,6 +16,10 @@ struct DoctorLine {
 
 std::vector<DoctorLine> doctor_report(bool probe_torch = true);
 
+// Whether this machine has a CUDA device the worker could run on; `why` says why not (no
+// driver, no device) when it has none.
+bool cuda_device_present(std::string* why = nullptr);
+
 // Serves `tilec worker` requests on stdin/stdout until EOF or shutdown; returns the exit code
 // (3 after a sticky CUDA error).
 int serve_worker_stdio(int device, double heartbeat_s);

@@ -27,12 +27,13 @@ CodeViewsPanel::CodeViewsPanel(QWidget* parent) : QWidget(parent) {
     left_->addTab(wrap(ir_, ir_header_, pass_), tr("IR"));
     right_->addTab(wrap(ptx_, ptx_header_), tr("PTX"));
     right_->addTab(wrap(sass_, sass_header_), tr("SASS"));
-    auto* split = new QSplitter(Qt::Horizontal);
-    split->addWidget(left_);
-    split->addWidget(right_);
+    split_ = new QSplitter(Qt::Horizontal);
+    split_->setObjectName("code_views_splitter");
+    split_->addWidget(left_);
+    split_->addWidget(right_);
     auto* l = new QVBoxLayout(this);
     l->setContentsMargins(0, 0, 0, 0);
-    l->addWidget(split);
+    l->addWidget(split_);
     connect(pass_, &QComboBox::currentIndexChanged, this, &CodeViewsPanel::show_pass);
     const std::pair<CodeView*, LinkedView> linked[] = {{cuda_, LinkedView::Cuda}, {ptx_, LinkedView::Ptx}, {sass_, LinkedView::Sass}};
     for (auto [view, kind] : linked)
@@ -53,6 +54,9 @@ QWidget* CodeViewsPanel::wrap(CodeView* v, QLabel*& header, QWidget* extra) {
     row->setContentsMargins(6, 2, 6, 0);
     header = new QLabel;
     header->setTextFormat(Qt::RichText);
+    // The counts may be cut rather than hold the pane (and so the editor) wide.
+    header->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    header->setMinimumWidth(0);
     row->addWidget(header, 1);
     if (extra) row->addWidget(extra);
     l->addLayout(row);
@@ -75,12 +79,14 @@ void CodeViewsPanel::set_result(std::shared_ptr<const tp::CompileResult> r) {
     const tp::CompileResult& c = *result_;
     links_.clear();
     QString empty = c.ok ? QString() : tr("// not generated: the compile stopped with errors (see Problems)");
-    cuda_->set_code(c.cuda.empty() ? empty : QString::fromStdString(c.cuda), c.cuda_lines);
+    // The links carry what the #line directives say; the view shows the code without them.
+    StrippedCuda cuda = strip_line_directives(c.cuda, c.cuda_lines);
+    cuda_->set_code(c.cuda.empty() ? empty : QString::fromStdString(cuda.text), cuda.lines);
     QString no_ptx = !c.cuda.empty() && !c.nvrtc_log.empty() ? "// NVRTC log:\n" + QString::fromStdString(c.nvrtc_log) : empty;
     ptx_->set_code(c.ptx.empty() ? no_ptx : QString::fromStdString(c.ptx), c.ptx_lines);
     SassOutput sass = disassemble(c.cubin, c.file ? QString::fromStdString(c.file->path()) : QString());
     sass_->set_code(sass.text, sass.lines);
-    links_.set_map(LinkedView::Cuda, c.cuda_lines);
+    links_.set_map(LinkedView::Cuda, cuda.lines);
     links_.set_map(LinkedView::Ptx, c.ptx_lines);
     links_.set_map(LinkedView::Sass, sass.lines);
 
@@ -144,6 +150,18 @@ void CodeViewsPanel::apply_theme(const Theme& t, int font_size) {
     theme_ = &t;
     for (CodeView* v : {cuda_, ptx_, sass_, ir_}) v->apply_theme(t, font_size);
     update_headers();
+}
+
+void CodeViewsPanel::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    // Side by side the two panes need room for a line of code each; narrower, CUDA goes above
+    // PTX so each keeps the panel's whole width.
+    const Qt::Orientation o = width() < kSideBySideWidth ? Qt::Vertical : Qt::Horizontal;
+    if (split_->orientation() != o) {
+        split_->setOrientation(o);
+        const int extent = o == Qt::Vertical ? split_->height() : split_->width();
+        split_->setSizes({extent / 2, extent - extent / 2});
+    }
 }
 
 }  // namespace tpui

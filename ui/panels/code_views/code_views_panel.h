@@ -13,6 +13,9 @@ class QComboBox;
 class QLabel;
 class QTabWidget;
 
+class QSplitter;
+class QResizeEvent;
+
 namespace tpui {
 
 class CodeView;
@@ -35,6 +38,9 @@ public:
 Q_SIGNALS:
     void dsl_line_selected(int dsl);  // the caret moved in a generated view
 
+protected:
+    void resizeEvent(QResizeEvent* e) override;
+
 private:
     void show_pass(int index);
     QWidget* wrap(CodeView* v, QLabel*& header, QWidget* extra = nullptr);
@@ -52,6 +58,8 @@ private:
     QLabel* ir_header_;
     QComboBox* pass_;
     QTabWidget* left_;
+    QSplitter* split_ = nullptr;
+    static constexpr int kSideBySideWidth = 760;  // narrower: CUDA above PTX
     QTabWidget* right_;
     const Theme* theme_ = nullptr;
 };
