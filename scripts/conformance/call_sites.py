@@ -1,0 +1,286 @@
+"""Finds the kernel factories of a TileLang example and the arguments its own host code passes.
+
+A factory is found the way tilec finds one (core/eval/factory_scan.cpp): a top-level function
+decorated with tilelang.jit / autotune / T.prim_func, or one that returns an inner
+@T.prim_func. Call sites are gathered by walking the module as Python would run it from
+`if __name__ == "__main__":` (argparse defaults, main(), wrappers it calls), then every other
+top-level function with its own defaults, so the first site found is the one the file runs.
+"""
+import ast
+
+from static_eval import MAX_DEPTH, NOT_MINE, UNKNOWN, ArgParser, Evaluator, Namespace, TensorShape, dotted
+
+
+def decorator_name(d):
+    return dotted(d.func if isinstance(d, ast.Call) else d)
+
+
+def _is_jit(n):
+    return n == "jit" or n.endswith(".jit") or n.endswith("lazy_jit")
+
+
+def _is_autotune(n):
+    return n == "autotune" or n.endswith(".autotune")
+
+
+def _is_prim(n):
+    return n.endswith("prim_func")
+
+
+class Factory:
+    """One kernel factory: its parameters, defaults, eager tensor parameters and T.const symbols."""
+
+    def __init__(self, fn):
+        decos = [decorator_name(d) for d in fn.decorator_list]
+        self.node = fn
+        self.name = fn.name
+        self.autotune = any(_is_autotune(d) for d in decos)
+        self.prim_only = any(_is_prim(d) for d in decos)
+        self.params, self.default_nodes = [], {}
+        self.tensor_dims = self._eager_tensors(fn)
+        self.symbols = self._const_symbols(fn)
+        if self.prim_only:
+            return  # a module-level @T.prim_func: tensors only, nothing to bind
+        a = fn.args
+        positional = a.posonlyargs + a.args
+        first_default = len(positional) - len(a.defaults)
+        for i, arg in enumerate(positional):
+            self.params.append(arg.arg)
+            if i >= first_default:
+                self.default_nodes[arg.arg] = a.defaults[i - first_default]
+        for arg, d in zip(a.kwonlyargs, a.kw_defaults):
+            self.params.append(arg.arg)
+            if d is not None:
+                self.default_nodes[arg.arg] = d
+
+    def defaults(self, ev, module_env):
+        """Default values, read in the module's globals once its top level has run."""
+        return {k: ev.value(d, module_env) for k, d in self.default_nodes.items()}
+
+    @staticmethod
+    def _eager_tensors(fn):
+        """`A: T.Tensor((M, K), dtype)` (or `T.Tensor[(M, K), dtype]`) declarations: name -> dim nodes."""
+        out, assigned = {}, {}
+        for s in fn.body:
+            if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+                assigned[s.targets[0].id] = s.value  # `q_shape = [batch, seq_len, heads, dim]`
+            if not (isinstance(s, ast.AnnAssign) and s.value is None and isinstance(s.target, ast.Name)):
+                continue
+            ann = s.annotation
+            if isinstance(ann, ast.Call) and ann.args:
+                shape = ann.args[0]
+            elif isinstance(ann, ast.Subscript):
+                sl = ann.slice
+                shape = sl.elts[0] if isinstance(sl, ast.Tuple) and sl.elts else sl
+            else:
+                continue
+            if not dotted(ann.func if isinstance(ann, ast.Call) else ann.value).endswith(("Tensor", "Buffer")):
+                continue
+            if isinstance(shape, ast.Name) and shape.id in assigned:
+                shape = assigned[shape.id]
+            out[s.target.id] = shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else [shape]
+        return out
+
+    @staticmethod
+    def _const_symbols(fn):
+        out = []
+        for s in fn.body:
+            if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) and s.value.args:
+                name = dotted(s.value.func)
+                text = s.value.args[0]
+                if name.endswith((".const", ".dynamic", ".symbolic")) and isinstance(text, ast.Constant) and isinstance(text.value, str):
+                    out += [t for t in text.value.replace(",", " ").split() if t not in out]
+        return out
+
+    def bind(self, call, ev, env):
+        """Parameter values of one call site (positional, keywords, **dict, tensor shapes)."""
+        bound = {}
+        positional = [p for p in self.params]
+        for i, a in enumerate(call.args):
+            if isinstance(a, ast.Starred) or i >= len(positional):
+                break
+            v = ev.value(a, env)
+            if isinstance(v, TensorShape) and positional[i] in self.tensor_dims:
+                self._bind_shape(positional[i], v, bound)
+            elif v is not UNKNOWN:
+                bound[positional[i]] = v
+        for k in call.keywords:
+            v = ev.value(k.value, env)
+            if k.arg is None:
+                if isinstance(v, dict):
+                    bound.update({kk: vv for kk, vv in v.items() if kk in self.params or kk in self.symbols})
+            elif isinstance(v, TensorShape) and k.arg in self.tensor_dims:
+                self._bind_shape(k.arg, v, bound)
+            elif v is not UNKNOWN and (k.arg in self.params or k.arg in self.symbols):
+                bound[k.arg] = v
+        return bound
+
+    def _bind_shape(self, tensor, shape, bound):
+        dims = self.tensor_dims[tensor]
+        if len(dims) != len(shape.shape):
+            return
+        for d, n in zip(dims, shape.shape):
+            if isinstance(d, ast.Name) and d.id in self.symbols:
+                bound.setdefault(d.id, n)
+
+
+def find_factories(module):
+    out = []
+    for s in module.body:
+        if not isinstance(s, ast.FunctionDef):
+            continue
+        decos = [decorator_name(d) for d in s.decorator_list]
+        inner = any(isinstance(b, ast.FunctionDef) and any(_is_prim(decorator_name(d)) for d in b.decorator_list) for b in s.body)
+        if any(d.startswith("triton.") for d in decos):
+            continue  # Triton baselines some examples time against: not TileLang kernels
+        if inner or any(_is_jit(d) or _is_autotune(d) or _is_prim(d) for d in decos):
+            out.append(Factory(s))
+    return out
+
+
+class Ctx(Namespace):
+    """The ctx of a torch.autograd.Function: what forward saves, backward reads."""
+
+
+class Walker:
+    """Runs the module's host code symbolically and records (factory, bound args, line) per call."""
+
+    def __init__(self, module, factories):
+        self.ev = Evaluator(module, self.hook)
+        self.factories = {f.name: f for f in factories}
+        self.functions = {s.name: s for s in module.body if isinstance(s, ast.FunctionDef) and s.name not in self.factories}
+        self.autograd = {s.name: {m.name: m for m in s.body if isinstance(m, ast.FunctionDef)}
+                         for s in module.body if isinstance(s, ast.ClassDef)}
+        self.sites = []  # (factory name, bound dict, line, origin)
+        self.site_calls = []  # id of each site's call node, parallel to sites
+        self.walked = set()
+        self.depth, self.origin = 0, "__main__"
+
+    def run(self, module):
+        env = {"__name__": "__main__"}
+        self.globals = env
+        self.block(module.body, env)
+        for name, fn in self.functions.items():
+            if name not in self.walked:
+                self.origin = name
+                self.call_function(fn, [], {})
+        return env
+
+    def hook(self, call, fname, args, kwargs, env):
+        f = call.func
+        if isinstance(f, ast.Attribute) and f.attr == "compile" and isinstance(f.value, ast.Name):
+            f = f.value
+        if isinstance(f, ast.Name) and f.id in self.factories and f.id not in env:
+            self.record(call, self.factories[f.id], env)
+            return UNKNOWN
+        if self.depth >= MAX_DEPTH:
+            return NOT_MINE
+        if isinstance(f, ast.Name) and f.id in self.functions and f.id not in env:
+            return self.call_function(self.functions[f.id], args, kwargs)
+        parts = fname.split(".")
+        if len(parts) == 2 and parts[1] == "apply" and "forward" in self.autograd.get(parts[0], {}):
+            methods, ctx = self.autograd[parts[0]], Ctx()
+            out = self.call_function(methods["forward"], [ctx] + args, kwargs)
+            if "backward" in methods:
+                self.call_function(methods["backward"], [ctx], {})
+            return out
+        return NOT_MINE
+
+    def record(self, call, fac, env):
+        self.sites.append((fac.name, fac.bind(call, self.ev, env), call.lineno, self.origin))
+        self.site_calls.append(id(call))
+
+    def block(self, stmts, env):
+        for s in stmts:
+            if "__return__" in env:
+                return
+            self.stmt(s, env)
+
+    def stmt(self, s, env):
+        ev, mark = self.ev, len(self.sites)
+        if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and s.value is not None:
+            if isinstance(s, ast.AugAssign):
+                v = ev.value(ast.BinOp(left=ast.Name(id=getattr(s.target, "id", ""), ctx=ast.Load()), op=s.op, right=s.value), env)
+                targets = [s.target]
+            else:
+                v = ev.value(s.value, env)
+                targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+            self.scan(s.value, env, mark)
+            for t in targets:
+                self.assign(t, v, env)
+        elif isinstance(s, (ast.Expr, ast.Return)) and s.value is not None:
+            call = s.value
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+                base = env.get(dotted(call.func.value))
+                if call.func.attr == "add_argument" and isinstance(base, ArgParser):
+                    return base.add_argument(call, env, ev)
+                if call.func.attr == "save_for_backward" and isinstance(base, Ctx):
+                    base["saved_tensors"] = tuple(ev.value(a, env) for a in call.args)
+                    return
+            v = ev.value(s.value, env)
+            self.scan(s.value, env, mark)
+            if isinstance(s, ast.Return):
+                env["__return__"] = v
+        elif isinstance(s, ast.If):
+            t = ev.value(s.test, env)
+            if t is UNKNOWN:
+                self.block(s.body, env)
+                env.pop("__return__", None)
+                self.block(s.orelse, env)
+            else:
+                self.block(s.body if t else s.orelse, env)
+        elif isinstance(s, ast.For):
+            it = ev.value(s.iter, env)
+            self.assign(s.target, it[0] if isinstance(it, (list, tuple)) and it else UNKNOWN, env)
+            self.block(s.body, env)
+        elif isinstance(s, (ast.While, ast.With)):
+            self.block(s.body, env)
+        elif isinstance(s, ast.Try):
+            self.block(s.body, env)
+        elif isinstance(s, ast.FunctionDef) and self.depth > 0:
+            env[s.name] = UNKNOWN
+
+    def assign(self, target, value, env):
+        if isinstance(target, ast.Name):
+            env[target.id] = value
+        elif isinstance(target, ast.Attribute) and isinstance(env.get(dotted(target.value)), Namespace):
+            env[dotted(target.value)][target.attr] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            vals = value if isinstance(value, (tuple, list)) and len(value) == len(target.elts) else [UNKNOWN] * len(target.elts)
+            for t, v in zip(target.elts, vals):
+                self.assign(t, v, env)
+
+    def scan(self, node, env, mark):
+        """Factory calls in node the evaluator did not reach (lambdas, f-strings, short-circuits)."""
+        reached = set(self.site_calls[mark:])
+        for n in ast.walk(node):
+            if isinstance(n, ast.Call) and id(n) not in reached:
+                f = n.func
+                if isinstance(f, ast.Attribute) and f.attr == "compile" and isinstance(f.value, ast.Name):
+                    f = f.value
+                if isinstance(f, ast.Name) and f.id in self.factories and f.id not in env:
+                    self.record(n, self.factories[f.id], env)
+
+    def call_function(self, fn, args, kwargs):
+        self.walked.add(fn.name)
+        env = dict(self.globals)  # a function sees the module's globals as they are when it is called
+        a = fn.args
+        positional = a.posonlyargs + a.args
+        first_default = len(positional) - len(a.defaults)
+        for i, p in enumerate(positional):
+            if i < len(args):
+                env[p.arg] = args[i]
+            elif p.arg in kwargs:
+                env[p.arg] = kwargs[p.arg]
+            elif i >= first_default:
+                env[p.arg] = self.ev.value(a.defaults[i - first_default], env)
+            else:
+                env[p.arg] = UNKNOWN
+        for p, d in zip(a.kwonlyargs, a.kw_defaults):
+            env[p.arg] = kwargs.get(p.arg, self.ev.value(d, env) if d is not None else UNKNOWN)
+        self.depth += 1
+        try:
+            self.block(fn.body, env)
+        finally:
+            self.depth -= 1
+        return env.get("__return__", UNKNOWN)

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Writes tests/conformance/manifest.json: every kernel factory in TileLang's examples/, with the
+arguments the example itself uses (its own size) and a small size for the CPU interpreter.
+
+usage: gen_manifest.py SOURCE [--tilec TILEC] [-o OUT]
+SOURCE is a TileLang checkout or a bare git repository (HEAD:examples is read through a
+temporary extraction; no TileLang file is copied anywhere). TILEC, when given, fills the
+parameters an @autotune factory leaves to its search space with the first config
+`tilec tune --dry-run` keeps. Standard library only.
+"""
+import argparse
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from call_sites import Walker, find_factories  # noqa: E402
+from static_eval import UNKNOWN, DType  # noqa: E402
+from small_size import small_args  # noqa: E402
+
+# Instructions and memories that exist only on sm_100 / sm_120 (Blackwell): tensor memory,
+# tcgen05 MMAs, block-scaled fp4. Kernels using them are counted apart, not as our failures.
+SM100_MARKERS = re.compile(r"\b(alloc_tmem|tcgen05\w*|T\.tmem\w*|WSPipeline|nvfp4|sm_?1[02]0a?)\b")
+
+
+def render(v):
+    """A value as tilec's -D text (core/eval/factory.cpp parse_define reads it back), or None."""
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, DType):
+        return v.name
+    if isinstance(v, str):
+        return v if v and not v[0] in "([{" else None
+    if v is None:
+        return "None"
+    if isinstance(v, (tuple, list)):
+        parts = [render(x) for x in v]
+        if any(p is None for p in parts):
+            return None
+        parts = ["T." + x.name if isinstance(x, DType) else p for x, p in zip(v, parts)]
+        inner = ", ".join(parts) + ("," if isinstance(v, tuple) and len(v) == 1 else "")
+        return ("(%s)" if isinstance(v, tuple) else "[%s]") % inner
+    return None
+
+
+def examples_dir(source, tmp):
+    if os.path.isdir(os.path.join(source, "examples")) and not source.endswith(".git"):
+        return os.path.join(source, "examples")
+    archive = subprocess.run(["git", "-C", source, "archive", "HEAD", "examples"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+    return os.path.join(tmp, "examples")
+
+
+def autotune_first(tilec, path, kernel, args):
+    """The first config tilec's own autotune-space evaluation keeps, as {name: -D text}."""
+    cmd = [tilec, "tune", "--dry-run", "--json", path, "-k", kernel, "--arch", "sm_90a"]
+    for k, v in args.items():
+        cmd += ["-D", "%s=%s" % (k, v)]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout
+        doc = json.loads(out[out.index("{"):])
+    except (subprocess.TimeoutExpired, ValueError):
+        return {}
+    for c in doc.get("configs", []):
+        if c.get("kept", c.get("ok", True)) and isinstance(c.get("config"), dict):
+            return {k: str(v) for k, v in c["config"].items()}
+    return {}
+
+
+def entry_for(fac, sites, ev, module_env, text, rel, tilec, path):
+    defaults = fac.defaults(ev, module_env)
+    needed = [p for p in fac.params if p not in fac.tensor_dims] + fac.symbols
+    best, best_site = None, None
+    for name, bound, line, origin in sites:
+        if name != fac.name:
+            continue
+        known = {**{k: v for k, v in defaults.items() if v is not UNKNOWN}, **bound}
+        missing = [p for p in needed if p not in known and p not in fac.default_nodes]
+        if best is None or len(missing) < len(best[1]):
+            best, best_site = (known, missing), (line, origin)
+        if not missing:
+            break
+    if best is None:
+        known = {k: v for k, v in defaults.items() if v is not UNKNOWN}
+        best = (known, [p for p in needed if p not in known and p not in fac.default_nodes])
+    known, missing = best
+    args = {k: render(v) for k, v in known.items() if k in needed}
+    args = {k: v for k, v in args.items() if v is not None}
+    src = "call at line %d (%s)" % best_site if best_site else "defaults"
+    if missing and fac.autotune and tilec:
+        tuned = autotune_first(tilec, path, fac.name, args)
+        args.update({k: v for k, v in tuned.items() if k in missing})
+        missing = [m for m in missing if m not in tuned]
+        src += ", first autotune config"
+    fn_src = ast.get_source_segment(text, fac.node) or ""
+    sm100 = SM100_MARKERS.search(fn_src) or (SM100_MARKERS.search(text) and re.search(r"sm_?1[02]0|tcgen", rel))
+    e = {"id": "%s:%s" % (rel, fac.name), "file": rel, "kernel": fac.name, "line": fac.node.lineno, "from": src,
+         "args": args, "small": small_args(args, needed)}
+    if missing:
+        e["unresolved"] = missing
+    if sm100:
+        e["needs"] = "sm_100a"
+    return e
+
+
+def manifest_entries(exdir, tilec):
+    entries = []
+    for root, _, files in sorted(os.walk(exdir)):
+        for f in sorted(files):
+            if not f.endswith(".py"):
+                continue
+            path = os.path.join(root, f)
+            rel = os.path.relpath(path, exdir)
+            text = open(path, encoding="utf-8").read()
+            try:
+                module = ast.parse(text)
+            except SyntaxError:
+                continue
+            factories = find_factories(module)
+            if not factories:
+                continue
+            walker = Walker(module, factories)
+            module_env = walker.run(module)
+            ev = walker.ev
+            for fac in factories:
+                entries.append(entry_for(fac, walker.sites, ev, module_env, text, rel, tilec, path))
+    entries.sort(key=lambda e: (e["file"], e["line"]))
+    return entries
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("source")
+    ap.add_argument("--tilec")
+    ap.add_argument("-o", "--out", default="-")
+    a = ap.parse_args()
+    commit = subprocess.run(["git", "-C", a.source, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    with tempfile.TemporaryDirectory() as tmp:
+        entries = manifest_entries(examples_dir(a.source, tmp), a.tilec)
+    lines = ['{"tilelang_commit": %s,' % json.dumps(commit or "unknown"),
+             ' "generated_by": "scripts/conformance/gen_manifest.py",',
+             ' "entries": [']
+    lines += ["  " + json.dumps(e, sort_keys=False) + ("," if i + 1 < len(entries) else "") for i, e in enumerate(entries)]
+    lines += [" ]}"]
+    out = "\n".join(lines) + "\n"
+    if a.out == "-":
+        sys.stdout.write(out)
+    else:
+        with open(a.out, "w", encoding="utf-8") as fh:
+            fh.write(out)
+    print("%d kernel factories, %d with every parameter resolved" % (len(entries), sum("unresolved" not in e for e in entries)),
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

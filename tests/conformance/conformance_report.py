@@ -1,0 +1,81 @@
+"""Tables of a conformance run (run_conformance.py): by folder, totals and the blockers that stop
+the most kernels, as plain text or Markdown."""
+import collections
+import re
+
+COLUMNS = ("kernels", "sm100", "unresolved", "sm_80", "sm_90a", "both", "cpu")
+
+
+def _passes(r, arch):
+    return r.get(arch) == "ok" or (arch == "sm_80" and r.get(arch) == "n/a" and r.get("sm_90a") == "ok")
+
+
+def row(results):
+    c = dict.fromkeys(COLUMNS, 0)
+    for r in results:
+        c["kernels"] += 1
+        if r.get("needs"):
+            c["sm100"] += 1
+            continue
+        if r["status"] in ("unresolved", "missing"):
+            c["unresolved"] += 1
+            continue
+        c["sm_80"] += _passes(r, "sm_80")
+        c["sm_90a"] += _passes(r, "sm_90a")
+        c["both"] += _passes(r, "sm_80") and _passes(r, "sm_90a")
+        c["cpu"] += r.get("cpu") == "ok"
+    return c
+
+
+def totals(results):
+    c = row(results)
+    ours = c["kernels"] - c["sm100"]
+    return {"kernels": c["kernels"], "ours": ours, "compile_sm80": c["sm_80"], "compile_sm90a": c["sm_90a"],
+            "compile_both": c["both"], "cpu_small": c["cpu"],
+            "sm100_diagnosed": sum(r.get("status") == "diagnosed" for r in results)}
+
+
+def _fmt(rows, markdown):
+    if markdown:
+        out = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * len(rows[0])]
+        out += ["| " + " | ".join(str(x) for x in r) + " |" for r in rows[1:]]
+        return "\n".join(out)
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(str(x).ljust(w) if i == 0 else str(x).rjust(w) for i, (x, w) in enumerate(zip(r, widths)))
+                     for r in rows)
+
+
+def folder_table(results, markdown=False):
+    by = collections.defaultdict(list)
+    for r in results:
+        by[r["folder"]].append(r)
+    rows = [("folder",) + COLUMNS]
+    for folder in sorted(by):
+        c = row(by[folder])
+        rows.append((folder,) + tuple(c[k] for k in COLUMNS))
+    c = row(results)
+    rows.append(("TOTAL",) + tuple(c[k] for k in COLUMNS))
+    ours = c["kernels"] - c["sm100"]
+    note = ("\nsm100: needs sm_100a/sm_120 (counted apart); unresolved: arguments not found in the file; "
+            "sm_80 counts a kernel refused there with FeatureNeedsTarget (fp8) when sm_90a compiles.\n"
+            "of %d sm_80/sm_90 kernels: both targets %d (%.0f%%), CPU at the small size %d (%.0f%%)"
+            % (ours, c["both"], 100.0 * c["both"] / max(ours, 1), c["cpu"], 100.0 * c["cpu"] / max(ours, 1)))
+    return _fmt(rows, markdown) + note
+
+
+def _template(msg):
+    """A message without its numbers, so one blocker seen at several sizes counts once."""
+    return re.sub(r"\b\d+\b", "N", msg)[:140]
+
+
+def blockers(results, markdown=False, top=25):
+    kernels = collections.Counter()
+    for r in results:
+        seen = set()
+        for key in ("error", "cpu_error"):
+            if r.get(key) and r.get("status") != "diagnosed":
+                seen.add(_template(r[key]))
+        for s in seen:
+            kernels[s] += 1
+    rows = [("kernels", "first error")] + [(n, m) for m, n in kernels.most_common(top)]
+    return "blockers (first error of each failing kernel):\n" + _fmt(rows, markdown)

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Runs the conformance manifest: every kernel factory of TileLang's examples/ compiled for sm_80
+and sm_90a (tilec compile --emit ptx, then ptxas), and run at its small size on the CPU
+interpreter. Prints a table by folder, the totals and the most common blockers, and enforces
+the ratchet (the counts that pass may only go up). Standard library only.
+
+usage: run_conformance.py --source TILELANG --tilec TILEC [--cuda CUDA_HOME] [--manifest M]
+                          [--ratchet R] [--subset every:N | folders:a,b] [--jobs 2] [--update-ratchet]
+TILELANG is a checkout or a bare git repository; its examples are extracted to a temporary
+directory for the run (never into this tree). Without it the run prints [SKIP].
+"""
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from conformance_report import blockers, folder_table, totals  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ARCHS = ("sm_80", "sm_90a")
+CPU_ARCH = "sm_90"  # the interpreter runs the traced Tile IR; sm_90 admits fp8 and keeps mma.sync lowering
+
+
+def examples_dir(source, tmp):
+    if os.path.isdir(os.path.join(source, "examples")):
+        return os.path.join(source, "examples")
+    if not os.path.isdir(source):
+        return None
+    archive = subprocess.run(["git", "-C", source, "archive", "HEAD", "examples"], capture_output=True)
+    if archive.returncode != 0:
+        return None
+    subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+    return os.path.join(tmp, "examples")
+
+
+def run(cmd, timeout):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stdout + p.stderr
+    except subprocess.TimeoutExpired:
+        return "timeout", ""
+
+
+def first_error(log):
+    """The first diagnostic line (`file:line:col: error: message [Kind]`) without its location."""
+    for line in log.splitlines():
+        if ": error: " in line:
+            return line.split(": error: ", 1)[1].strip()
+        if line.startswith(("error:", "internal compiler error", "ptxas")):
+            return line.strip()
+    tail = [ln for ln in log.splitlines() if ln.strip()]
+    return tail[-1].strip() if tail else "no output"
+
+
+def defines(args):
+    out = []
+    for k, v in args.items():
+        out += ["-D", "%s=%s" % (k, v)]
+    return out
+
+
+def check_entry(e, exdir, opts, tmp):
+    res = {"id": e["id"], "folder": e["file"].split("/")[0] if "/" in e["file"] else ".", "needs": e.get("needs")}
+    path = os.path.join(exdir, e["file"])
+    if not os.path.isfile(path):
+        res.update(status="missing", error="file not in this TileLang copy")
+        return res
+    if e.get("unresolved"):
+        res.update(status="unresolved", error="arguments not found in the file: " + ", ".join(e["unresolved"]))
+        return res
+    base = [opts.tilec, "compile", path, "-k", e["kernel"]] + defines(e["args"])
+    if e.get("needs"):
+        rc, log = run(base + ["--arch", "sm_90a", "--emit", "ptx", "-o", os.devnull], opts.timeout)
+        clear = rc == 1 and e["needs"] in log
+        res.update(status="diagnosed" if clear else "undiagnosed", error=None if clear else first_error(log))
+        return res
+    stem = os.path.join(tmp, e["id"].replace("/", "_").replace(":", "_"))
+    for arch in ARCHS:
+        rc, log = run(base + ["--arch", arch, "--emit", "ptx", "-o", stem + arch + ".ptx"], opts.timeout)
+        if rc == 0:
+            prc, plog = run([opts.ptxas, "-arch=" + arch, stem + arch + ".ptx", "-o", stem + arch + ".cubin"], opts.timeout * 2)
+            res[arch] = "ok" if prc == 0 else "ptxas"
+            if prc != 0:
+                res.setdefault("error", "ptxas " + arch + ": " + first_error(plog))
+        elif rc == 1 and "[FeatureNeedsTarget]" in log and arch == "sm_80":
+            res[arch] = "n/a"  # e.g. fp8 needs sm_89: the honest answer for this target
+        else:
+            res[arch] = "timeout" if rc == "timeout" else ("internal" if rc == 3 else "fail")
+            res.setdefault("error", first_error(log) if rc != "timeout" else "compile timed out")
+        for ext in (".ptx", ".cubin"):
+            if os.path.exists(stem + arch + ext):
+                os.remove(stem + arch + ext)
+    cmd = [opts.tilec, "run", "--device", "cpu", "--arch", CPU_ARCH, "--threads", "1", "--timeout", str(opts.cpu_timeout),
+           path, "-k", e["kernel"]] + defines(e["small"])
+    rc, log = run(cmd, opts.cpu_timeout + 30)
+    res["cpu"] = "ok" if rc == 0 else ("timeout" if rc == "timeout" else "fail")
+    if rc != 0:
+        res["cpu_error"] = first_error(log) if rc != "timeout" else "CPU run timed out"
+    res["status"] = "checked"
+    return res
+
+
+def select(entries, subset):
+    if not subset:
+        return entries
+    kind, _, arg = subset.partition(":")
+    if kind == "every":
+        n = int(arg)
+        return entries[::n]
+    if kind == "folders":
+        wanted = set(arg.split(","))
+        return [e for e in entries if e["file"].split("/")[0] in wanted]
+    raise SystemExit("unknown --subset " + subset)
+
+
+def enforce_ratchet(path, key, counts, update):
+    """counts may only go up; returns the failures. The ratchet is kept per subset key."""
+    counts = {k: v for k, v in counts.items() if k not in ("kernels", "ours")}  # sizes, not passes
+    doc = json.load(open(path)) if os.path.exists(path) else {}
+    floor = doc.get(key, {})
+    fails = ["%s: %d pass now, the ratchet says at least %d" % (k, counts[k], v) for k, v in floor.items() if counts.get(k, 0) < v]
+    if update and not fails:
+        doc[key] = {k: max(counts[k], floor.get(k, 0)) for k in counts}
+        with open(path, "w") as fh:
+            json.dump(doc, fh, indent=2, sort_keys=True)
+            fh.write("\n")
+        print("ratchet %s updated: %s" % (key, doc[key]))
+    return fails
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--source", default="")
+    ap.add_argument("--tilec", required=True)
+    ap.add_argument("--cuda", default="/usr/local/cuda")
+    ap.add_argument("--manifest", default=os.path.join(HERE, "manifest.json"))
+    ap.add_argument("--ratchet", default=os.path.join(HERE, "ratchet.json"))
+    ap.add_argument("--subset", default="")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=int, default=60, help="seconds per compile (ptxas gets twice that)")
+    ap.add_argument("--cpu-timeout", type=int, default=60, help="seconds per CPU interpreter run")
+    ap.add_argument("--update-ratchet", action="store_true")
+    ap.add_argument("--json", help="also write every entry's result here")
+    ap.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
+    opts = ap.parse_args()
+    opts.ptxas = os.path.join(opts.cuda, "bin", "ptxas")
+    if not os.access(opts.ptxas, os.X_OK):
+        print("[SKIP] no ptxas at " + opts.ptxas)
+        return 0
+    manifest = json.load(open(opts.manifest))
+    with tempfile.TemporaryDirectory() as tmp:
+        exdir = examples_dir(opts.source, tmp) if opts.source else None
+        if not exdir:
+            print("[SKIP] no TileLang examples at " + (opts.source or "<unset>"))
+            return 0
+        entries = select(manifest["entries"], opts.subset)
+        print("conformance: %d of %d manifest entries (TileLang %s), %d jobs" %
+              (len(entries), len(manifest["entries"]), manifest["tilelang_commit"][:12], opts.jobs), flush=True)
+        start = time.time()
+        with cf.ThreadPoolExecutor(opts.jobs) as pool:
+            results = list(pool.map(lambda e: check_entry(e, exdir, opts, tmp), entries))
+    print(folder_table(results, opts.markdown))
+    print(blockers(results, opts.markdown))
+    counts = totals(results)
+    print("totals: " + ", ".join("%s %d" % kv for kv in counts.items()) + " (%.0f s)" % (time.time() - start))
+    if opts.json:
+        with open(opts.json, "w") as fh:
+            json.dump(results, fh, indent=1)
+    fails = enforce_ratchet(opts.ratchet, opts.subset or "all", counts, opts.update_ratchet)
+    for f in fails:
+        print("FAIL ratchet " + f)
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
