@@ -258,6 +258,7 @@ Value Evaluator::call(const Value& f, CallArgs& args) {
             return Value::expr(ir::make_cast(f.dt, to_expr(v, r.span(0)), args.span));
         }
         case VK::Opaque:
+            if (auto v = call_host_shim(*this, f.as<OpaqueObj>()->what, args)) return *v;
             fail(DiagKind::UnsupportedConstruct, args.func_span, {f.as<OpaqueObj>()->what, "; it is host code the kernel evaluator does not run"});
         default:
             fail(DiagKind::TypeMismatch, args.func_span, {type_name(f) + " is not callable"});

@@ -24,6 +24,10 @@ void register_tile_math(std::vector<TileBuiltin>& out);    // exp, max, cast, if
 std::optional<Value> tile_attr(Evaluator& ev, const std::string& name, Span span);
 std::vector<std::string> tile_names();
 
+// Host helpers answered at trace time (tilelang.math, tvm.DataType / tir.const, device
+// queries from the target), keyed by the opaque callee's dotted name; nullopt for any other.
+std::optional<Value> call_host_shim(Evaluator& ev, const std::string& what, CallArgs& args);
+
 // A T.Kernel(...) call evaluated in a `with` item.
 struct KernelSpecObj : Obj {
     std::vector<ir::Expr> grid;

@@ -1,0 +1,92 @@
+// Host helpers TileLang examples call while building a kernel, answered at trace time: the
+// `tilelang.math` helpers, `tvm.DataType` / `tvm.tir.const` (and TileLang's `tvm.tirx`), and
+// device queries, which a compiler answers from the target it compiles for rather than from
+// a GPU that may not be there. Everything else from torch/tvm stays opaque (eval_call.cpp).
+#include "eval/interp.h"
+#include "eval/tile_internal.h"
+
+namespace tp::eval {
+
+namespace {
+
+// `tilelang.math.next_power_of_2(x)`: `1 << (x - 1).bit_length()`, as TileLang defines it
+// (so 0 gives 2 and 1 gives 1).
+Value next_power_of_2(Evaluator& ev, CallArgs& a, const std::string& name) {
+    ArgReader r(ev, a, name, {"x"});
+    int64_t x = ev.as_int(r.require(0), r.span(0), "x");
+    int64_t m = x - 1;
+    uint64_t mag = m < 0 ? static_cast<uint64_t>(-(m + 1)) : static_cast<uint64_t>(m);  // Python's bit_length of m
+    int bits = 0;
+    while (mag >> bits) ++bits;
+    if (m < 0 && bits == 0) bits = 1;
+    if (bits >= 62) ev.fail(DiagKind::IntegerOverflow, a.span, {name});
+    return Value::integer(int64_t{1} << bits);
+}
+
+Value cdiv(Evaluator& ev, CallArgs& a, const std::string& name) {
+    ArgReader r(ev, a, name, {"a", "b"});
+    const Value& x = r.require(0);
+    const Value& y = r.require(1);
+    if (ev.is_ir(x) || ev.is_ir(y)) {
+        CallArgs fwd = a;
+        return ev.call(*tile_attr(ev, "ceildiv", a.span), fwd);
+    }
+    int64_t n = ev.as_int(x, r.span(0), "a"), d = ev.as_int(y, r.span(1), "b");
+    if (d == 0) ev.fail(DiagKind::PythonException, a.span, {"ZeroDivisionError: integer division or modulo by zero"});
+    int64_t p = n + d - 1, q = p / d;  // TileLang's `(a + b - 1) // b`, with Python's floor division
+    return Value::integer(p % d != 0 && ((p < 0) != (d < 0)) ? q - 1 : q);
+}
+
+// `tvm.DataType("float16")` / `DataType(T.float16)`: the dtype itself (its `.bits` etc.).
+Value data_type(Evaluator& ev, CallArgs& a, const std::string& name) {
+    ArgReader r(ev, a, name, {"dtype"});
+    return Value::dtype(ev.as_dtype(r.require(0), r.span(0)));
+}
+
+// `tvm.tir.const(value, dtype)`: a typed constant, as `T.uint32(value)` makes one.
+Value tir_const(Evaluator& ev, CallArgs& a, const std::string& name) {
+    ArgReader r(ev, a, name, {"value", "dtype"});
+    Value dt = r.get(1) ? Value::dtype(ev.as_dtype(*r.get(1), r.span(1)))
+                        : Value::dtype(r.require(0).kind == VK::Float ? ir::DataType::float32() : ir::DataType::int32());
+    CallArgs c;
+    c.span = a.span;
+    c.func_span = a.func_span;
+    c.pos = {r.require(0)};
+    c.pos_spans = {r.span(0)};
+    return ev.call(dt, c);
+}
+
+// `torch.cuda.get_device_capability()`: the compute capability of the target, e.g. (9, 0)
+// for sm_90a, so examples that pick their configs by architecture pick the target's.
+Value device_capability(Evaluator& ev, CallArgs& a, const std::string&) {
+    int cc = 0;
+    for (char c : ev.target)
+        if (c >= '0' && c <= '9') cc = cc * 10 + (c - '0');
+    return Value::tuple({Value::integer(cc / 10), Value::integer(cc % 10)});
+}
+
+using ShimFn = Value (*)(Evaluator&, CallArgs&, const std::string&);
+
+ShimFn find_shim(const std::string& what) {
+    static const std::pair<const char*, ShimFn> shims[] = {
+        {"tilelang.math.next_power_of_2", next_power_of_2},
+        {"tilelang.math.cdiv", cdiv},
+        {"tvm.DataType", data_type},
+        {"tvm.tir.const", tir_const},
+        {"tvm.tirx.const", tir_const},
+        {"torch.cuda.get_device_capability", device_capability},
+    };
+    for (const auto& [name, fn] : shims)
+        if (what == name) return fn;
+    return nullptr;
+}
+
+}  // namespace
+
+std::optional<Value> call_host_shim(Evaluator& ev, const std::string& what, CallArgs& args) {
+    ShimFn fn = find_shim(what);
+    if (!fn) return std::nullopt;
+    return fn(ev, args, what);
+}
+
+}  // namespace tp::eval
