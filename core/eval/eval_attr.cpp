@@ -142,6 +142,9 @@ std::optional<Value> Evaluator::try_getattr(const Value& v, const std::string& n
 Value Evaluator::getattr(const Value& v, const std::string& name, Span span) {
     if (auto r = try_getattr(v, name, span)) return *r;
     if (v.kind == VK::Module && v.as<ModuleObj>()->mod == ModuleKind::TileLang) {
+        // Tensor memory and tcgen05 MMAs exist only on Blackwell: say so rather than "unknown".
+        if (name.find("tmem") != std::string::npos || name.rfind("tcgen05", 0) == 0)
+            fail(DiagKind::FeatureNeedsTarget, span, {"`T." + name + "`", "sm_100a (Blackwell tensor memory and tcgen05)", target});
         std::string m = closest_match(name, tile_names());
         fail(DiagKind::UnknownTileFunction, span, {name, m.empty() ? "" : "; did you mean `T." + m + "`"});
     }
