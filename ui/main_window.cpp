@@ -9,6 +9,8 @@
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <Qsci/qsciscintilla.h>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -51,10 +53,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     compile_->set_delay_ms(Settings::compile_delay_ms());
     runs_ = new RunService(this);
     tune_ = new TuneService(this);
-    if (!Settings::tilec_path().isEmpty()) {
-        runs_->set_command(Settings::tilec_path(), {"worker"});
-        tune_->set_command(Settings::tilec_path(), {"worker"});
-    }
+    // Run and Tune start the same tilec: the configured one, else the one beside this build
+    // (RunService::default_tilec; the core's lookup from a bare path missed the build tree).
+    const QString tilec = Settings::tilec_path().isEmpty() ? RunService::default_tilec() : Settings::tilec_path();
+    runs_->set_command(tilec, {"worker"});
+    tune_->set_command(tilec, {"worker"});
     cpu_ = new CpuRunner(this);
 
     editor_ = new DslEditor;
@@ -251,6 +254,21 @@ void MainWindow::build_actions() {
     act(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    // The editor's own bindings already do these; the menu makes them findable (and works
+    // from a code view, where Copy copies the view's selection).
+    act(edit, tr("&Undo"), QKeySequence::Undo, [this] { editor_->undo(); });
+    act(edit, tr("&Redo"), QKeySequence::Redo, [this] { editor_->redo(); });
+    edit->addSeparator();
+    act(edit, tr("Cu&t"), QKeySequence::Cut, [this] { editor_->cut(); });
+    // Copy and Select all act on the focused code view when one has the focus, else the editor.
+    auto focused_text = [this]() -> QsciScintilla* {
+        auto* view = qobject_cast<QsciScintilla*>(QApplication::focusWidget());
+        return view ? view : editor_;
+    };
+    act(edit, tr("&Copy"), QKeySequence::Copy, [focused_text] { focused_text()->copy(); });
+    act(edit, tr("&Paste"), QKeySequence::Paste, [this] { editor_->paste(); });
+    act(edit, tr("Select &all"), QKeySequence::SelectAll, [focused_text] { focused_text()->selectAll(); });
+    edit->addSeparator();
     act(edit, tr("&Find"), QKeySequence::Find, [this] { find_->show_find(false); });
     act(edit, tr("Find and &replace"), QKeySequence(Qt::CTRL | Qt::Key_H), [this] { find_->show_find(true); });
     act(edit, tr("Find &next"), QKeySequence::FindNext, [this] { find_->find_next(true); });
@@ -291,6 +309,14 @@ void MainWindow::build_actions() {
     });
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     act(help, tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_F1), [this] { ShortcutsDialog(actions(), this).exec(); });
+    act(help, tr("&About TilePlay"), QKeySequence(), [this] {
+        QMessageBox::about(this, tr("About TilePlay"),
+                           tr("<b>TilePlay %1</b><p>A playground for TileLang kernels: write them, see the CUDA, PTX and "
+                              "SASS they become, run, check and tune them. Its own C++ compiler (no Python, no TVM); "
+                              "Qt %2, QScintilla, Qt Charts and the CUDA toolkit.</p><p>The same work from a terminal: "
+                              "<code>tilec --help</code>.</p>")
+                               .arg(QStringLiteral(TILEPLAY_VERSION), QString::fromLatin1(qVersion())));
+    });
 
     auto* tb = addToolBar(tr("Run"));
     tb->setObjectName("toolbar_run");

@@ -70,7 +70,7 @@ std::string default_tilec_path() {
         size_t slash = self.rfind('/');
         std::string dir = self.substr(0, slash == std::string::npos ? 0 : slash);
         if (self.substr(slash + 1) == "tilec") return self;
-        for (const char* rel : {"/tilec", "/../app/cli/tilec", "/app/cli/tilec"}) {
+        for (const char* rel : {"/tilec", "/../cli/tilec", "/../app/cli/tilec", "/app/cli/tilec"}) {
             std::string cand = dir + rel;
             if (::access(cand.c_str(), X_OK) == 0) return cand;
         }

@@ -132,6 +132,36 @@ private Q_SLOTS:
         QVERIFY(!w.findChild<ParametersPanel*>()->cpu());
     }
 
+    // Edit has Undo/Redo/Cut/Copy/Paste/Select all acting on the editor, Help an About; with Run
+    // on the CPU, Benchmark, Sweep and Tune are off and say why.
+    void edit_menu_help_and_gpu_only_actions() {
+        MainWindow w;
+        w.editor()->setText("abc");
+        w.editor()->setCursorPosition(0, 3);
+        w.editor()->insert("def");
+        QCOMPARE(w.editor()->text(), QString("abcdef"));
+        auto action = [&w](const QString& text) {
+            for (QAction* a : w.findChildren<QAction*>())
+                if (a->text() == text) return a;
+            return static_cast<QAction*>(nullptr);
+        };
+        QVERIFY(action("&Undo") && action("&Redo") && action("Cu&t") && action("&Copy") && action("&Paste") && action("Select &all"));
+        action("&Undo")->trigger();
+        QCOMPARE(w.editor()->text(), QString("abc"));
+        action("&Redo")->trigger();
+        QCOMPARE(w.editor()->text(), QString("abcdef"));
+        QVERIFY(action("&About TilePlay"));
+        auto* params = w.findChild<ParametersPanel*>();
+        params->set_cpu(true);
+        auto* bench = w.findChild<QAction*>("action_bench");
+        QVERIFY(!bench->isEnabled());
+        QVERIFY(bench->toolTip().contains("needs a GPU"));
+        QVERIFY(!w.findChild<QAction*>("action_sweep")->isEnabled());
+        params->set_cpu(false);
+        QVERIFY(bench->isEnabled());
+        w.editor()->setModified(false);
+    }
+
     void charts_export() {
         QTemporaryDir dir;
         BarChart c("Latency", "ms", true);
