@@ -45,6 +45,40 @@ bool flag(const ir::PrimFunc& f, std::initializer_list<const char*> names) {
     return false;
 }
 
+// Whether the baseline expression transposes operand `name` ("a" / "b"): `B.T`, `B.t()`,
+// `B.mT`, `B.transpose(...)` (torch._scaled_mm(A, B.t(), ...), `A @ B.T`).
+bool expr_transposes(const std::string& baseline, const std::string& name) {
+    const std::string s = strip_spaces(lower(baseline));
+    auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (const char* suffix : {".t", ".mt", ".transpose"}) {
+        const std::string pat = name + suffix;
+        for (size_t at = s.find(pat); at != std::string::npos; at = s.find(pat, at + 1)) {
+            const bool starts = at == 0 || !ident(s[at - 1]);
+            const size_t end = at + pat.size();
+            const bool ends = end == s.size() || !ident(s[end]);
+            if (starts && ends) return true;
+        }
+    }
+    return false;
+}
+
+// The transposes under which A (2-D) times B (2-D) gives C's shape, when plain A @ B does not.
+void gemm_layout_from_shapes(const HostTensor& a, const HostTensor& b, const HostTensor& c, bool& ta, bool& tb) {
+    if (a.shape.size() != 2 || b.shape.size() != 2 || c.shape.size() != 2) return;
+    auto fits = [&](bool x, bool y) {
+        int64_t m = x ? a.shape[1] : a.shape[0], ka = x ? a.shape[0] : a.shape[1];
+        int64_t kb = y ? b.shape[1] : b.shape[0], n = y ? b.shape[0] : b.shape[1];
+        return ka == kb && m == c.shape[0] && n == c.shape[1];
+    };
+    if (fits(false, false)) return;
+    for (auto [x, y] : {std::pair{false, true}, std::pair{true, false}, std::pair{true, true}})
+        if (fits(x, y)) {
+            ta = x;
+            tb = y;
+            return;
+        }
+}
+
 }  // namespace
 
 ReferenceResult cpu_reference(const std::vector<std::string>& baselines, const ir::PrimFunc& f,
@@ -84,6 +118,17 @@ ReferenceResult cpu_reference(const std::vector<std::string>& baselines, const i
     }
     bool ta = flag(f, {"trans_A", "transpose_A", "trans_a", "transpose_a"});
     bool tb = flag(f, {"trans_B", "transpose_B", "trans_b", "transpose_b"});
+    // No parameter says so, but the shapes do: B stored [N][K] (fp8 GEMMs, `A @ B.T` peers) or
+    // A stored [K][M] is the only reading under which the product and C fit.
+    if ((r.name == "gemm" || r.name == "gemm_bias_gelu") && !ta && !tb) {
+        for (const auto& b : baselines)
+            if (classify(b) == r.name) {
+                ta = expr_transposes(b, "a");
+                tb = expr_transposes(b, "b");
+                break;
+            }
+        if (!ta && !tb) gemm_layout_from_shapes(*in[0], *in[1], out, ta, tb);
+    }
     try {
         if (r.name == "gemm") r.expected = reference::gemm(*in[0], *in[1], ta, tb, out.dtype);
         else if (r.name == "gemm_bias_gelu") r.expected = reference::gemm_bias_gelu(*in[0], *in[1], *in[2], ta, tb, out.dtype);
