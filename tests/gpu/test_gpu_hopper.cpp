@@ -105,40 +105,18 @@ TEST(GpuHopper, SampleTilesOnOneWarpgroupWithInterleavedBlocks) {
     run_checked(c, hopper_sample("gemm.py", {{"M", "520"}, {"N", "384"}, {"K", "200"}}, {}), 128);
 }
 
-// C staged by the kernel through shared memory, as TileLang's own examples write it: the tile
+// C staged by the kernel through shared memory (tests/gpu/data/staged_gemm.py), as TileLang's
+// own examples write it: the tile
 // leaves by one thread's TMA store after the consumers' fence and barrier; edge tiles clipped by
 // the tensor map. Persistent too, where the next tile's writes into C_shared must wait for the
 // store to have read it.
-const char* kStaged = R"(import tilelang
-import tilelang.language as T
-
-@tilelang.jit(out_idx=[-1])
-def staged(M, N, K, block_M=128, block_N=256, block_K=64):
-    @T.prim_func
-    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"), C: T.Tensor((M, N), "float16")):
-        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=256) as (bx, by):
-            A_shared = T.alloc_shared((block_M, block_K), "float16")
-            B_shared = T.alloc_shared((block_K, block_N), "float16")
-            C_shared = T.alloc_shared((block_M, block_N), "float16")
-            C_local = T.alloc_fragment((block_M, block_N), "float")
-            T.clear(C_local)
-            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=3):
-                T.copy(A[by * block_M, k * block_K], A_shared)
-                T.copy(B[k * block_K, bx * block_N], B_shared)
-                T.gemm(A_shared, B_shared, C_local)
-            T.copy(C_local, C_shared)
-            T.copy(C_shared, C[by * block_M, bx * block_N])
-    return main
-)";
-
 TEST(GpuHopper, SharedTileStoredByTma) {
     tp::WorkerClient c;
     if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
     for (const char* persistent : {"false", "true"}) {
         SCOPED_TRACE(persistent);
         tp::LoadSpec s;
-        s.path = "staged.py";
-        s.source = kStaged;
+        s.path = source_dir() + "/tests/gpu/data/staged_gemm.py";
         s.target = "sm_90a";
         s.defines = {{"M", "1000"}, {"N", "1800"}, {"K", "136"}};
         s.pass_configs = {{"tp.persistent", persistent}};

@@ -124,34 +124,11 @@ TEST(Hopper, ElementwiseEpilogueRunsOnTheConsumers) {
     EXPECT_LT(r.cuda.find("tp::wgmma_wait<0>()"), r.cuda.find("tp::gelu_erf("));
 }
 
-const char* kSharedEpilogue = R"(import tilelang
-import tilelang.language as T
-
-@tilelang.jit(out_idx=[-1])
-def staged(M=1024, N=1024, K=1024, block_M=128, block_N=256, block_K=64):
-    @T.prim_func
-    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"), C: T.Tensor((M, N), "float16")):
-        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=256) as (bx, by):
-            A_shared = T.alloc_shared((block_M, block_K), "float16")
-            B_shared = T.alloc_shared((block_K, block_N), "float16")
-            C_shared = T.alloc_shared((block_M, block_N), "float16")
-            C_local = T.alloc_fragment((block_M, block_N), "float")
-            T.clear(C_local)
-            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=3):
-                T.copy(A[by * block_M, k * block_K], A_shared)
-                T.copy(B[k * block_K, bx * block_N], B_shared)
-                T.gemm(A_shared, B_shared, C_local)
-            T.copy(C_local, C_shared)
-            T.copy(C_shared, C[by * block_M, bx * block_N])
-    return main
-)";
-
 TEST(Hopper, EpilogueThroughSharedMemoryUsesTheConsumersBarrier) {
     // Staging C through shared memory needs a barrier among the consumers only: named barrier
     // 1 over their 256 threads, never __syncthreads (the producer warpgroup would not come).
     CompileRequest req;
-    req.path = "staged.py";
-    req.source = kSharedEpilogue;
+    req.path = std::string(TILEPLAY_SOURCE_DIR) + "/tests/gpu/data/staged_gemm.py";
     req.target = "sm_90a";
     req.stop_after = Stage::Cuda;
     CompileResult r = compile(req);
