@@ -69,9 +69,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     el->addWidget(editor_, 1);
     el->addWidget(find_);
     welcome_ = new WelcomePanel;
+    welcome_->setFocusPolicy(Qt::StrongFocus);
     left_ = new QStackedWidget;
     left_->addWidget(welcome_);
     left_->addWidget(editor_box);
+    // The welcome page takes the keyboard while it covers the editor: keys typed there must
+    // not land in a hidden file (and be autosaved).
+    connect(left_, &QStackedWidget::currentChanged, this, [this](int index) {
+        if (left_->widget(index) == welcome_) welcome_->setFocus();
+        else editor_->setFocus();
+    });
     views_ = new CodeViewsPanel;
     split_ = new QSplitter(Qt::Horizontal);
     split_->setObjectName("central_splitter");
@@ -210,6 +217,7 @@ void MainWindow::showEvent(QShowEvent* e) {
     // events (and any resize() right after show(), as --screenshot does).
     if (!shown_once_) {
         shown_once_ = true;
+        if (left_->currentWidget() == welcome_) welcome_->setFocus();
         if (!no_gpu_note_.isEmpty()) {
             results_->show_message(no_gpu_note_, false);
             statusBar()->showMessage(no_gpu_note_, 15000);

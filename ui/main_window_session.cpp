@@ -39,6 +39,14 @@ tp::CompileRequest MainWindow::make_request() const {
 }
 
 void MainWindow::request_compile(bool now) {
+    // An empty, unnamed document (the first start) has nothing to compile: no "no kernel found"
+    // error as the first thing a new user sees.
+    if (path_.isEmpty() && editor_->text().trimmed().isEmpty()) {
+        problems_model_->set_problems({});
+        editor_->set_problems({});
+        statusBar()->showMessage(tr("Open a sample from the welcome page, or start a kernel with File > New"));
+        return;
+    }
     header_ = tp::parse_sample_header(editor_->text().toStdString());
     tp::CompileRequest req = make_request();
     if (now) compile_->compile_now(req);

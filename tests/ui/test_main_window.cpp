@@ -15,6 +15,7 @@
 #include "charts/charts.h"
 #include "editor/dsl_editor.h"
 #include "main_window.h"
+#include "models/problems_model.h"
 #include "panels/parameters/parameters_panel.h"
 #include "panels/welcome/welcome_panel.h"
 #include "settings.h"
@@ -130,6 +131,34 @@ private Q_SLOTS:
         Settings::set_device("gpu");
         MainWindow w;
         QVERIFY(!w.findChild<ParametersPanel*>()->cpu());
+    }
+
+    // The first start (no file): no compile error, and keys typed while the welcome page covers
+    // the editor do not land in it.
+    void first_start_is_quiet_and_welcome_takes_the_keys() {
+        Settings::set_last_file(QString());
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* welcome = w.findChild<WelcomePanel*>();
+        auto* stack = qobject_cast<QStackedWidget*>(welcome->parentWidget());
+        QVERIFY(stack);
+        QCOMPARE(stack->currentWidget(), static_cast<QWidget*>(welcome));
+        QTest::qWait(100);
+        QCOMPARE(w.findChild<ProblemsModel*>()->rowCount(), 0);
+        // A file open, then the welcome page shown again (View > Welcome page): typing goes
+        // to the page, not into the file behind it.
+        QVERIFY(w.open_file(QStringLiteral(TILEPLAY_SOURCE_DIR "/samples/vector_add.py")));
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget*>(w.editor()));
+        const QString before = w.editor()->text();
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text() == "&Welcome page") a->trigger();
+        QCOMPARE(stack->currentWidget(), static_cast<QWidget*>(welcome));
+        QTest::keyClicks(QApplication::focusWidget(), "#x");
+        QCOMPARE(w.editor()->text(), before);
+        QVERIFY(!w.editor()->isModified());
     }
 
     // Edit has Undo/Redo/Cut/Copy/Paste/Select all acting on the editor, Help an About; with Run
