@@ -233,6 +233,19 @@ Value Evaluator::subscript(const Value& v, const Value& idx, Span span, Span idx
             return Value::make(VK::TypeObj, r);
         }
         case VK::Opaque: return v;
+        case VK::Builtin: {
+            // T.Tensor[shape, dtype] / T.Buffer[...] annotations: the same as calling them.
+            auto* b = v.as<BuiltinObj>();
+            if (b->name == "T.Tensor" || b->name == "T.Buffer") {
+                CallArgs args;
+                args.pos = idx.kind == VK::Tuple ? items_of(idx) : std::vector<Value>{idx};
+                args.pos_spans.assign(args.pos.size(), idx_span);
+                args.span = span;
+                args.func_span = span;
+                return b->fn(*this, args);
+            }
+            fail(DiagKind::TypeMismatch, span, {type_name(v) + " is not subscriptable"});
+        }
         default:
             fail(DiagKind::TypeMismatch, span, {type_name(v) + " is not subscriptable"});
     }

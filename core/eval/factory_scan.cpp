@@ -54,6 +54,13 @@ std::string source_text(const ast::Module& m, Span s) {
     return b > a ? m.file->text().substr(a, b - a) : std::string();
 }
 
+// The callee an annotation names: `T.Tensor` for `T.Tensor((M, K), dtype)` and for the
+// subscript form `T.Tensor[(M, K), dtype]` alike.
+std::string tensor_annotation_name(const ast::Expr& e) {
+    if (auto* s = e.as<ast::Subscript>()) return decorator_name(*s->value);
+    return decorator_name(e);
+}
+
 // `A: T.Tensor(...)` declarations (no value) at the top of an eager factory body.
 std::vector<std::string> annotated_tensors(const ast::FunctionDef& f) {
     std::vector<std::string> out;
@@ -61,7 +68,7 @@ std::vector<std::string> annotated_tensors(const ast::FunctionDef& f) {
         auto* a = s->as<ast::AnnAssign>();
         if (!a || a->value) continue;
         auto* n = a->target->as<ast::Name>();
-        std::string ann = decorator_name(*a->annotation);
+        std::string ann = tensor_annotation_name(*a->annotation);
         if (n && (ends_with(ann, "Tensor") || ends_with(ann, "Buffer"))) out.push_back(n->id);
     }
     return out;
@@ -100,7 +107,7 @@ namespace {
 std::string kind_of(const ast::Arg& a, const ast::Expr* dflt, bool tensor) {
     if (tensor) return "tensor";
     if (a.annotation) {
-        std::string n = decorator_name(*a.annotation);
+        std::string n = tensor_annotation_name(*a.annotation);
         if (n == "int" || n == "float" || n == "bool" || n == "str") return n;
         if (ends_with(n, "dtype")) return "dtype";
         if (ends_with(n, "Tensor") || ends_with(n, "Buffer")) return "tensor";
