@@ -8,12 +8,15 @@
 #include <QStackedWidget>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QDir>
 #include <QSettings>
 #include <QtTest>
 
 #include "charts/charts.h"
 #include "editor/dsl_editor.h"
+#include "panels/charts/charts_panel.h"
+#include "models/sweep_model.h"
 #include "main_window.h"
 #include "models/problems_model.h"
 #include "panels/parameters/parameters_panel.h"
@@ -189,6 +192,20 @@ private Q_SLOTS:
         params->set_cpu(false);
         QVERIFY(bench->isEnabled());
         w.editor()->setModified(false);
+    }
+
+    // With nothing measured, the Charts panel's export buttons are off and an export writes no
+    // blank file.
+    void charts_panel_exports_nothing_when_empty() {
+        QTemporaryDir dir;
+        SweepModel model;
+        ChartsPanel panel(&model);
+        auto* png = panel.findChild<QToolButton*>("export_png");
+        QVERIFY(png && !png->isEnabled());
+        QVERIFY(png->toolTip().contains("nothing to export"));
+        QVERIFY(!panel.export_png(dir.filePath("blank.png")));
+        QVERIFY(!QFile::exists(dir.filePath("blank.png")));
+        QVERIFY(!panel.export_csv(dir.filePath("blank.csv")));
     }
 
     void charts_export() {

@@ -3,6 +3,7 @@
 
 #include <QFileDialog>
 #include <QHBoxLayout>
+#include <QMessageBox>
 #include <QTabWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -23,9 +24,11 @@ ChartsPanel::ChartsPanel(SweepModel* model, QWidget* parent) : QWidget(parent), 
     tabs_->addTab(tflops_, tr("TFLOP/s"));
     tabs_->addTab(roofline_, tr("Roofline"));
     // The export buttons sit beside the tabs, not in a row of their own under the chart.
-    auto* png = new QToolButton;
+    auto* png = png_ = new QToolButton;
+    png->setObjectName("export_png");
     png->setText(tr("Export PNG…"));
-    auto* csv = new QToolButton;
+    auto* csv = csv_ = new QToolButton;
+    csv->setObjectName("export_csv");
     csv->setText(tr("Export CSV…"));
     auto* corner = new QWidget;
     auto* row = new QHBoxLayout(corner);
@@ -38,16 +41,17 @@ ChartsPanel::ChartsPanel(SweepModel* model, QWidget* parent) : QWidget(parent), 
     l->addWidget(tabs_, 1);
     connect(png, &QToolButton::clicked, this, [this] {
         QString p = QFileDialog::getSaveFileName(this, tr("Export chart"), "chart.png", tr("PNG images (*.png)"));
-        if (!p.isEmpty()) export_png(p);
+        if (!p.isEmpty() && !export_png(p)) QMessageBox::warning(this, tr("Export chart"), tr("cannot write `%1`").arg(p));
     });
     connect(csv, &QToolButton::clicked, this, [this] {
         QString p = QFileDialog::getSaveFileName(this, tr("Export data"), "sweep.csv", tr("CSV files (*.csv)"));
-        if (!p.isEmpty()) export_csv(p);
+        if (!p.isEmpty() && !export_csv(p)) QMessageBox::warning(this, tr("Export data"), tr("cannot write `%1`").arg(p));
     });
     connect(model_, &QAbstractItemModel::rowsInserted, this, &ChartsPanel::refresh);
     connect(model_, &QAbstractItemModel::modelReset, this, &ChartsPanel::refresh);
     connect(model_, &SweepModel::peersChanged, this, &ChartsPanel::refresh);
     set_target("sm_90a");
+    refresh();
 }
 
 void ChartsPanel::set_target(const QString& target) {
@@ -87,16 +91,22 @@ void ChartsPanel::refresh() {
     latency_->set_note(model_->best_peer_summary());
     tflops_->set_note(model_->best_peer_summary());
     roofline_->set_points(std::move(pts));
+    // Nothing measured yet: an export would write blank axes.
+    const bool any = model_->rowCount() > 0;
+    for (QToolButton* b : {png_, csv_}) {
+        b->setEnabled(any);
+        b->setToolTip(any ? QString() : tr("Run a Sweep (or a Benchmark) first: there is nothing to export yet"));
+    }
 }
 
 bool ChartsPanel::export_png(const QString& path) {
     auto* c = qobject_cast<ChartWidget*>(tabs_->currentWidget());
-    return c && c->save_png(path);
+    return c && model_->rowCount() > 0 && c->save_png(path);
 }
 
 bool ChartsPanel::export_csv(const QString& path) {
     auto* c = qobject_cast<ChartWidget*>(tabs_->currentWidget());
-    return c && c->save_csv(path);
+    return c && model_->rowCount() > 0 && c->save_csv(path);
 }
 
 }  // namespace tpui

@@ -7,6 +7,8 @@
 
 class QTabWidget;
 
+class QToolButton;
+
 namespace tpui {
 
 class BarChart;
@@ -27,6 +29,8 @@ public:
 private:
     SweepModel* model_;
     QTabWidget* tabs_;
+    QToolButton* png_ = nullptr;
+    QToolButton* csv_ = nullptr;
     BarChart* latency_;
     BarChart* tflops_;
     RooflineChart* roofline_;
