@@ -18,6 +18,7 @@
 #include "panels/charts/charts_panel.h"
 #include "models/sweep_model.h"
 #include "main_window.h"
+#include "models/parameters_model.h"
 #include "models/problems_model.h"
 #include "panels/parameters/parameters_panel.h"
 #include "panels/welcome/welcome_panel.h"
@@ -191,6 +192,24 @@ private Q_SLOTS:
         QVERIFY(!w.findChild<QAction*>("action_sweep")->isEnabled());
         params->set_cpu(false);
         QVERIFY(bench->isEnabled());
+        w.editor()->setModified(false);
+    }
+
+    // A parameter changed from the file's value is marked in the panel and resets to it.
+    void parameter_overrides_are_marked_and_reset() {
+        MainWindow w;
+        QVERIFY(w.open_file(QStringLiteral(TILEPLAY_SOURCE_DIR "/samples/vector_add.py")));
+        auto* params = w.findChild<ParametersPanel*>();
+        QTRY_VERIFY(params->findChild<QToolButton*>("param_reset_N") != nullptr);
+        auto* reset = params->findChild<QToolButton*>("param_reset_N");
+        auto* label = params->findChild<QLabel*>("param_label_N");
+        QVERIFY(reset->isHidden());
+        w.findChild<ParametersModel*>()->set_value("N", "1000");
+        QVERIFY(!reset->isHidden());
+        QVERIFY(label->text().contains("<b>N</b>"));
+        reset->click();
+        QVERIFY(reset->isHidden());
+        QVERIFY(!label->text().contains("<b>"));
         w.editor()->setModified(false);
     }
 

@@ -101,6 +101,14 @@ private Q_SLOTS:
         m.set_factory(gemm_factory(), {{"M", "4096"}});
         QCOMPARE(m.index(1, 1).data().toString(), QString("64"));
         QVERIFY(!(m.flags(m.index(0, 0)) & Qt::ItemIsEditable));
+        // Overrides are marked against what the file says, and reset to it.
+        QVERIFY(m.index(1, 1).data(ParametersModel::OverriddenRole).toBool());
+        QVERIFY(!m.index(0, 1).data(ParametersModel::OverriddenRole).toBool());  // the header's M
+        QVERIFY(m.index(1, 1).data(Qt::ToolTipRole).toString().contains("this compile uses 64"));
+        QVERIFY(m.reset_value("block_M"));
+        QCOMPARE(m.index(1, 1).data().toString(), m.index(1, 1).data(ParametersModel::FileValueRole).toString());
+        QVERIFY(!m.index(1, 1).data(ParametersModel::OverriddenRole).toBool());
+        QCOMPARE(edited.count(), 3);
     }
 
     void results_gpu_and_cpu() {

@@ -48,6 +48,7 @@ void ParametersModel::set_factory(const tp::FactoryInfo& f,
         r.value = r.kind == "dtype" || r.kind == "str" ? strip_quotes(r.default_text) : r.default_text;
         for (const auto& [k, v] : preset)
             if (k == p.name) r.value = QString::fromStdString(v);
+        r.file_value = r.value;
         for (const auto& old : rows_)
             if (old.name == r.name && old.kind == r.kind && old.default_text == r.default_text) r.value = old.value;
         next.push_back(std::move(r));
@@ -60,6 +61,12 @@ void ParametersModel::set_factory(const tp::FactoryInfo& f,
 bool ParametersModel::set_value(const QString& name, const QString& value) {
     for (size_t i = 0; i < rows_.size(); ++i)
         if (rows_[i].name == name) return setData(index(int(i), Value), value);
+    return false;
+}
+
+bool ParametersModel::reset_value(const QString& name) {
+    for (const auto& r : rows_)
+        if (r.name == name) return set_value(name, r.file_value);
     return false;
 }
 
@@ -90,9 +97,14 @@ QVariant ParametersModel::data(const QModelIndex& index, int role) const {
         case KindRole: return r.kind;
         case DefaultRole: return r.default_text;
         case ChoicesRole: return choices_for(r.kind, r.value);
-        case Qt::ToolTipRole:
-            return r.required ? tr("%1 (%2, required)").arg(r.name, r.kind)
-                              : tr("%1 (%2), default %3").arg(r.name, r.kind, r.default_text);
+        case OverriddenRole: return r.overridden();
+        case FileValueRole: return r.file_value;
+        case Qt::ToolTipRole: {
+            QString t = r.required ? tr("%1 (%2, required)").arg(r.name, r.kind)
+                                   : tr("%1 (%2), default %3").arg(r.name, r.kind, r.default_text);
+            if (r.overridden()) t += tr("; the file says %1, this compile uses %2").arg(r.file_value.isEmpty() ? tr("nothing") : r.file_value, r.value);
+            return t;
+        }
         case Qt::DisplayRole:
         case Qt::EditRole: return index.column() == Name ? r.name : r.value;
     }

@@ -17,14 +17,16 @@ struct ParameterRow {
     QString kind;          // "int", "float", "bool", "dtype", "str", "tensor", "any"
     QString default_text;  // Python default ("" when required)
     QString value;         // what the user sees and edits
+    QString file_value;    // what the file says (its header's args, else the default)
     bool required = false;
+    bool overridden() const { return value != file_value; }
 };
 
 class ParametersModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column { Name, Value, ColumnCount };
-    enum Role { KindRole = Qt::UserRole + 1, ChoicesRole, DefaultRole };
+    enum Role { KindRole = Qt::UserRole + 1, ChoicesRole, DefaultRole, OverriddenRole, FileValueRole };
 
     using QAbstractTableModel::QAbstractTableModel;
 
@@ -36,6 +38,8 @@ public:
     // No rows: another document is opened, and none of this one's values may carry over.
     void clear();
     bool set_value(const QString& name, const QString& value);
+    // Back to what the file says (an edit: values_edited is emitted).
+    bool reset_value(const QString& name);
     // Values that differ from the Python default (and every required one that is set).
     std::vector<std::pair<std::string, std::string>> values_as_defines() const;
 

@@ -6,6 +6,9 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QToolButton>
+#include <QSignalBlocker>
+#include <QHBoxLayout>
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <limits>
@@ -42,6 +45,9 @@ ParametersPanel::ParametersPanel(ParametersModel* model, QWidget* parent) : QWid
         if (!updating_) Q_EMIT settings_changed();
     });
     connect(model_, &QAbstractItemModel::modelReset, this, &ParametersPanel::rebuild_fields);
+    connect(model_, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& from, const QModelIndex& to) {
+        for (int row = from.row(); row <= to.row(); ++row) mark_row(row);
+    });
     connect(model_, &ParametersModel::values_edited, this, &ParametersPanel::settings_changed);
 }
 
@@ -66,8 +72,28 @@ void ParametersPanel::set_target(const QString& t) { target_->setCurrentText(t);
 bool ParametersPanel::cpu() const { return device_->currentData().toString() == "cpu"; }
 void ParametersPanel::set_cpu(bool cpu) { device_->setCurrentIndex(cpu ? 1 : 0); }
 
+// A value that differs from the file's is marked (bold name, a dot) and gets a reset button;
+// the field shows the model's value (after a reset, the file's again).
+void ParametersPanel::mark_row(int row) {
+    if (row < 0 || row >= int(rows_.size())) return;
+    const RowWidgets& w = rows_[size_t(row)];
+    QModelIndex idx = model_->index(row, ParametersModel::Value);
+    const bool changed = idx.data(ParametersModel::OverriddenRole).toBool();
+    const QString name = model_->index(row, ParametersModel::Name).data().toString();
+    w.label->setText(changed ? QStringLiteral("<b>%1</b> •").arg(name.toHtmlEscaped()) : name.toHtmlEscaped());
+    w.label->setToolTip(idx.data(Qt::ToolTipRole).toString());
+    w.reset->setVisible(changed);
+    w.reset->setToolTip(tr("Back to the file's value, %1").arg(idx.data(ParametersModel::FileValueRole).toString()));
+    const QString value = idx.data(Qt::EditRole).toString();
+    QSignalBlocker block(w.field);
+    if (auto* s = qobject_cast<QSpinBox*>(w.field); s && s->value() != value.toInt()) s->setValue(value.toInt());
+    if (auto* c = qobject_cast<QComboBox*>(w.field); c && c->currentText() != value) c->setCurrentText(value);
+    if (auto* e = qobject_cast<QLineEdit*>(w.field); e && e->text() != value) e->setText(value);
+}
+
 void ParametersPanel::rebuild_fields() {
     while (fields_->rowCount() > 0) fields_->removeRow(0);
+    rows_.clear();
     for (int row = 0; row < model_->rowCount(); ++row) {
         QModelIndex idx = model_->index(row, ParametersModel::Value);
         QString kind = idx.data(ParametersModel::KindRole).toString();
@@ -99,7 +125,22 @@ void ParametersPanel::rebuild_fields() {
             w = e;
         }
         w->setToolTip(idx.data(Qt::ToolTipRole).toString());
-        fields_->addRow(name, w);
+        auto* label = new QLabel(name);
+        label->setObjectName("param_label_" + name);
+        auto* reset = new QToolButton;
+        reset->setObjectName("param_reset_" + name);
+        reset->setText(QStringLiteral("↺"));
+        reset->setAutoRaise(true);
+        connect(reset, &QToolButton::clicked, this, [this, name] { model_->reset_value(name); });
+        auto* cell = new QWidget;
+        auto* h = new QHBoxLayout(cell);
+        h->setContentsMargins(0, 0, 0, 0);
+        h->setSpacing(2);
+        h->addWidget(w, 1);
+        h->addWidget(reset);
+        fields_->addRow(label, cell);
+        rows_.push_back({label, reset, w});
+        mark_row(row);
     }
 }
 

@@ -11,6 +11,9 @@
 class QComboBox;
 class QFormLayout;
 
+class QLabel;
+class QToolButton;
+
 namespace tpui {
 
 class ParametersModel;
@@ -33,6 +36,13 @@ Q_SIGNALS:
 
 private:
     void rebuild_fields();
+    void mark_row(int row);
+    struct RowWidgets {
+        QLabel* label;
+        QToolButton* reset;
+        QWidget* field;
+    };
+    std::vector<RowWidgets> rows_;
 
     ParametersModel* model_;
     QComboBox* kernel_;
