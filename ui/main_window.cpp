@@ -175,6 +175,7 @@ void MainWindow::build_docks() {
         Settings::set_target(params_->target());
         Settings::set_device(params_->cpu() ? "cpu" : "gpu");
         update_job_actions();
+        update_cpu_note();
         charts_->set_target(params_->target());
         request_compile(true);
     });

@@ -79,6 +79,7 @@ private:
     void build_docks();
     void apply_default_layout();  // on first show: proportions that favour the code
     void update_job_actions();    // Benchmark, Sweep and Tune only with Run on a GPU
+    void update_cpu_note();       // the sizes a CPU run will use, under the parameters
     void update_title();
     void update_recent_menu();
     // main_window_session.cpp: compile and runs

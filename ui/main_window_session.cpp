@@ -74,6 +74,7 @@ void MainWindow::on_compiled(CompileResultPtr r, quint64) {
     params_->set_factories(c.factories, current);
     for (const auto& f : c.factories)
         if (QString::fromStdString(f.name) == params_->kernel()) params_model_->set_factory(f, header_.args);
+    update_cpu_note();
 
     // Front end and back end stages by name; the passes summed into one entry.
     QStringList parts;
@@ -263,6 +264,19 @@ void MainWindow::update_output_title() {
     if (!d) return;
     int n = output_log_->line_count();
     d->setWindowTitle(n ? tr("Output (%1)").arg(n) : tr("Output"));
+}
+
+// With Run on the CPU, values left at the header's GPU sizes run at its cpu-args instead (see
+// start_job): the panel says which, so what runs is not a surprise.
+void MainWindow::update_cpu_note() {
+    QStringList used;
+    if (params_->cpu())
+        for (const auto& [k, v] : header_.cpu_args) {
+            const QString name = QString::fromStdString(k);
+            for (const auto& r : params_model_->rows())
+                if (r.name == name && !r.overridden() && r.value != QString::fromStdString(v)) used << name + "=" + QString::fromStdString(v);
+        }
+    params_->set_note(used.isEmpty() ? QString() : tr("Run on the CPU uses the header's CPU sizes for these: %1").arg(used.join(", ")));
 }
 
 }  // namespace tpui

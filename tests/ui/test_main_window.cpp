@@ -200,13 +200,19 @@ private Q_SLOTS:
         MainWindow w;
         QVERIFY(w.open_file(QStringLiteral(TILEPLAY_SOURCE_DIR "/samples/vector_add.py")));
         auto* params = w.findChild<ParametersPanel*>();
+        params->set_cpu(true);
         QTRY_VERIFY(params->findChild<QToolButton*>("param_reset_N") != nullptr);
+        // On the CPU, N left at the header's GPU size runs at its cpu-args: the panel says so.
+        auto* note = params->findChild<QLabel*>("parameters_note");
+        QTRY_VERIFY(!note->isHidden());
+        QVERIFY(note->text().contains("N=100000"));
         auto* reset = params->findChild<QToolButton*>("param_reset_N");
         auto* label = params->findChild<QLabel*>("param_label_N");
         QVERIFY(reset->isHidden());
         w.findChild<ParametersModel*>()->set_value("N", "1000");
         QVERIFY(!reset->isHidden());
         QVERIFY(label->text().contains("<b>N</b>"));
+        QTRY_VERIFY(note->isHidden());  // an override runs as typed, on the CPU too
         reset->click();
         QVERIFY(reset->isHidden());
         QVERIFY(!label->text().contains("<b>"));

@@ -34,6 +34,11 @@ ParametersPanel::ParametersPanel(ParametersModel* model, QWidget* parent) : QWid
     auto* sep = new QLabel(tr("<b>Parameters</b>"));
     l->addWidget(sep);
     l->addLayout(fields_);
+    note_ = new QLabel;
+    note_->setObjectName("parameters_note");
+    note_->setWordWrap(true);
+    note_->hide();
+    l->addWidget(note_);
     l->addStretch(1);
     connect(kernel_, &QComboBox::currentTextChanged, this, [this](const QString& k) {
         if (!updating_) Q_EMIT kernel_changed(k);
@@ -89,6 +94,11 @@ void ParametersPanel::mark_row(int row) {
     if (auto* s = qobject_cast<QSpinBox*>(w.field); s && s->value() != value.toInt()) s->setValue(value.toInt());
     if (auto* c = qobject_cast<QComboBox*>(w.field); c && c->currentText() != value) c->setCurrentText(value);
     if (auto* e = qobject_cast<QLineEdit*>(w.field); e && e->text() != value) e->setText(value);
+}
+
+void ParametersPanel::set_note(const QString& text) {
+    note_->setText(text);
+    note_->setVisible(!text.isEmpty());
 }
 
 void ParametersPanel::rebuild_fields() {

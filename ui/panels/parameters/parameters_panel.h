@@ -29,12 +29,17 @@ public:
     void set_target(const QString& t);
     bool cpu() const;
     void set_cpu(bool cpu);
+    // A line under the parameters saying what a run will use that the fields do not show (the
+    // CPU interpreter's sizes); empty hides it.
+    void set_note(const QString& text);
 
 Q_SIGNALS:
     void kernel_changed(const QString& name);
     void settings_changed();  // target, device or a parameter value
 
+
 private:
+    QLabel* note_ = nullptr;
     void rebuild_fields();
     void mark_row(int row);
     struct RowWidgets {
