@@ -9,6 +9,7 @@
 #include "ir/functor.h"
 #include "transform/layout_inference.h"
 #include "transform/lower_fragments_internal.h"
+#include "transform/producer_consumer.h"
 #include "transform/shared_budget.h"
 #include "transform/tile_lowering.h"
 
@@ -272,14 +273,11 @@ PrimFuncPtr layout_inference(const PrimFuncPtr& func, const Target& target, Diag
     PrimFuncPtr out = mutate_func(func, l);
     if (out && !l.tma_maps.empty()) {  // producer-consumer appends its loads' maps to these
         auto f = std::make_shared<PrimFunc>(*out);
-        std::string maps;
-        for (const auto& m : l.tma_maps) maps += (maps.empty() ? "" : ";") + m;
-        f->attrs["tp.tma_maps"] = maps;
-        // The code generator keeps these parameters writable: no pointer store names them.
-        std::string stored;
+        set_tensor_maps(*f, l.tma_maps);
+        std::vector<std::string> stored;
         for (const auto& p : f->params)
-            if (p.buffer && l.tma_stored.count(p.buffer.get())) stored += (stored.empty() ? "" : ",") + p.name;
-        f->attrs["tp.tma_store_params"] = stored;
+            if (p.buffer && l.tma_stored.count(p.buffer.get())) stored.push_back(p.name);
+        add_tma_store_params(*f, stored);
         out = f;
     }
     if (out && !l.wgmma.empty()) {

@@ -198,16 +198,13 @@ PrimFuncPtr lower_tile_ops(const PrimFuncPtr& func, const Target& target, Diagno
     for (const auto& p : func->params)
         if (p.buffer) l.params.insert(p.buffer.get());
     l.read_globals = global_reads(*func);
-    for (const auto& m : tensor_maps_of(*func)) l.maps.push_back(ops::tensor_map_key(m.param, m.box, m.swizzle_bytes));
+    l.maps = tensor_map_keys(*func);
     const size_t earlier = l.maps.size();
     PrimFuncPtr out = mutate_func(func, l);
     if (out && l.maps.size() > earlier) {
         auto f = std::make_shared<PrimFunc>(*out);
-        std::string maps, stored = f->attrs.count("tp.tma_store_params") ? f->attrs["tp.tma_store_params"] : "";
-        for (const auto& m : l.maps) maps += (maps.empty() ? "" : ";") + m;
-        for (const auto& s : l.stored) stored += (stored.empty() ? "" : ",") + s;
-        f->attrs["tp.tma_maps"] = maps;
-        f->attrs["tp.tma_store_params"] = stored;
+        set_tensor_maps(*f, l.maps);
+        add_tma_store_params(*f, {l.stored.begin(), l.stored.end()});
         out = f;
     }
     return diags.error_count() == before ? out : nullptr;

@@ -258,11 +258,9 @@ PrimFuncPtr relaunch(const PrimFuncPtr& func, const Launch& launch, const Plan& 
     rl.plan = &plan;
     auto out = std::make_shared<PrimFunc>(*func);
     out->body = rl.mutate(func->body);
-    std::string maps;
-    for (const auto& m : plan.maps) maps += (maps.empty() ? "" : ";") + m;
     out->attrs["tp.ws"] = "producer-consumer";
     if (plan.defer) out->attrs["tp.async_wgmma"] = "1";  // rotation and deferred groups (see compile())
-    out->attrs["tp.tma_maps"] = maps;
+    set_tensor_maps(*out, plan.maps);
     if (plan.persistent.on) out->attrs["tp.persistent"] = "1";
     return out;
 }
@@ -294,7 +292,7 @@ PrimFuncPtr producer_consumer(const PrimFuncPtr& func, const Target& target, Dia
 
     Plan plan;
     // Maps an earlier pass made (TMA-store epilogues) keep their indices; the loads' follow.
-    for (const auto& m : tensor_maps_of(*func)) plan.maps.push_back(ops::tensor_map_key(m.param, m.box, m.swizzle_bytes));
+    plan.maps = tensor_map_keys(*func);
     plan.consumer_threads = threads;
     plan.tid = k.thread_vars[0];
     plan.turns = !flag("tp.disable_pingpong");
@@ -321,6 +319,23 @@ PrimFuncPtr producer_consumer(const PrimFuncPtr& func, const Target& target, Dia
 }
 
 bool is_warp_specialized(const PrimFunc& func) { return func.attrs.count("tp.ws") != 0; }
+
+std::vector<std::string> tensor_map_keys(const PrimFunc& func) {
+    std::vector<std::string> keys;
+    for (const auto& m : tensor_maps_of(func)) keys.push_back(ops::tensor_map_key(m.param, m.box, m.swizzle_bytes));
+    return keys;
+}
+
+void set_tensor_maps(PrimFunc& func, const std::vector<std::string>& keys) {
+    std::string maps;
+    for (const auto& k : keys) maps += (maps.empty() ? "" : ";") + k;
+    func.attrs["tp.tma_maps"] = maps;
+}
+
+void add_tma_store_params(PrimFunc& func, const std::vector<std::string>& names) {
+    std::string& stored = func.attrs["tp.tma_store_params"];
+    for (const auto& n : names) stored += (stored.empty() ? "" : ",") + n;
+}
 
 std::vector<TensorMapInfo> tensor_maps_of(const PrimFunc& func) {
     std::vector<TensorMapInfo> out;

@@ -37,5 +37,12 @@ ir::PrimFuncPtr producer_consumer(const ir::PrimFuncPtr& func, const Target& tar
 bool is_warp_specialized(const ir::PrimFunc& func);
 // The tensor maps the kernel takes, in parameter order after the ordinary parameters.
 std::vector<TensorMapInfo> tensor_maps_of(const ir::PrimFunc& func);
+// The same as ops::tensor_map_key entries, and setting them: the passes that add maps (TMA
+// stores in layout-inference and lower-tile-ops, loads here) keep the earlier ones' indices.
+std::vector<std::string> tensor_map_keys(const ir::PrimFunc& func);
+void set_tensor_maps(ir::PrimFunc& func, const std::vector<std::string>& keys);
+// Parameters only TMA stores write (through their map, never a pointer): the code generator
+// keeps them writable.
+void add_tma_store_params(ir::PrimFunc& func, const std::vector<std::string>& names);
 
 }  // namespace tp::transform
