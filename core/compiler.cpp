@@ -210,6 +210,7 @@ CompileResult compile_once(const CompileRequest& req) {
         fill_launch_info(*pr.func, r.kernel);
         r.kernel.tensor_maps = transform::tensor_maps_of(*pr.func);
         r.kernel.persistent = pr.func->attrs.count("tp.persistent") > 0;
+        r.kernel.blocks_per_sm = transform::ws_blocks_per_sm(*pr.func);
         if (auto t = pr.func->attrs.find("tp.check_tolerance"); t != pr.func->attrs.end())
             r.kernel.check_tolerance = std::strtod(t->second.c_str(), nullptr);
         if (req.stop_after == Stage::Lowered) return finish();
@@ -268,10 +269,23 @@ CompileResult compile_once(const CompileRequest& req) {
 // on one of them and silently corrupt the result. Such a kernel is compiled again with every
 // wait right after its issue, and a remark says so.
 CompileResult compile(const CompileRequest& req) {
-    CompileResult r = compile_once(req);
+    CompileRequest base = req;
+    CompileResult r = compile_once(base);
+    // Two blocks to an SM cap registers at 128 per thread: if the consumers spill at the 232
+    // they grow to, or ptxas cannot fit an instruction under the cap (a wgmma of N=256 holds
+    // 128 accumulator registers), one block gets the whole register file instead.
+    const bool spilled = r.ok && r.resources.spill_store_bytes > 0;
+    if ((spilled || r.internal_error) && r.lowered_func && transform::ws_blocks_per_sm(*r.lowered_func) > 1) {
+        CompileRequest one = base;
+        one.pass_configs.emplace_back("tp.blocks_per_sm", "1");
+        if (CompileResult alone = compile_once(one); alone.ok) {
+            r = std::move(alone);
+            base = std::move(one);
+        }
+    }
     const bool async = r.lowered_func && r.lowered_func->attrs.count("tp.async_wgmma");
     if (!r.ok || !async || r.resources.spill_store_bytes <= 0) return r;
-    CompileRequest again = req;
+    CompileRequest again = base;
     again.pass_configs.emplace_back("tp.disable_async_wgmma", "true");
     CompileResult safe = compile_once(again);
     if (!safe.ok) return r;

@@ -20,14 +20,21 @@ namespace {
 
 // setmaxnreg budgets: the producer keeps 24 registers (it only computes coordinates) and the
 // consumers take what it gives back. setmaxnreg moves registers only within what the block was
-// launched with: ptxas gives a kernel with setmaxnreg the most __launch_bounds__(T, 1) allows,
-// a multiple of 8 with T * R <= 64K, so an increase beyond that pool would wait forever (four
+// launched with: ptxas gives a kernel with setmaxnreg the most __launch_bounds__(T, B) allows,
+// a multiple of 8 with B * T * R <= 64K, so an increase beyond that pool would wait forever (four
 // consumer warpgroups: 640 threads of 96 registers can grow the consumers to 112, not 120).
-// With one consumer warpgroup the 256-thread block already allows 255, so nothing moves.
-void register_split(Plan& plan) {
-    if (plan.consumer_threads <= 128) return;
+// One consumer warpgroup whose block fits twice in an SM's shared memory is launched two to an
+// SM (B = 2: 128 registers each, the consumers growing to 232): one warpgroup issuing wgmma
+// cannot keep the tensor cores busy through its own waits and epilogue, two blocks' can, as
+// the two consumer warpgroups of a ping-pong schedule do. `tp.blocks_per_sm=1` keeps one (and
+// compile() falls back to it when ptxas spills at 232). Otherwise, with one consumer warpgroup
+// the 256-thread block already allows 255, so nothing moves.
+void register_split(Plan& plan, const Target& target, int64_t blocks_config) {
     const int64_t block = plan.consumer_threads + 128;
-    const int64_t launched = std::min<int64_t>(255, 65536 / block) / 8 * 8;
+    const int64_t per_block_smem = plan.shared_bytes + 1024 + 1024;  // alignment slack, the SM's reserve
+    if (plan.consumer_threads == 128 && blocks_config != 1 && 2 * per_block_smem <= target.smem_per_sm) plan.blocks_per_sm = 2;
+    if (plan.consumer_threads <= 128 && plan.blocks_per_sm == 1) return;
+    const int64_t launched = std::min<int64_t>(255, 65536 / (block * plan.blocks_per_sm)) / 8 * 8;
     plan.producer_regs = 24;
     int64_t c = (launched * block - 128 * plan.producer_regs) / plan.consumer_threads / 8 * 8;
     plan.consumer_regs = static_cast<int>(std::min<int64_t>(240, c));
@@ -143,6 +150,7 @@ std::string size_rings(Plan& plan, const PrimFunc& func, const Target& target, c
         }
     }
     if (bytes_with() > limit) return "the tiles and their barriers need " + std::to_string(bytes_with()) + " bytes of shared memory";
+    plan.shared_bytes = bytes_with();
     // Two slots, one of them held by the running group, would leave the producer nothing to
     // load ahead: such a loop waits for its groups in place instead.
     for (const auto& [loop, chans] : loops)
@@ -262,6 +270,7 @@ PrimFuncPtr relaunch(const PrimFuncPtr& func, const Launch& launch, const Plan& 
     if (plan.defer) out->attrs["tp.async_wgmma"] = "1";  // rotation and deferred groups (see compile())
     set_tensor_maps(*out, plan.maps);
     if (plan.persistent.on) out->attrs["tp.persistent"] = "1";
+    if (plan.blocks_per_sm > 1) out->attrs["tp.ws_blocks_per_sm"] = std::to_string(plan.blocks_per_sm);
     return out;
 }
 
@@ -310,7 +319,9 @@ PrimFuncPtr producer_consumer(const PrimFuncPtr& func, const Target& target, Dia
     }
     if (std::string why = size_rings(plan, *func, target, loops); !why.empty()) return refuse(why);
     lay_out_channels(plan);
-    register_split(plan);
+    int64_t blocks_config = 0;
+    if (auto it = func->attrs.find("tp.blocks_per_sm"); it != func->attrs.end()) blocks_config = it->second == "1" ? 1 : 0;
+    register_split(plan, target, blocks_config);
     if (flag("tp.persistent"))
         if (std::string why = plan_persistent(plan, k, k.body); !why.empty())
             diags.report(DiagKind::FastPathNotTaken, scan.pipelines.front()->span,
@@ -319,6 +330,11 @@ PrimFuncPtr producer_consumer(const PrimFuncPtr& func, const Target& target, Dia
 }
 
 bool is_warp_specialized(const PrimFunc& func) { return func.attrs.count("tp.ws") != 0; }
+
+int ws_blocks_per_sm(const PrimFunc& func) {
+    auto it = func.attrs.find("tp.ws_blocks_per_sm");
+    return it == func.attrs.end() ? 1 : std::stoi(it->second);
+}
 
 std::vector<std::string> tensor_map_keys(const PrimFunc& func) {
     std::vector<std::string> keys;

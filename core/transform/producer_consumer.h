@@ -32,9 +32,12 @@ namespace tp::transform {
 
 ir::PrimFuncPtr producer_consumer(const ir::PrimFuncPtr& func, const Target& target, DiagnosticEngine& diags);
 
-// True when the pass split the kernel (codegen: __launch_bounds__(T, 1), shared memory aligned
+// True when the pass split the kernel (codegen: __launch_bounds__(T, B), shared memory aligned
 // to 1024 bytes, tensor-map parameters).
 bool is_warp_specialized(const ir::PrimFunc& func);
+// B: the blocks per SM the split kernel is launched for (2 with one consumer warpgroup whose
+// shared memory fits twice, else 1).
+int ws_blocks_per_sm(const ir::PrimFunc& func);
 // The tensor maps the kernel takes, in parameter order after the ordinary parameters.
 std::vector<TensorMapInfo> tensor_maps_of(const ir::PrimFunc& func);
 // The same as ops::tensor_map_key entries, and setting them: the passes that add maps (TMA

@@ -41,6 +41,8 @@ struct Plan {
     std::vector<std::string> maps;  // tensor-map keys (ops::tensor_map_key), by index
     int64_t consumer_threads = 0;
     int consumer_regs = 0, producer_regs = 0;
+    int blocks_per_sm = 1;          // __launch_bounds__'s minimum blocks per SM (see register_split)
+    int64_t shared_bytes = 0;       // laid out, rings included (size_rings)
     int barriers = 0;               // full + empty, all channels
     Expr tid;                       // the launch's thread index
     bool turns = true;              // consumer warpgroups may take turns (`tp.disable_pingpong`)

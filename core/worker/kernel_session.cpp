@@ -50,6 +50,7 @@ Json KernelSession::describe() const {
             {"params", params},
             {"grid", k.grid},
             {"persistent", k.persistent},
+            {"blocks_per_sm", k.blocks_per_sm},
             {"grid_text", k.grid_text},
             {"threads", k.threads},
             {"dynamic_shared_bytes", k.dynamic_shared_bytes},
@@ -119,7 +120,7 @@ PreparedArgs prepare_args(const KernelSession& s, uint64_t seed, const std::map<
     }
     try {
         std::vector<int64_t> grid = resolve_grid(k, scalars);
-        if (k.persistent && s.device_sm_count > 0 && !grid.empty()) grid[0] = std::min<int64_t>(grid[0], s.device_sm_count);
+        if (k.persistent && s.device_sm_count > 0 && !grid.empty()) grid[0] = std::min<int64_t>(grid[0], int64_t{s.device_sm_count} * k.blocks_per_sm);
         a.launch = runtime::make_launch_config(grid, k.threads, k.dynamic_shared_bytes);
     } catch (const std::invalid_argument& e) {
         throw WorkerError("launch_failed", std::string("cannot launch `") + k.name + "`: " + e.what());

@@ -13,6 +13,7 @@
 # RUN: %tilec compile %samples/gemm.py --emit ptx --arch sm_90 -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 | FileCheck %s --check-prefix=SM90 --implicit-check-not=wgmma --implicit-check-not=shared::cluster.global.mbarrier --implicit-check-not=setmaxnreg
 # RUN: %tilec compile %samples/gemm_bias_gelu.py --emit ptx --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 | FileCheck %s --check-prefix=EPI
 # RUN: %tilec compile %samples/gemm.py --emit cuda --no-lineinfo --arch sm_90a | FileCheck %s --check-prefix=SAMPLE
+# RUN: %tilec compile %samples/gemm.py --emit cuda --no-lineinfo --arch sm_90a --pass-config tp.blocks_per_sm=1 | FileCheck %s --check-prefix=ONE
 # RUN: %tilec compile %samples/gemm.py --emit cuda --no-lineinfo --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 --pass-config tp.persistent=true | FileCheck %s --check-prefix=PERSIST
 # tp.persistent: the grid is one block per tile (16 x 32), capped at the SM count at launch;
 # each role walks the tiles with the use_swizzle rasterization, its ring position carried on.
@@ -68,7 +69,17 @@
 # The exact GELU of the epilogue is tp::gelu_erf (math-idioms): one ex2, no erff.
 # EPI-DAG: ex2.approx.ftz.f32
 # EPI-NOT: erf
-# SAMPLE: __launch_bounds__(256, 1) matmul_kernel(
+# One consumer warpgroup whose 83 KB of shared memory fit twice in an SM: two blocks to an
+# SM, 128 registers each at launch, the consumers growing to 232.
+# SAMPLE: __launch_bounds__(256, 2) matmul_kernel(
+# SAMPLE: tp::setmaxnreg_dec<24>();
 # SAMPLE: tp::tma_load(&A_shared[(tp_A_shared_p_slot * 4096)], &tp_tma_1, &tp_mbar[tp_A_shared_p_slot], (k * 32), (by * 128));
+# A 128 x 256 tile on one warpgroup cannot be compiled under two blocks' 128-register cap
+# (ptxas: a wgmma of N=256 holds 128 accumulator registers): it is compiled for one block.
+# RUN: %tilec compile %samples/gemm.py --emit cubin -o %t.cubin --json --arch sm_90a -D M=1024 -D N=1024 -D K=1024 -D block_N=256 | FileCheck %s --check-prefix=FALLBACK
+# FALLBACK: "blocks_per_sm": 1
+# ONE: __launch_bounds__(256, 1) matmul_kernel(
+# ONE-NOT: setmaxnreg
+# SAMPLE: tp::setmaxnreg_inc<232>();
 # SAMPLE: tp::gemm_wgmma_ss<128, 128, 32, 4, 1, false, false, half_t>(
 # SAMPLE: tp::frag_store_tma<tp::AccLayout<128, 128, 4, 1, true>, half_t, 2, 1>(

@@ -14,7 +14,8 @@ namespace {
 
 using namespace tp;
 
-CompileResult compile_sample(const std::string& name, const std::string& arch, std::vector<std::pair<std::string, std::string>> defines) {
+CompileResult compile_sample(const std::string& name, const std::string& arch, std::vector<std::pair<std::string, std::string>> defines,
+                             std::vector<std::pair<std::string, std::string>> pass_configs = {}) {
     CompileRequest req;
     req.path = std::string(TILEPLAY_SOURCE_DIR) + "/samples/" + name;
     std::ifstream in(req.path);
@@ -23,6 +24,7 @@ CompileResult compile_sample(const std::string& name, const std::string& arch, s
     req.source = text.str();
     req.target = arch;
     req.defines = std::move(defines);
+    req.pass_configs = std::move(pass_configs);
     req.stop_after = Stage::Cuda;
     return compile(req);
 }
@@ -75,7 +77,15 @@ TEST(Hopper, SampleTilesRunOnOneWarpgroupWithInterleavedBlocks) {
     EXPECT_EQ(r.kernel.threads, (std::vector<int64_t>{256}));
     EXPECT_NE(r.cuda.find("tp::gemm_wgmma_ss<128, 128, 32, 4, 1, false, false, half_t>("), std::string::npos) << r.cuda;
     EXPECT_NE(r.cuda.find("tp::AccLayout<128, 128, 4, 1, true>"), std::string::npos);
-    EXPECT_EQ(r.cuda.find("setmaxnreg"), std::string::npos);  // 256 threads already allow 255
+    // Its 83 KB fit twice in an SM: two blocks to an SM, the consumers growing to 232 registers.
+    EXPECT_EQ(r.kernel.blocks_per_sm, 2);
+    EXPECT_NE(r.cuda.find("__launch_bounds__(256, 2)"), std::string::npos);
+    EXPECT_NE(r.cuda.find("tp::setmaxnreg_inc<232>()"), std::string::npos);
+    // One block to an SM on request: 256 threads already allow 255, so nothing moves.
+    CompileResult one = compile_sample("gemm.py", "sm_90a", {{"M", "1024"}, {"N", "1024"}, {"K", "1024"}}, {{"tp.blocks_per_sm", "1"}});
+    ASSERT_TRUE(one.ok) << one.render_diagnostics();
+    EXPECT_EQ(one.kernel.blocks_per_sm, 1);
+    EXPECT_EQ(one.cuda.find("setmaxnreg"), std::string::npos);
 }
 
 TEST(Hopper, OtherTargetsKeepMmaSyncAndRefusalsSayWhy) {

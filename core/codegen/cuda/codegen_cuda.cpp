@@ -313,7 +313,7 @@ CudaModule generate_cuda(const ir::PrimFunc& func, const Target& target, const s
         m.headers_used.push_back(h);
     }
     out.push_back({"", 0});
-    std::string sig = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + (ws ? ", 1" : "") + ") " + m.kernel_name + "(";
+    std::string sig = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + (ws ? ", " + std::to_string(transform::ws_blocks_per_sm(func)) : "") + ") " + m.kernel_name + "(";
     for (size_t i = 0; i < params.size(); ++i) sig += (i ? ", " : "") + params[i];
     uint32_t fline = func.span.valid() ? func.span.begin.line : 0;
     out.push_back({sig + ") {", fline});

@@ -116,8 +116,10 @@ struct KernelInfo {
     std::map<std::string, std::string> bound_params;  // factory argument -> value used
     std::vector<TensorMapInfo> tensor_maps;           // extra __grid_constant__ parameters
     // A persistent kernel: `grid` is one block per work unit and the kernel walks its units
-    // by gridDim.x, so the launcher caps grid x at the device's multiprocessor count.
+    // by gridDim.x, so the launcher caps grid x at the device's multiprocessor count times
+    // blocks_per_sm (the blocks of this kernel one SM holds at once: __launch_bounds__'s B).
     bool persistent = false;
+    int blocks_per_sm = 1;
     // A floor for the relative error the GPU check allows, where the kernel's arithmetic is
     // coarser than the interpreter's (fp8 wgmma accumulation); 0 when the dtype's default holds.
     double check_tolerance = 0;
