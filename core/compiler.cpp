@@ -236,7 +236,7 @@ CompileResult compile_once(const CompileRequest& req) {
         nopts.lineinfo = req.lineinfo;
         nopts.fast_math = req.fast_math;
         runtime::NvrtcOutput out = runtime::nvrtc_compile(cm.source, r.file->path() + ".cu", nopts);
-        r.timings.push_back({"nvrtc-ptx", out.ptx_ms});
+        r.timings.push_back({out.cache.empty() ? "nvrtc-ptx" : "nvrtc-cache-" + out.cache, out.ptx_ms});
         if (out.cubin_ms > 0) r.timings.push_back({"nvrtc-cubin", out.cubin_ms});
         r.nvrtc_log = out.log;
         if (!out.ok) {

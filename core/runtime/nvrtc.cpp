@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "codegen/cuda/codegen_cuda.h"
+#include "runtime/module_cache.h"
 
 namespace tp::runtime {
 
@@ -204,10 +205,20 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& name, co
     o.push_back("--gpu-architecture=" + (real || arch.rfind("sm_", 0) != 0 ? arch : "compute_" + arch.substr(3)));
     if (real) o.push_back("--ptxas-options=-v");
     auto t0 = std::chrono::steady_clock::now();
+    const std::string key = module_cache_key(source, name, o, nvrtc_version());
+    if (auto hit = module_cache_find(key, &out.cache)) {
+        out.ptx = std::move(hit->ptx);
+        out.cubin = std::move(hit->cubin);
+        out.log = std::move(hit->log);
+        out.ptx_ms = ms_since(t0);
+        out.ok = true;
+        return out;
+    }
     bool ok = compile_once(a, source, name, o, real, out);
     out.ptx_ms = ms_since(t0);
     if (!ok) return out;
     out.ok = true;
+    module_cache_store(key, {out.ptx, out.cubin, out.log});
     return out;
 }
 

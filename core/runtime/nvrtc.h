@@ -22,6 +22,7 @@ struct NvrtcOutput {
     std::string log;
     std::string error;  // set when NVRTC itself is unavailable or failed
     double ptx_ms = 0, cubin_ms = 0;
+    std::string cache;  // "memory" or "disk" when served by the module cache (module_cache.h)
 };
 
 // With a driver present, NVRTC serves a cubin it compiled before from the driver's compute
@@ -33,6 +34,7 @@ void keep_ptxas_reports();
 
 bool nvrtc_available(std::string* why = nullptr);
 std::string nvrtc_version();  // "13.0" or ""
+// Served from the module cache when the same source, options and headers were compiled before.
 NvrtcOutput nvrtc_compile(const std::string& source, const std::string& name, const NvrtcOptions& opts);
 
 }  // namespace tp::runtime
