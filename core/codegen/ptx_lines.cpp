@@ -1,11 +1,12 @@
 // PTX line map and ptxas resource report (see ptx_lines.h). A `.loc F L C` applies to the
 // PTX lines after it until the next `.loc`; for code inlined from the runtime headers the
-// `inlined_at F L C` part names the call site, which is the DSL line we want.
+// `inlined_at F L C` part names the call site, followed out to the DSL line we want.
 #include "codegen/ptx_lines.h"
 
 #include <map>
 #include <regex>
 #include <sstream>
+#include <tuple>
 
 namespace tp::codegen {
 
@@ -25,28 +26,50 @@ bool same_file(const std::string& a, const std::string& b) {
 LineMap ptx_line_map(const std::string& ptx, const std::string& dsl_path) {
     LineMap map;
     static const std::regex file_re(R"(^\s*\.file\s+(\d+)\s+\"([^\"]*)\")");
-    static const std::regex loc_re(R"(^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+)");
-    static const std::regex inl_re(R"(inlined_at\s+(\d+)\s+(\d+)\s+\d+)");
-    std::map<int, bool> is_dsl;  // .file index -> whether it is the DSL file
-    // .file directives come at the end of the PTX, so read them first.
+    static const std::regex loc_re(R"(^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+))");
+    static const std::regex inl_re(R"(inlined_at\s+(\d+)\s+(\d+)\s+(\d+))");
+    using Key = std::tuple<int, uint32_t, uint32_t>;  // file, line, column
+    std::map<int, bool> is_dsl;                       // .file index -> whether it is the DSL file
+    std::map<Key, Key> caller;                        // a location inside a header -> its call site
+    auto key_of = [](const std::smatch& m) {
+        return Key{std::stoi(m[1]), static_cast<uint32_t>(std::stoul(m[2])), static_cast<uint32_t>(std::stoul(m[3]))};
+    };
+    // .file directives come at the end of the PTX, so read them (and every call edge) first.
     std::istringstream pre(ptx);
     std::string line;
-    std::smatch m;
-    while (std::getline(pre, line))
+    std::smatch m, im;
+    while (std::getline(pre, line)) {
         if (line.find(".file") != std::string::npos && std::regex_search(line, m, file_re))
             is_dsl[std::stoi(m[1])] = same_file(m[2], dsl_path);
+        else if (line.find("inlined_at") != std::string::npos && std::regex_search(line, m, loc_re) && std::regex_search(line, im, inl_re))
+            caller[key_of(m)] = key_of(im);
+    }
+    // A call site inside a header (a template calling another) is followed outwards until it
+    // reaches the DSL file: the DSL statement that used the outermost helper. PTX names only
+    // one level per line; the site's own `.loc` line (seen most recently, else anywhere) names
+    // the next.
+    std::map<Key, uint32_t> recent;
+    auto resolve = [&](Key k) -> uint32_t {
+        for (int depth = 0; depth < 32; ++depth) {
+            if (is_dsl[std::get<0>(k)]) return std::get<1>(k);
+            if (auto r = recent.find(k); r != recent.end()) return r->second;
+            auto c = caller.find(k);
+            if (c == caller.end()) return 0;
+            k = c->second;
+        }
+        return 0;
+    };
 
     std::istringstream in(ptx);
     uint32_t current = 0;
     while (std::getline(in, line)) {
         if (line.find(".loc") != std::string::npos && std::regex_search(line, m, loc_re)) {
-            int file = std::stoi(m[1]);
-            uint32_t ln = static_cast<uint32_t>(std::stoul(m[2]));
-            uint32_t found = is_dsl[file] ? ln : 0;
-            std::smatch im;
-            // The outermost call site wins: the DSL statement that used the inlined helper.
-            if (std::regex_search(line, im, inl_re) && is_dsl[std::stoi(im[1])]) found = static_cast<uint32_t>(std::stoul(im[2]));
-            current = found;
+            const Key here = key_of(m);
+            current = is_dsl[std::get<0>(here)] ? std::get<1>(here) : 0;
+            if (std::regex_search(line, im, inl_re)) {
+                current = resolve(key_of(im));
+                recent[here] = current;
+            }
             map.to_dsl.push_back(current);
             continue;
         }

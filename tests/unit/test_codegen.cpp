@@ -169,6 +169,34 @@ TEST(PtxLines, FollowsInlinedAtToTheDslFile) {
     EXPECT_EQ(m.dsl_line(7), 0u);
 }
 
+TEST(PtxLines, FollowsNestedInliningOutToTheDslLine) {
+    // tp::gemm_ss (tp_gemm.cuh:184) calls tp::mma (tp_mma.cuh:115): PTX names one level per
+    // line, so the mma's site 3 184 9 is found through that site's own .loc line. Two T.gemm
+    // statements (lines 20 and 30) use the same template: each mma goes to its own statement.
+    std::string ptx =
+        ".visible .entry k()\n{\n"
+        "\t.loc\t3 184 9, function_name $L__info_string1, inlined_at 1 20 5\n"
+        "\tmov.b32 %r1, %r2;\n"
+        "\t.loc\t2 115 15, function_name $L__info_string2, inlined_at 3 184 9\n"
+        "\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1}, {%r1}, {%r2}, {%f1};\n"
+        "\t.loc\t3 184 9, function_name $L__info_string1, inlined_at 1 30 5\n"
+        "\tmov.b32 %r3, %r4;\n"
+        "\t.loc\t2 115 15, function_name $L__info_string2, inlined_at 3 184 9\n"
+        "\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f2}, {%r3}, {%r4}, {%f2};\n"
+        "\t.loc\t2 90 1, function_name $L__info_string3, inlined_at 3 999 1\n"
+        "\tnop;\n"
+        "}\n"
+        "\t.file\t1 \"/tmp/k.py\"\n"
+        "\t.file\t2 \"tp_mma.cuh\"\n"
+        "\t.file\t3 \"tp_gemm.cuh\"\n";
+    LineMap m = codegen::ptx_line_map(ptx, "/tmp/k.py");
+    EXPECT_EQ(m.dsl_line(4), 20u);
+    EXPECT_EQ(m.dsl_line(6), 20u);  // the first mma
+    EXPECT_EQ(m.dsl_line(8), 30u);
+    EXPECT_EQ(m.dsl_line(10), 30u);  // the second
+    EXPECT_EQ(m.dsl_line(12), 0u);   // a site that never reaches the DSL file
+}
+
 TEST(PtxLines, ParsesPtxasInfo) {
     ResourceUsage r = codegen::parse_ptxas_info(
         "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"

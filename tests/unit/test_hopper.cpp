@@ -3,10 +3,13 @@
 // result describes, the driver request those become, and kernel arguments passed by value.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "runtime/device.h"
+#include "runtime/nvrtc.h"
 #include "runtime/tensor_map.h"
 #include "tileplay/compiler.h"
 
@@ -200,3 +203,49 @@ TEST(Hopper, KernelArgsPassBlobsByValue) {
 }
 
 }  // namespace
+
+TEST(PtxLinks, TileOpsLinkToTheirTensorCoreAndCopyInstructions) {
+    // The instructions that matter sit in inlined template code: the line map follows the
+    // inlining out to the T.gemm / T.copy statement that used the template.
+    std::string why;
+    if (!runtime::nvrtc_available(&why)) GTEST_SKIP() << why;
+    const std::string path = std::string(TILEPLAY_SOURCE_DIR) + "/samples/gemm.py";
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto line_of = [&](const std::string& needle) {
+        std::istringstream s(text.str());
+        std::string l;
+        for (uint32_t n = 1; std::getline(s, l); ++n)
+            if (l.find(needle) != std::string::npos) return n;
+        return 0u;
+    };
+    const uint32_t gemm = line_of("T.gemm("), copy_a = line_of("T.copy(A["), copy_b = line_of("T.copy(B[");
+    ASSERT_GT(gemm, 0u);
+    struct Case {
+        const char* arch;
+        std::vector<std::pair<std::string, std::vector<uint32_t>>> want;  // instruction -> DSL lines
+    };
+    for (const Case& c : {Case{"sm_80", {{"mma.sync", {gemm}}, {"ldmatrix", {gemm}}, {"cp.async.cg", {copy_a, copy_b}}}},
+                          Case{"sm_90a", {{"wgmma.mma_async", {gemm}}, {"cp.async.bulk.tensor.2d.shared", {copy_a, copy_b}}}}}) {
+        CompileRequest req;
+        req.path = path;
+        req.source = text.str();
+        req.target = c.arch;
+        req.defines = {{"M", "1024"}, {"N", "1024"}, {"K", "1024"}};
+        req.stop_after = Stage::Ptx;
+        CompileResult r = compile(req);
+        ASSERT_TRUE(r.ok) << r.render_diagnostics();
+        std::istringstream ptx(r.ptx);
+        std::string l;
+        std::map<std::string, int> found;
+        for (uint32_t n = 1; std::getline(ptx, l); ++n)
+            for (const auto& [insn, lines] : c.want)
+                if (l.find(insn) != std::string::npos) {
+                    ++found[insn];
+                    EXPECT_NE(std::find(lines.begin(), lines.end(), r.ptx_lines.dsl_line(n)), lines.end())
+                        << c.arch << " PTX line " << n << " `" << l << "` links to DSL line " << r.ptx_lines.dsl_line(n);
+                }
+        for (const auto& [insn, lines] : c.want) EXPECT_GT(found[insn], 0) << c.arch << " has no " << insn;
+    }
+}
