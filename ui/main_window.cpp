@@ -179,6 +179,13 @@ void MainWindow::build_docks() {
         charts_->set_target(params_->target());
         request_compile(true);
     });
+    // A bar clicked in Charts loads its configuration into the parameters (marked as overrides,
+    // each resettable), and the kernel is compiled with it.
+    connect(charts_, &ChartsPanel::configChosen, this, [this](const std::vector<std::pair<QString, QString>>& params, const QString& config) {
+        for (const auto& [k, v] : params) params_model_->set_value(k, v);
+        statusBar()->showMessage(tr("Loaded %1 from the chart").arg(config), 8000);
+        request_compile(true);
+    });
     connect(results_, &ResultsPanel::cancel_requested, runs_, &RunService::cancel);
     connect(results_, &ResultsPanel::cancel_requested, cpu_, &CpuRunner::cancel);
     connect(results_, &ResultsPanel::cancel_requested, tune_, &TuneService::cancel);

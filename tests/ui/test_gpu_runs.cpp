@@ -184,7 +184,7 @@ private Q_SLOTS:
         w.take_screenshot_after_job(dir.filePath("shot.png"), RunJob::Kind::Sweep, [&](bool ok) {
             ++calls;
             saved = ok;
-            auto* latency = w.findChildren<BarChart*>().value(0);
+            auto* latency = w.findChild<BarChart*>("chart_latency");
             bars_at_grab = latency ? int(latency->bars().size()) : -1;
         });
         QTRY_VERIFY_WITH_TIMEOUT(calls > 0, 120000);

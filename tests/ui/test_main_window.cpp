@@ -233,6 +233,47 @@ private Q_SLOTS:
         QVERIFY(!panel.export_csv(dir.filePath("blank.csv")));
     }
 
+    // Bars are named by what differs between configurations, slow outliers are clipped so the
+    // peers' lines stay readable, and a click hands the bar's configuration over.
+    void charts_name_clip_and_click() {
+        SweepModel model;
+        ChartsPanel panel(&model);
+        auto row = [](const QString& bm, double ms) {
+            RunResult r;
+            r.params = {{"block_M", bm}, {"threads", "128"}, {"num_stages", "2"}};
+            r.config = "block_M=" + bm + " threads=128 num_stages=2";
+            r.median_ms = ms;
+            r.tflops = 100 / ms;
+            BaselineTime b;
+            b.name = "cublas.gemm";
+            b.median_ms = 1.0;
+            r.baselines = {b};
+            return r;
+        };
+        model.add(row("64", 1.2));
+        model.add(row("128", 0.9));
+        model.add(row("256", 1.1));
+        model.add(row("32", 40.0));  // the outlier
+        auto* latency = panel.findChild<BarChart*>("chart_latency");
+        QVERIFY(latency);
+        QCOMPARE(latency->bars().size(), size_t(4));
+        QCOMPARE(latency->bars().front().label, QString("bM=128"));  // only what varies, fastest first
+        QVERIFY(latency->bars().front().tooltip.contains("block_M=128 threads=128 num_stages=2"));
+        QVERIFY(latency->bars().front().tooltip.contains("0.9 ms"));
+        QVERIFY(latency->clip_value() > 1.0 && latency->clip_value() < 40.0);
+        QCOMPARE(ChartsPanel::short_name("num_stages"), QString("ns"));
+        QCOMPARE(ChartsPanel::short_name("threads"), QString("threads"));
+        QSignalSpy chosen(&panel, &ChartsPanel::configChosen);
+        latency->click_bar(0);
+        QCOMPARE(chosen.count(), 1);
+        auto params = chosen.at(0).at(0).value<std::vector<std::pair<QString, QString>>>();
+        QCOMPARE(params.front().second, QString("128"));
+        QCOMPARE(chosen.at(0).at(1).toString(), QString("block_M=128 threads=128 num_stages=2"));
+        // Higher-is-better charts keep their full axis: the best bar is the top.
+        auto* tflops = panel.findChild<BarChart*>("chart_tflops");
+        QCOMPARE(tflops->clip_value(), 0.0);
+    }
+
     void charts_export() {
         QTemporaryDir dir;
         BarChart c("Latency", "ms", true);

@@ -9,6 +9,7 @@
 #include <QChartView>
 #include <QCursor>
 #include <QFile>
+#include <QFont>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -124,6 +125,22 @@ void BarChart::set_note(const QString& note) {
     rebuild();
 }
 
+// Where the value axis ends. Lower-is-better values run from the best to configurations tens
+// of times slower: the axis stops at twice the larger of the slowest peer and the median bar
+// (and never below the median's double), so the peers' lines and the best bars stay readable.
+double BarChart::axis_top(double vmax) const {
+    if (!lower_better_ || bars_.size() < 4) return vmax;
+    double peaks = 0;
+    for (const auto& r : refs_) peaks = std::max(peaks, r.value);
+    const double median = bars_[bars_.size() / 2].value;  // bars_ is sorted
+    const double cap = 2 * std::max(peaks, median);
+    return vmax > cap * 1.25 ? cap : vmax;  // clip only real outliers
+}
+
+void BarChart::click_bar(int i) {
+    if (i >= 0 && size_t(i) < bars_.size()) Q_EMIT barClicked(bars_[size_t(i)].key);
+}
+
 void BarChart::set_data(std::vector<Bar> bars, std::vector<ReferenceLine> refs) {
     std::stable_sort(bars.begin(), bars.end(), [this](const Bar& a, const Bar& b) {
         return lower_better_ ? a.value < b.value : a.value > b.value;
@@ -158,31 +175,40 @@ void BarChart::rebuild() {
     set->setBorderColor(t.chart_bar);
     QStringList cats;
     double vmax = 0;
+    for (const auto& b : bars_) vmax = std::max(vmax, b.value);
+    for (const auto& r : refs_) vmax = std::max(vmax, r.value);
+    const double top = axis_top(vmax);
+    clip_ = top < vmax ? top : 0;
     for (const auto& b : bars_) {
-        *set << b.value;
+        *set << std::min(b.value, top);
         cats << b.label;
-        vmax = std::max(vmax, b.value);
     }
     connect(set, &QBarSet::hovered, view_, [this](bool on, int i) {
         if (!on || i < 0 || size_t(i) >= bars_.size()) return QToolTip::hideText();
-        QToolTip::showText(QCursor::pos(), QStringLiteral("%1: %2 %3").arg(bars_[size_t(i)].label).arg(bars_[size_t(i)].value, 0, 'g', 4).arg(axis_), view_);
+        const Bar& b = bars_[size_t(i)];
+        QString text = b.tooltip.isEmpty() ? QStringLiteral("%1: %2 %3").arg(b.label).arg(b.value, 0, 'g', 4).arg(axis_) : b.tooltip;
+        if (clip_ > 0 && b.value > clip_) text += tr("\n(bar clipped at %1 %2)").arg(clip_, 0, 'g', 4).arg(axis_);
+        QToolTip::showText(QCursor::pos(), text + tr("\nclick: load this configuration"), view_);
     });
+    connect(set, &QBarSet::clicked, this, &BarChart::click_bar);
     auto* series = new QBarSeries;
     series->append(set);
     series->setBarWidth(0.7);
     chart_->addSeries(series);
     auto* ax = new QBarCategoryAxis;
     ax->append(cats.isEmpty() ? QStringList{" "} : cats);
-    ax->setLabelsAngle(cats.size() > 4 ? -45 : 0);
-    // Tens of long config names cannot be read under the bars; the bar's tooltip and the
-    // sweep table name them.
-    ax->setLabelsVisible(cats.size() <= 12);
+    ax->setLabelsAngle(cats.size() > 4 ? -90 : 0);
+    // Labels name only what differs between configurations; beyond about 40 bars even those
+    // cannot be read, and the bar's tooltip and the sweep table name them.
+    ax->setLabelsVisible(cats.size() <= 40 || view_->height() >= 420);
+    QFont small = ax->labelsFont();
+    if (cats.size() > 12) small.setPointSizeF(small.pointSizeF() * 0.8);
+    ax->setLabelsFont(small);
     auto* ay = new QValueAxis;
-    ay->setTitleText(axis_);
-    for (const auto& r : refs_) vmax = std::max(vmax, r.value);
+    ay->setTitleText(clip_ > 0 ? tr("%1 (clipped)").arg(axis_) : axis_);
     // As many ticks as the height allows (crowded labels are drawn as "..."), on round steps.
     int ticks = built_ticks_ = value_ticks();
-    double step = nice_step((vmax > 0 ? vmax * 1.08 : 1) / (ticks - 1));
+    double step = nice_step((top > 0 ? top * (clip_ > 0 ? 1.0 : 1.08) : 1) / (ticks - 1));
     ay->setRange(0, step * (ticks - 1));
     ay->setTickCount(ticks);
     ay->setLabelFormat(step < 0.01 ? "%.2e" : step < 1 ? "%.2f" : "%.0f");

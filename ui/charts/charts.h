@@ -17,8 +17,10 @@ class QStackedWidget;
 namespace tpui {
 
 struct Bar {
-    QString label;
+    QString label;    // under the bar: what sets this configuration apart
     double value = 0;
+    QString tooltip;  // on hover: the full configuration and its figures (empty: label and value)
+    int key = -1;     // the caller's id, given back by barClicked
 };
 struct ReferenceLine {
     QString name;
@@ -68,13 +70,23 @@ public:
     void set_note(const QString& note);
     const QString& note() const { return note_; }
     const std::vector<Bar>& bars() const { return bars_; }
+    // Lower-is-better charts clip the value axis above the peers and the bulk of the bars, so
+    // one slow configuration does not flatten the rest: the axis top, or 0 when not clipped.
+    double clip_value() const { return clip_; }
     QString to_csv() const override;
+    // A click on bar i (in the order bars() lists them).
+    void click_bar(int i);
+
+Q_SIGNALS:
+    void barClicked(int key);
 
 protected:
     void rebuild() override;
 
 private:
+    double axis_top(double vmax) const;
     QString title_, axis_, note_;
+    double clip_ = 0;
     bool lower_better_;
     std::vector<Bar> bars_;
     std::vector<ReferenceLine> refs_;

@@ -8,6 +8,9 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <map>
+#include <set>
+
 #include "charts/charts.h"
 #include "charts/gpu_specs.h"
 #include "models/results_model.h"
@@ -20,6 +23,8 @@ ChartsPanel::ChartsPanel(SweepModel* model, QWidget* parent) : QWidget(parent), 
     latency_ = new BarChart(tr("Latency per configuration"), tr("ms"), true);
     tflops_ = new BarChart(tr("Throughput per configuration"), tr("TFLOP/s"), false);
     roofline_ = new RooflineChart;
+    latency_->setObjectName("chart_latency");
+    tflops_->setObjectName("chart_tflops");
     tabs_->addTab(latency_, tr("Latency"));
     tabs_->addTab(tflops_, tr("TFLOP/s"));
     tabs_->addTab(roofline_, tr("Roofline"));
@@ -47,6 +52,10 @@ ChartsPanel::ChartsPanel(SweepModel* model, QWidget* parent) : QWidget(parent), 
         QString p = QFileDialog::getSaveFileName(this, tr("Export data"), "sweep.csv", tr("CSV files (*.csv)"));
         if (!p.isEmpty() && !export_csv(p)) QMessageBox::warning(this, tr("Export data"), tr("cannot write `%1`").arg(p));
     });
+    for (BarChart* c : {latency_, tflops_})
+        connect(c, &BarChart::barClicked, this, [this](int key) {
+            if (key >= 0 && size_t(key) < shown_.size()) Q_EMIT configChosen(shown_[size_t(key)].params, shown_[size_t(key)].config);
+        });
     connect(model_, &QAbstractItemModel::rowsInserted, this, &ChartsPanel::refresh);
     connect(model_, &QAbstractItemModel::modelReset, this, &ChartsPanel::refresh);
     connect(model_, &SweepModel::peersChanged, this, &ChartsPanel::refresh);
@@ -65,14 +74,67 @@ void ChartsPanel::apply_theme(const Theme& t) {
     roofline_->apply_theme(t);
 }
 
+QString ChartsPanel::short_name(const QString& param) {
+    const QStringList parts = param.split('_', Qt::SkipEmptyParts);
+    if (parts.size() < 2) return param;
+    QString s;
+    for (qsizetype i = 0; i < parts.size(); ++i)
+        s += i + 1 == parts.size() && parts[i].size() <= 2 ? parts[i] : parts[i].left(1);
+    return s;
+}
+
+namespace {
+
+// The parameters whose values differ between the rows: what a bar's label names.
+QStringList varying_params(const std::vector<RunResult>& rows) {
+    QStringList names;
+    std::map<QString, QString> first;
+    std::set<QString> varies;
+    for (const auto& r : rows)
+        for (const auto& [k, v] : r.params) {
+            if (!first.count(k)) {
+                first[k] = v;
+                names << k;
+            } else if (first[k] != v) {
+                varies.insert(k);
+            }
+        }
+    QStringList out;
+    for (const auto& n : names)
+        if (varies.count(n)) out << n;
+    return out;
+}
+
+QString bar_label(const RunResult& r, const QStringList& varying) {
+    QStringList parts;
+    for (const auto& [k, v] : r.params)
+        if (varying.contains(k)) parts << ChartsPanel::short_name(k) + "=" + v;
+    return parts.isEmpty() ? r.config : parts.join(' ');
+}
+
+QString bar_tooltip(const RunResult& r) {
+    QString t = r.config + "\n" + QStringLiteral("%1 ms").arg(r.median_ms, 0, 'g', 4);
+    if (r.tflops > 0) t += QStringLiteral(", %1 TFLOP/s").arg(r.tflops, 0, 'f', 1);
+    if (r.gbps > 0) t += QStringLiteral(", %1 GB/s").arg(r.gbps, 0, 'f', 0);
+    if (const BaselineTime* b = r.best_peer(); b && b->ratio > 0) t += "\n" + ResultsModel::ratio_text(*b) + " vs " + b->name;
+    return t;
+}
+
+}  // namespace
+
 void ChartsPanel::refresh() {
     std::vector<Bar> lat, tf;
     std::vector<RoofPoint> pts;
-    for (const auto& r : model_->sorted_by_latency()) {
-        lat.push_back({r.config, r.median_ms});
-        if (r.tflops > 0) tf.push_back({r.config, r.tflops});
-        if (r.tflops > 0 && r.arithmetic_intensity() > 0) pts.push_back({r.config, r.arithmetic_intensity(), r.tflops});
+    const auto rows = model_->sorted_by_latency();
+    const QStringList varying = varying_params(rows);
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const RunResult& r = rows[i];
+        const QString label = bar_label(r, varying), tip = bar_tooltip(r);
+        lat.push_back({label, r.median_ms, tip, int(i)});
+        if (r.tflops > 0) tf.push_back({label, r.tflops, tip, int(i)});
+        if (r.tflops > 0 && r.arithmetic_intensity() > 0) pts.push_back({label, r.arithmetic_intensity(), r.tflops});
     }
+    shown_ = rows;
     std::vector<ReferenceLine> lat_refs, tf_refs;
     double flops = -1;
     for (const auto& r : model_->rows())
