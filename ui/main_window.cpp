@@ -27,6 +27,7 @@
 #include "models/results_model.h"
 #include "models/sweep_model.h"
 #include "panels/charts/charts_panel.h"
+#include "panels/compare/compare_panel.h"
 #include "session/tune_service.h"
 #include "panels/code_views/code_views_panel.h"
 #include "panels/output/output_panel.h"
@@ -150,6 +151,7 @@ void MainWindow::build_docks() {
     problems_ = new ProblemsPanel(problems_model_);
     results_ = new ResultsPanel(results_model_, sweep_model_);
     charts_ = new ChartsPanel(sweep_model_);
+    compare_ = new ComparePanel;
     output_ = new OutputPanel(output_log_);
     auto dock = [this](QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
         auto* d = new QDockWidget(title, this);
@@ -163,9 +165,12 @@ void MainWindow::build_docks() {
     QDockWidget* r = dock(results_, tr("Results"), "dock_results", Qt::BottomDockWidgetArea);
     QDockWidget* c = dock(charts_, tr("Charts"), "dock_charts", Qt::BottomDockWidgetArea);
     QDockWidget* o = dock(output_, tr("Output"), "dock_output", Qt::BottomDockWidgetArea);
+    QDockWidget* cmp = dock(compare_, tr("Compare"), "dock_compare", Qt::BottomDockWidgetArea);
     tabifyDockWidget(p, r);
     tabifyDockWidget(r, c);
     tabifyDockWidget(c, o);
+    tabifyDockWidget(o, cmp);
+    connect(compare_, &ComparePanel::pin_requested, this, &MainWindow::pin_for_compare);
     p->raise();
     connect(output_log_, &OutputLog::changed, this, &MainWindow::update_output_title);
 
@@ -318,6 +323,9 @@ void MainWindow::build_actions() {
     act(view, tr("&Dark theme"), QKeySequence(), [this] { set_theme("dark"); });
     act(view, tr("&Light theme"), QKeySequence(), [this] { set_theme("light"); });
     view->addSeparator();
+    act(view, tr("&Pin configuration for comparison"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), [this] { pin_for_compare(); })
+        ->setObjectName("action_pin");
+    view->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
     act(view, tr("&Welcome page"), QKeySequence(), [this] {
         welcome_->refresh();
@@ -375,6 +383,7 @@ void MainWindow::set_theme(const QString& name) {
     editor_->apply_theme(t, Settings::font_size());
     views_->apply_theme(t, Settings::font_size() - 1);
     charts_->apply_theme(t);
+    compare_->apply_theme(t);
     output_->apply_theme(t, Settings::font_size() - 1);
 }
 

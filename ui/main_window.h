@@ -23,6 +23,7 @@ class QTimer;
 namespace tpui {
 
 class ChartsPanel;
+class ComparePanel;
 class CodeViewsPanel;
 class CpuRunner;
 class DslEditor;
@@ -80,6 +81,8 @@ private:
     void apply_default_layout();  // on first show: proportions that favour the code
     void update_job_actions();    // Benchmark, Sweep and Tune only with Run on a GPU
     void update_cpu_note();       // the sizes a CPU run will use, under the parameters
+    void pin_for_compare();       // the current compile becomes the Compare dock's left side
+    void update_compare();        // the current compile becomes its right side (when one is pinned)
     void update_title();
     void update_recent_menu();
     // main_window_session.cpp: compile and runs
@@ -111,6 +114,7 @@ private:
     ProblemsPanel* problems_ = nullptr;
     ResultsPanel* results_ = nullptr;
     ChartsPanel* charts_ = nullptr;
+    ComparePanel* compare_ = nullptr;
     OutputLog* output_log_ = nullptr;
     OutputPanel* output_ = nullptr;
     bool output_shown_ = false;  // this job already brought the Output tab to the front

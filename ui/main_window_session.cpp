@@ -16,12 +16,14 @@
 #include "models/results_model.h"
 #include "models/sweep_model.h"
 #include "panels/charts/charts_panel.h"
+#include "panels/compare/compare_panel.h"
 #include "panels/code_views/code_views_panel.h"
 #include "panels/parameters/parameters_panel.h"
 #include "panels/results/results_panel.h"
 #include "session/cpu_runner.h"
 #include "session/tune_service.h"
 #include "tileplay/tune.h"
+#include "views/sass.h"
 
 namespace tpui {
 
@@ -69,6 +71,7 @@ void MainWindow::on_compiled(CompileResultPtr r, quint64) {
     editor_->set_problems(probs);
     views_->set_result(r);
     editor_->set_link_lines(views_->links().mapped_dsl_lines());
+    update_compare();
 
     QString current = QString::fromStdString(c.kernel.factory.empty() ? header_.kernel : c.kernel.factory);
     params_->set_factories(c.factories, current);
@@ -277,6 +280,42 @@ void MainWindow::update_cpu_note() {
                 if (r.name == name && !r.overridden() && r.value != QString::fromStdString(v)) used << name + "=" + QString::fromStdString(v);
         }
     params_->set_note(used.isEmpty() ? QString() : tr("Run on the CPU uses the header's CPU sizes for these: %1").arg(used.join(", ")));
+}
+
+namespace {
+
+// A compile as one side of the Compare dock: its parameters, target, PTX and SASS.
+ComparePanel::Side compare_side(const tp::CompileResult& c, const ParametersModel& params, const QString& target) {
+    ComparePanel::Side side;
+    QStringList values;
+    for (const auto& row : params.rows()) values << row.name + "=" + row.value;
+    side.config = values.join(' ') + " (" + target + ")";
+    side.ptx = QString::fromStdString(c.ptx);
+    if (!c.cubin.empty()) {
+        SassOutput sass = disassemble(c.cubin, c.file ? QString::fromStdString(c.file->path()) : QString());
+        if (sass.ok) side.sass = sass.text;
+    }
+    return side;
+}
+
+}  // namespace
+
+void MainWindow::pin_for_compare() {
+    if (!last_ || last_->ptx.empty()) {
+        statusBar()->showMessage(tr("Nothing to pin: the kernel has no PTX yet (see Problems)"), 8000);
+        return;
+    }
+    compare_->pin(compare_side(*last_, *params_model_, params_->target()));
+    compare_->set_current(compare_side(*last_, *params_model_, params_->target()));
+    if (auto* d = findChild<QDockWidget*>("dock_compare")) {
+        d->show();
+        d->raise();
+    }
+    statusBar()->showMessage(tr("Pinned this configuration: change the parameters to compare its code with theirs"), 8000);
+}
+
+void MainWindow::update_compare() {
+    if (compare_->has_pin() && last_ && !last_->ptx.empty()) compare_->set_current(compare_side(*last_, *params_model_, params_->target()));
 }
 
 }  // namespace tpui

@@ -96,4 +96,19 @@ struct Occupancy {
 };
 Occupancy compute_occupancy(const SmLimits& limits, const OccupancyInput& in);
 
+// A line diff of two PTX or SASS listings (two configurations of one kernel). Instruction lines
+// are compared by mnemonic, so renumbered registers and addresses do not count as changes;
+// other lines by their trimmed text. Lines are 0-based; each entry is a line kept in both, one
+// only the left has, or one only the right has, in order.
+struct ListingDiffLine {
+    enum Kind { Same, Removed, Added } kind = Same;
+    int left = -1, right = -1;
+};
+struct ListingDiff {
+    bool complete = false;  // false when the listings differ in more than max_changes lines
+    int removed = 0, added = 0;
+    std::vector<ListingDiffLine> lines;
+};
+ListingDiff diff_listings(const std::string& left, const std::string& right, Isa isa, int max_changes = 4000);
+
 }  // namespace tp
