@@ -8,7 +8,7 @@ top-level function with its own defaults, so the first site found is the one the
 """
 import ast
 
-from static_eval import MAX_DEPTH, NOT_MINE, UNKNOWN, ArgParser, Evaluator, Namespace, TensorShape, dotted
+from static_eval import MAX_DEPTH, NOT_MINE, UNKNOWN, ArgParser, Evaluator, Namespace, TensorShape, bind_target, dotted
 
 
 def decorator_name(d):
@@ -78,7 +78,7 @@ class Factory:
                 continue
             if isinstance(shape, ast.Name) and shape.id in assigned:
                 shape = assigned[shape.id]
-            out[s.target.id] = shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else [shape]
+            out[s.target.id] = shape  # evaluated at bind time: `(M, K) if not trans_A else (K, M)`
         return out
 
     @staticmethod
@@ -94,14 +94,14 @@ class Factory:
 
     def bind(self, call, ev, env):
         """Parameter values of one call site (positional, keywords, **dict, tensor shapes)."""
-        bound = {}
+        bound, tensors = {}, []
         positional = [p for p in self.params]
         for i, a in enumerate(call.args):
             if isinstance(a, ast.Starred) or i >= len(positional):
                 break
             v = ev.value(a, env)
             if isinstance(v, TensorShape) and positional[i] in self.tensor_dims:
-                self._bind_shape(positional[i], v, bound)
+                tensors.append((positional[i], v))
             elif v is not UNKNOWN:
                 bound[positional[i]] = v
         for k in call.keywords:
@@ -110,18 +110,31 @@ class Factory:
                 if isinstance(v, dict):
                     bound.update({kk: vv for kk, vv in v.items() if kk in self.params or kk in self.symbols})
             elif isinstance(v, TensorShape) and k.arg in self.tensor_dims:
-                self._bind_shape(k.arg, v, bound)
+                tensors.append((k.arg, v))
             elif v is not UNKNOWN and (k.arg in self.params or k.arg in self.symbols):
                 bound[k.arg] = v
+        for name, shape in tensors:  # after the scalars: a shape may depend on them (trans_A)
+            self._bind_shape(name, shape, bound, ev)
         return bound
 
-    def _bind_shape(self, tensor, shape, bound):
-        dims = self.tensor_dims[tensor]
-        if len(dims) != len(shape.shape):
+    def _bind_shape(self, tensor, shape, bound, ev):
+        node = self.tensor_dims[tensor]
+        symbols = {s: Symbol(s) for s in self.symbols}
+        dims = ev.value(node, {**bound, **symbols})
+        if dims is UNKNOWN and isinstance(node, (ast.Tuple, ast.List)):
+            dims = [symbols.get(e.id) if isinstance(e, ast.Name) else None for e in node.elts]
+        if not isinstance(dims, (tuple, list)) or len(dims) != len(shape.shape):
             return
         for d, n in zip(dims, shape.shape):
-            if isinstance(d, ast.Name) and d.id in self.symbols:
-                bound.setdefault(d.id, n)
+            if isinstance(d, Symbol):
+                bound.setdefault(d.name, n)
+
+
+class Symbol:
+    """A T.const / T.dynamic symbol inside a tensor's shape, bound from the host tensor's shape."""
+
+    def __init__(self, name):
+        self.name = name
 
 
 def find_factories(module):
@@ -142,10 +155,27 @@ class Ctx(Namespace):
     """The ctx of a torch.autograd.Function: what forward saves, backward reads."""
 
 
+class Closure:
+    """A function defined inside a walked function, with the scope it closes over."""
+
+    def __init__(self, fn, env):
+        self.fn, self.env = fn, env
+
+
+class ApplyRef:
+    """`attention = _attention.apply`: calling it runs the autograd Function's forward and backward."""
+
+    def __init__(self, cls):
+        self.cls = cls
+
+
 class Walker:
     """Runs the module's host code symbolically and records (factory, bound args, line) per call."""
 
-    def __init__(self, module, factories):
+    def __init__(self, module, factories, explore=False):
+        # explore: walk both arms of every `if`, for kernels only a flag the file leaves off reaches
+        # (use_atomic=False paths); their sizes are still the file's own.
+        self.explore = explore
         self.ev = Evaluator(module, self.hook)
         self.factories = {f.name: f for f in factories}
         self.functions = {s.name: s for s in module.body if isinstance(s, ast.FunctionDef) and s.name not in self.factories}
@@ -177,7 +207,12 @@ class Walker:
             return NOT_MINE
         if isinstance(f, ast.Name) and f.id in self.functions and f.id not in env:
             return self.call_function(self.functions[f.id], args, kwargs)
+        bound = env.get(f.id) if isinstance(f, ast.Name) else None
+        if isinstance(bound, Closure):
+            return self.call_function(bound.fn, args, kwargs, bound.env)
         parts = fname.split(".")
+        if isinstance(bound, ApplyRef):
+            parts = [bound.cls, "apply"]
         if len(parts) == 2 and parts[1] == "apply" and "forward" in self.autograd.get(parts[0], {}):
             methods, ctx = self.autograd[parts[0]], Ctx()
             out = self.call_function(methods["forward"], [ctx] + args, kwargs)
@@ -204,6 +239,8 @@ class Walker:
                 targets = [s.target]
             else:
                 v = ev.value(s.value, env)
+                if isinstance(s.value, ast.Attribute) and s.value.attr == "apply" and dotted(s.value.value) in self.autograd:
+                    v = ApplyRef(dotted(s.value.value))
                 targets = s.targets if isinstance(s, ast.Assign) else [s.target]
             self.scan(s.value, env, mark)
             for t in targets:
@@ -223,7 +260,7 @@ class Walker:
                 env["__return__"] = v
         elif isinstance(s, ast.If):
             t = ev.value(s.test, env)
-            if t is UNKNOWN:
+            if t is UNKNOWN or (self.explore and self.depth > 0):
                 self.block(s.body, env)
                 env.pop("__return__", None)
                 self.block(s.orelse, env)
@@ -231,6 +268,7 @@ class Walker:
                 self.block(s.body if t else s.orelse, env)
         elif isinstance(s, ast.For):
             it = ev.value(s.iter, env)
+            it = list(it.items()) if isinstance(it, dict) else it
             self.assign(s.target, it[0] if isinstance(it, (list, tuple)) and it else UNKNOWN, env)
             self.block(s.body, env)
         elif isinstance(s, (ast.While, ast.With)):
@@ -238,7 +276,7 @@ class Walker:
         elif isinstance(s, ast.Try):
             self.block(s.body, env)
         elif isinstance(s, ast.FunctionDef) and self.depth > 0:
-            env[s.name] = UNKNOWN
+            env[s.name] = Closure(s, env)
 
     def assign(self, target, value, env):
         if isinstance(target, ast.Name):
@@ -261,9 +299,11 @@ class Walker:
                 if isinstance(f, ast.Name) and f.id in self.factories and f.id not in env:
                     self.record(n, self.factories[f.id], env)
 
-    def call_function(self, fn, args, kwargs):
+    def call_function(self, fn, args, kwargs, closure=None):
         self.walked.add(fn.name)
         env = dict(self.globals)  # a function sees the module's globals as they are when it is called
+        env.update(closure or {})
+        env.pop("__return__", None)
         a = fn.args
         positional = a.posonlyargs + a.args
         first_default = len(positional) - len(a.defaults)

@@ -67,10 +67,17 @@ def autotune_first(tilec, path, kernel, args):
         doc = json.loads(out[out.index("{"):])
     except (subprocess.TimeoutExpired, ValueError):
         return {}
-    for c in doc.get("configs", []):
-        if c.get("kept", c.get("ok", True)) and isinstance(c.get("config"), dict):
+    configs = [c for c in doc.get("configs", []) if isinstance(c.get("params"), list) or isinstance(c.get("config"), dict)]
+
+    def as_args(c):
+        if isinstance(c.get("config"), dict):
             return {k: str(v) for k, v in c["config"].items()}
-    return {}
+        return {str(k): str(v) for k, v in c["params"]}
+
+    # The first config we compile; when we compile none, the file's first one all the same, so the
+    # entry counts as our failure (with the compiler's reason) rather than as an unresolved argument.
+    kept = [c for c in configs if c.get("status") != "rejected" and c.get("kept", c.get("ok", True))]
+    return as_args((kept or configs)[0]) if configs else {}
 
 
 def entry_for(fac, sites, ev, module_env, text, rel, tilec, path):
@@ -128,8 +135,11 @@ def manifest_entries(exdir, tilec):
             walker = Walker(module, factories)
             module_env = walker.run(module)
             ev = walker.ev
+            explorer = Walker(module, factories, explore=True)
+            explorer.run(module)
+            sites = walker.sites + explorer.sites  # the file's own path first
             for fac in factories:
-                entries.append(entry_for(fac, walker.sites, ev, module_env, text, rel, tilec, path))
+                entries.append(entry_for(fac, sites, ev, module_env, text, rel, tilec, path))
     entries.sort(key=lambda e: (e["file"], e["line"]))
     return entries
 

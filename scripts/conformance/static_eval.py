@@ -11,7 +11,7 @@ import operator
 
 UNKNOWN = object()
 NOT_MINE = object()  # a hook's answer for calls it does not handle
-MAX_DEPTH = 4
+MAX_DEPTH = 8
 
 
 class DType:
@@ -30,6 +30,13 @@ class DType:
 
     def __hash__(self):
         return hash(self.name)
+
+
+class DTypeMethod:
+    """`T.dtype(x).as_torch`: calling it gives the same dtype back."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
 
 
 class TensorShape:
@@ -87,6 +94,32 @@ _PASSTHROUGH_METHODS = {"cuda", "half", "float", "bfloat16", "to", "contiguous",
                         "zero_", "requires_grad_", "detach", "abs", "mul", "mul_", "div", "add", "sub"}
 
 
+# The device the examples' own sizes are for: an H100/H200 has 132 SMs. Host code that sizes a
+# grid from `torch.cuda.get_device_properties(0).multi_processor_count` or carver's get_num_sms()
+# gets this answer, the same one the kernel would get on the GPU the suite runs on.
+DEVICE_SMS = 132
+
+
+def _elementwise(a, b):
+    """`A * 2 - 1` on a host tensor keeps its shape; two tensors of one shape too."""
+    shapes = {x.shape for x in (a, b) if isinstance(x, TensorShape)}
+    scalars = [x for x in (a, b) if not isinstance(x, TensorShape)]
+    if len(shapes) != 1 or any(not isinstance(x, (int, float)) for x in scalars):
+        return UNKNOWN
+    t = a if isinstance(a, TensorShape) else b
+    return TensorShape(t.shape, t.dtype)
+
+
+def bind_target(target, value, env):
+    """Binds a for / comprehension target (a name or a tuple of names); False when it cannot."""
+    if isinstance(target, ast.Name):
+        env[target.id] = value
+        return True
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (tuple, list)) and len(value) == len(target.elts):
+        return all(bind_target(t, v, env) for t, v in zip(target.elts, value))
+    return False
+
+
 def dotted(node):
     """`a.b.c` as a string, or "" for anything else."""
     parts = []
@@ -119,7 +152,15 @@ class Evaluator:
         if isinstance(n, ast.Name):
             return env.get(n.id, UNKNOWN)
         if isinstance(n, (ast.Tuple, ast.List)):
-            items = [self._eval(e, env) for e in n.elts]
+            items = []
+            for e in n.elts:
+                if isinstance(e, ast.Starred):  # `(*q.shape, k)`
+                    inner = self._eval(e.value, env)
+                    if not isinstance(inner, (tuple, list)):
+                        return UNKNOWN
+                    items += list(inner)
+                else:
+                    items.append(self._eval(e, env))
             if any(i is UNKNOWN for i in items):
                 return UNKNOWN
             return tuple(items) if isinstance(n, ast.Tuple) else items
@@ -137,6 +178,8 @@ class Evaluator:
             a, b = self._eval(n.left, env), self._eval(n.right, env)
             if a is UNKNOWN or b is UNKNOWN or type(n.op) not in _BINOPS:
                 return UNKNOWN
+            if isinstance(a, TensorShape) or isinstance(b, TensorShape):
+                return _elementwise(a, b)
             return _BINOPS[type(n.op)](a, b)
         if isinstance(n, ast.UnaryOp):
             a = self._eval(n.operand, env)
@@ -177,13 +220,25 @@ class Evaluator:
             return self._attribute(n, env)
         if isinstance(n, ast.Call):
             return self._call(n, env)
-        if isinstance(n, ast.ListComp) and len(n.generators) == 1 and not n.generators[0].ifs:
-            g = n.generators[0]
-            it = self._eval(g.iter, env)
-            if not isinstance(it, (list, tuple)) or not isinstance(g.target, ast.Name):
-                return UNKNOWN
-            return [self._eval(n.elt, {**env, g.target.id: x}) for x in it]
+        if isinstance(n, (ast.ListComp, ast.GeneratorExp)) and len(n.generators) == 1:
+            return self._comprehension(n, env)
         return UNKNOWN
+
+    def _comprehension(self, n, env):
+        """`[f(x) for x in xs if c]` and its generator form (unpacked as a tuple by the caller)."""
+        g = n.generators[0]
+        it = self._eval(g.iter, env)
+        if not isinstance(it, (list, tuple)):
+            return UNKNOWN
+        out = []
+        for x in it:
+            inner = dict(env)
+            if not bind_target(g.target, x, inner):
+                return UNKNOWN
+            if any(self._eval(c, inner) is not True for c in g.ifs):
+                continue
+            out.append(self.value(n.elt, inner))
+        return out
 
     def _attribute(self, n, env):
         base = self._eval(n.value, env) if not isinstance(n.value, ast.Name) or n.value.id in env else UNKNOWN
@@ -193,6 +248,8 @@ class Evaluator:
             return getattr(base, n.attr) or UNKNOWN
         if isinstance(base, DType) and n.attr == "name":
             return base.name
+        if isinstance(base, DType) and n.attr == "as_torch":
+            return DTypeMethod(base)
         if n.attr in DType.NAMES and dotted(n.value) in ("T", "tl", "torch", "tilelang.language", "tvm", "tir"):
             return DType(n.attr)
         return UNKNOWN
@@ -206,12 +263,28 @@ class Evaluator:
             return _PURE[fname](*args)
         if fname.startswith("math.") and leaf in _MATH and all(a is not UNKNOWN for a in args):
             return _MATH[leaf](*args)
+        if fname in ("torch.tensor", "torch.as_tensor") and args and isinstance(args[0], (list, tuple)):
+            return self._literal_tensor(args[0], kwargs)
+        if fname == "torch.arange" and args and all(isinstance(a, int) for a in args):
+            return TensorShape((len(range(*args)),), kwargs.get("dtype") if isinstance(kwargs.get("dtype"), DType) else DType("int64"))
+        if leaf in ("cdiv", "ceildiv", "ceil_div") and "." in fname and len(args) == 2 and all(isinstance(a, int) for a in args):
+            return -(-args[0] // args[1])
+        if leaf in ("determine_fp8_type", "determine_torch_fp8_type"):  # tilelang.language.fp8, on CUDA
+            fmt = args[0] if args else kwargs.get("fp8_format", "e4m3")
+            return DType("float8_e4m3" if fmt == "e4m3" else "float8_e5m2") if fmt in ("e4m3", "e5m2") else UNKNOWN
+        if leaf == "get_num_sms":
+            return DEVICE_SMS
+        if leaf == "get_device_properties":
+            return Namespace(multi_processor_count=DEVICE_SMS)
         if fname.startswith("torch.") and leaf in _TENSOR_MAKERS:
             return self._tensor(leaf, n, args, kwargs)
         if self.hook:
             v = self.hook(n, fname, args, kwargs, env)
             if v is not NOT_MINE:
                 return v
+        if isinstance(n.func, ast.Attribute) and n.func.attr == "as_torch":
+            m = self._eval(n.func, env)
+            return m.dtype if isinstance(m, DTypeMethod) else UNKNOWN
         if isinstance(n.func, ast.Attribute) and isinstance(self._eval(n.func.value, env), TensorShape):
             return self._tensor_method(n.func.attr, self._eval(n.func.value, env), args, kwargs)
         if fname.endswith("ArgumentParser"):
@@ -221,8 +294,8 @@ class Evaluator:
             if isinstance(p, ArgParser):
                 ns = Namespace(p.defaults)
                 return ns if n.func.attr == "parse_args" else (ns, [])
-        if fname in ("T.dtype", "tvm.DataType", "torch.dtype") and args and isinstance(args[0], str):
-            return DType(args[0])
+        if fname in ("T.dtype", "tvm.DataType", "torch.dtype") and args and isinstance(args[0], (str, DType)):
+            return DType(args[0]) if isinstance(args[0], str) else args[0]
         return UNKNOWN
 
     @staticmethod
@@ -233,11 +306,27 @@ class Evaluator:
         if name == "to":
             d = kwargs.get("dtype", args[0] if args else None)
             return t.with_dtype(d) if isinstance(d, DType) else t
+        if name in ("view", "reshape") and args and all(isinstance(a, int) for a in args):
+            dims = list(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else list(args)
+            total, known = math.prod(t.shape), math.prod(d for d in dims if d != -1)
+            if dims.count(-1) == 1 and known and total % known == 0:
+                dims[dims.index(-1)] = total // known
+            return TensorShape(tuple(dims), t.dtype) if -1 not in dims and math.prod(dims) == total else UNKNOWN
         if name == "size":
             return t.shape[args[0]] if args and isinstance(args[0], int) else t.shape
         if name == "dim":
             return len(t.shape)
         return t if name in _PASSTHROUGH_METHODS else UNKNOWN
+
+    @staticmethod
+    def _literal_tensor(data, kwargs):
+        """torch.tensor([...]): its shape is the nesting of the list."""
+        shape = []
+        while isinstance(data, (list, tuple)):
+            shape.append(len(data))
+            data = data[0] if data else None
+        dtype = kwargs.get("dtype")
+        return TensorShape(tuple(shape), dtype if isinstance(dtype, DType) else DType("int64" if isinstance(data, int) else "float32"))
 
     def _tensor(self, leaf, n, args, kwargs):
         if leaf.endswith("_like"):
