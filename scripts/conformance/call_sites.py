@@ -8,7 +8,7 @@ top-level function with its own defaults, so the first site found is the one the
 """
 import ast
 
-from static_eval import MAX_DEPTH, NOT_MINE, UNKNOWN, ArgParser, Evaluator, Namespace, TensorShape, bind_target, dotted
+from static_eval import MAX_DEPTH, MAX_ITERATIONS, NOT_MINE, UNKNOWN, ArgParser, Evaluator, Namespace, TensorShape, bind_target, dotted
 
 
 def decorator_name(d):
@@ -24,7 +24,7 @@ def _is_autotune(n):
 
 
 def _is_prim(n):
-    return n.endswith("prim_func")
+    return n == "prim_func" or n.endswith(".prim_func")  # not simplify_prim_func, which wraps a factory
 
 
 class Factory:
@@ -38,7 +38,11 @@ class Factory:
         self.prim_only = any(_is_prim(d) for d in decos)
         self.params, self.default_nodes = [], {}
         self.tensor_dims = self._eager_tensors(fn)
-        self.symbols = self._const_symbols(fn)
+        # `batch_count = len(batch_sizes_list)`: the factory's own simple assignments, replayed when
+        # a tensor's shape is read so a shape written with them can bind its symbols.
+        self.locals = [(s.targets[0].id, s.value) for s in fn.body
+                       if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)]
+        self.symbols, self.symbol_vars = self._const_symbols(fn)
         if self.prim_only:
             return  # a module-level @T.prim_func: tensors only, nothing to bind
         a = fn.args
@@ -83,14 +87,21 @@ class Factory:
 
     @staticmethod
     def _const_symbols(fn):
-        out = []
+        """T.const / T.dynamic symbols: their names, and the Python variable each is bound to
+        (`M = T.dynamic("m")` names the symbol `m`; `M, N = T.const("M, N")` both `M`, `N`)."""
+        out, variables = [], {}
         for s in fn.body:
             if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) and s.value.args:
                 name = dotted(s.value.func)
                 text = s.value.args[0]
                 if name.endswith((".const", ".dynamic", ".symbolic")) and isinstance(text, ast.Constant) and isinstance(text.value, str):
-                    out += [t for t in text.value.replace(",", " ").split() if t not in out]
-        return out
+                    names = text.value.replace(",", " ").split()
+                    out += [t for t in names if t not in out]
+                    target = s.targets[0]
+                    targets = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+                    if len(targets) == len(names):
+                        variables.update({t.id: n for t, n in zip(targets, names) if isinstance(t, ast.Name)})
+        return out, variables
 
     def bind(self, call, ev, env):
         """Parameter values of one call site (positional, keywords, **dict, tensor shapes)."""
@@ -120,7 +131,14 @@ class Factory:
     def _bind_shape(self, tensor, shape, bound, ev):
         node = self.tensor_dims[tensor]
         symbols = {s: Symbol(s) for s in self.symbols}
-        dims = ev.value(node, {**bound, **symbols})
+        symbols.update({var: Symbol(sym) for var, sym in self.symbol_vars.items()})
+        env = {**bound, **symbols}
+        for name, value in self.locals:
+            if name not in symbols:
+                v = ev.value(value, env)
+                if v is not UNKNOWN:
+                    env[name] = v
+        dims = ev.value(node, env)
         if dims is UNKNOWN and isinstance(node, (ast.Tuple, ast.List)):
             dims = [symbols.get(e.id) if isinstance(e, ast.Name) else None for e in node.elts]
         if not isinstance(dims, (tuple, list)) or len(dims) != len(shape.shape):
@@ -254,6 +272,13 @@ class Walker:
                 if call.func.attr == "save_for_backward" and isinstance(base, Ctx):
                     base["saved_tensors"] = tuple(ev.value(a, env) for a in call.args)
                     return
+                if call.func.attr in ("append", "extend") and isinstance(base, list) and len(call.args) == 1:
+                    v = ev.value(call.args[0], env)
+                    if v is UNKNOWN or (call.func.attr == "extend" and not isinstance(v, (list, tuple))):
+                        env[dotted(call.func.value)] = UNKNOWN  # its contents are no longer known
+                    else:
+                        base.append(v) if call.func.attr == "append" else base.extend(v)
+                    return
             v = ev.value(s.value, env)
             self.scan(s.value, env, mark)
             if isinstance(s, ast.Return):
@@ -269,14 +294,28 @@ class Walker:
         elif isinstance(s, ast.For):
             it = ev.value(s.iter, env)
             it = list(it.items()) if isinstance(it, dict) else it
-            self.assign(s.target, it[0] if isinstance(it, (list, tuple)) and it else UNKNOWN, env)
-            self.block(s.body, env)
+            if isinstance(it, (list, tuple)) and not it:
+                self.block(s.orelse, env)  # an empty loop runs only its else
+            elif isinstance(it, (list, tuple)) and len(it) <= MAX_ITERATIONS and not self._breaks(s):
+                for x in it:  # as Python runs it, so lists built in the loop are right after it
+                    self.assign(s.target, x, env)
+                    self.block(s.body, env)
+                    if "__return__" in env:
+                        break
+            else:
+                self.assign(s.target, it[0] if isinstance(it, (list, tuple)) and it else UNKNOWN, env)
+                self.block(s.body, env)
         elif isinstance(s, (ast.While, ast.With)):
             self.block(s.body, env)
         elif isinstance(s, ast.Try):
             self.block(s.body, env)
         elif isinstance(s, ast.FunctionDef) and self.depth > 0:
             env[s.name] = Closure(s, env)
+
+    @staticmethod
+    def _breaks(loop):
+        """A loop with break/continue runs once here: its exits depend on values we may not know."""
+        return any(isinstance(n, (ast.Break, ast.Continue)) for n in ast.walk(loop))
 
     def assign(self, target, value, env):
         if isinstance(target, ast.Name):

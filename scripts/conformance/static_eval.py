@@ -12,6 +12,7 @@ import operator
 UNKNOWN = object()
 NOT_MINE = object()  # a hook's answer for calls it does not handle
 MAX_DEPTH = 8
+MAX_ITERATIONS = 16  # a longer host loop runs once, with its first item
 
 
 class DType:
@@ -42,12 +43,13 @@ class DTypeMethod:
 class TensorShape:
     """A torch tensor made at host level (torch.randn(M, K, ...)): its shape and dtype."""
 
-    def __init__(self, shape, dtype=None):
+    def __init__(self, shape, dtype=None, data=None):
         self.shape = shape
         self.dtype = dtype
+        self.data = data  # the flat values of a torch.tensor([...]) literal, else None
 
     def with_dtype(self, dtype):
-        return TensorShape(self.shape, dtype)
+        return TensorShape(self.shape, dtype, self.data)
 
 
 class Namespace(dict):
@@ -86,7 +88,8 @@ _CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast
            ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
            ast.Is: operator.is_, ast.IsNot: operator.is_not}
 _PURE = {"int": int, "float": float, "bool": bool, "min": min, "max": max, "abs": abs, "len": len, "str": str,
-         "tuple": tuple, "list": list, "range": lambda *a: list(range(*a)), "round": round}
+         "tuple": tuple, "list": list, "range": lambda *a: list(range(*a)), "round": round, "sum": sum, "any": any,
+         "all": all, "sorted": sorted, "enumerate": lambda *a: list(enumerate(*a)), "zip": lambda *a: list(zip(*a))}
 _MATH = {"ceil": math.ceil, "floor": math.floor, "sqrt": math.sqrt, "log2": math.log2, "prod": math.prod,
          "gcd": math.gcd, "isqrt": math.isqrt}
 _TENSOR_MAKERS = {"randn", "rand", "empty", "zeros", "ones", "randint", "full", "empty_like", "zeros_like", "randn_like"}
@@ -269,6 +272,8 @@ class Evaluator:
             return TensorShape((len(range(*args)),), kwargs.get("dtype") if isinstance(kwargs.get("dtype"), DType) else DType("int64"))
         if leaf in ("cdiv", "ceildiv", "ceil_div") and "." in fname and len(args) == 2 and all(isinstance(a, int) for a in args):
             return -(-args[0] // args[1])
+        if fname == "getattr" and len(args) >= 2 and isinstance(args[1], str) and args[1] in DType.NAMES:
+            return DType(args[1])  # getattr(torch, in_dtype)
         if leaf in ("determine_fp8_type", "determine_torch_fp8_type"):  # tilelang.language.fp8, on CUDA
             fmt = args[0] if args else kwargs.get("fp8_format", "e4m3")
             return DType("float8_e4m3" if fmt == "e4m3" else "float8_e5m2") if fmt in ("e4m3", "e5m2") else UNKNOWN
@@ -312,6 +317,10 @@ class Evaluator:
             if dims.count(-1) == 1 and known and total % known == 0:
                 dims[dims.index(-1)] = total // known
             return TensorShape(tuple(dims), t.dtype) if -1 not in dims and math.prod(dims) == total else UNKNOWN
+        if name in ("max", "min", "sum") and not args and t.data:
+            return TensorShape((), t.dtype, [{"max": max, "min": min, "sum": sum}[name](t.data)])
+        if name == "item" and t.data and len(t.data) == 1:
+            return t.data[0]
         if name == "size":
             return t.shape[args[0]] if args and isinstance(args[0], int) else t.shape
         if name == "dim":
@@ -320,13 +329,14 @@ class Evaluator:
 
     @staticmethod
     def _literal_tensor(data, kwargs):
-        """torch.tensor([...]): its shape is the nesting of the list."""
-        shape = []
+        """torch.tensor([...]): its shape is the nesting of the list (and a 1-D list's values)."""
+        data_list, shape = data, []
         while isinstance(data, (list, tuple)):
             shape.append(len(data))
             data = data[0] if data else None
         dtype = kwargs.get("dtype")
-        return TensorShape(tuple(shape), dtype if isinstance(dtype, DType) else DType("int64" if isinstance(data, int) else "float32"))
+        flat = list(data_list) if len(shape) == 1 and all(isinstance(x, (int, float)) for x in data_list) else None
+        return TensorShape(tuple(shape), dtype if isinstance(dtype, DType) else DType("int64" if isinstance(data, int) else "float32"), flat)
 
     def _tensor(self, leaf, n, args, kwargs):
         if leaf.endswith("_like"):
