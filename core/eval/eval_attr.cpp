@@ -131,6 +131,16 @@ std::optional<Value> Evaluator::try_getattr(const Value& v, const std::string& n
             r->name = name;
             return Value::make(VK::Enum, r);
         }
+        case VK::Int:
+            if (name == "bit_length")  // Python's int.bit_length(): bits of |x|, 0 for 0
+                return method("int.bit_length", [x = v.i](Evaluator& ev, CallArgs& a) {
+                    ArgReader r(ev, a, "int.bit_length", {});
+                    uint64_t mag = x < 0 ? 0 - static_cast<uint64_t>(x) : static_cast<uint64_t>(x);
+                    int64_t bits = 0;
+                    while (bits < 64 && (mag >> bits) != 0) ++bits;
+                    return Value::integer(bits);
+                });
+            return std::nullopt;
         case VK::Func: if (name == "__name__") return Value::str(v.as<FuncObj>()->name); return std::nullopt;
         case VK::Str: return str_method(str_of(v), name);
         case VK::List: case VK::Tuple: return seq_method(v, name);
@@ -257,6 +267,11 @@ std::vector<Value> Evaluator::iterate(const Value& v, Span span) {
         case VK::Str: {
             std::vector<Value> out;
             for (char c : str_of(v)) out.push_back(Value::str(std::string(1, c)));
+            return out;
+        }
+        case VK::DType: {  // TileLang's dtype is a str: `"".join(c for c in dtype if c.isdigit())`
+            std::vector<Value> out;
+            for (char c : v.dt.name()) out.push_back(Value::str(std::string(1, c)));
             return out;
         }
         case VK::Dict: {

@@ -87,6 +87,13 @@ std::optional<Value> str_method(const std::string& s, const std::string& name) {
             for (auto& c : o) c = static_cast<char>(up ? std::toupper(static_cast<unsigned char>(c)) : std::tolower(static_cast<unsigned char>(c)));
             return Value::str(o);
         });
+    if (name == "isdigit" || name == "isalpha" || name == "isalnum")  // ASCII, as the examples' dtype names are
+        return method("str." + name, [s, name](Evaluator&, CallArgs&) {
+            auto ok = [&](unsigned char c) {
+                return name == "isdigit" ? std::isdigit(c) != 0 : name == "isalpha" ? std::isalpha(c) != 0 : std::isalnum(c) != 0;
+            };
+            return Value::boolean(!s.empty() && std::all_of(s.begin(), s.end(), [&](char c) { return ok(static_cast<unsigned char>(c)); }));
+        });
     if (name == "startswith" || name == "endswith")
         return method("str." + name, [s, start = name == "startswith"](Evaluator& ev, CallArgs& a) {
             ArgReader r(ev, a, start ? "str.startswith" : "str.endswith", {"prefix"});

@@ -177,8 +177,14 @@ EvalResult evaluate_kernel(const ast::ModulePtr& module, const EvalRequest& req,
         } else {
             kc.eager = true;
             kc.active = true;
-            ev.call_function(*f, args);
+            Value r = ev.call_function(*f, args);
             kc.active = false;
+            // A factory whose @T.prim_func is made deeper down (an inner `kernel_func(...)`, or
+            // another factory it returns the kernel of): stage what it returns.
+            if (!kc.kernel_seen && r.kind == VK::Func && r.as<FuncObj>()->is_prim_func) {
+                kc.eager = false;
+                stage_prim_func(ev, *r.as<FuncObj>(), kc);
+            }
         }
         ir::Stmt body = Stager::seal(ev.stager.pop_frame(), def->span);
         if (!kc.kernel_seen) ev.fail(DiagKind::BadKernelLaunch, def->span, {"kernel `" + def->name + "` has no `with T.Kernel(...)` block"});

@@ -32,7 +32,8 @@ bool ends_with(const std::string& s, const std::string& t) { return s.size() >= 
 }  // namespace
 
 bool is_jit(const std::string& d) { return d == "jit" || ends_with(d, ".jit") || ends_with(d, "lazy_jit"); }
-bool is_prim(const std::string& d) { return ends_with(d, "prim_func"); }
+// `T.prim_func` / `prim_func`, but not `simplify_prim_func`, a decorator over a whole factory.
+bool is_prim(const std::string& d) { return d == "prim_func" || ends_with(d, ".prim_func"); }
 
 bool has_decorator(const ast::FunctionDef& f, bool (*pred)(const std::string&)) {
     for (const auto& d : f.decorator_list)

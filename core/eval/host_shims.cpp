@@ -65,6 +65,44 @@ Value device_capability(Evaluator& ev, CallArgs& a, const std::string&) {
     return Value::tuple({Value::integer(cc / 10), Value::integer(cc % 10)});
 }
 
+// `torch.cuda.is_available()`: a kernel compiled for a CUDA target runs on a CUDA device, so
+// host code that branches on it takes the CUDA path (TileLang's examples exit otherwise).
+Value cuda_available(Evaluator&, CallArgs&, const std::string&) { return Value::boolean(true); }
+
+// `torch.cuda.current_device()`: the one device a kernel is compiled for.
+Value current_device(Evaluator&, CallArgs&, const std::string&) { return Value::integer(0); }
+
+// The reference GPU of the target's generation: device queries answer as if the kernel ran on
+// it, never with the machine that compiles.
+struct TargetGpu {
+    const char* name;
+    int sms;
+};
+
+TargetGpu target_gpu(const std::string& target) {
+    int cc = 0;
+    for (char c : target)
+        if (c >= '0' && c <= '9') cc = cc * 10 + (c - '0');
+    if (cc >= 90) return {"NVIDIA H100", 132};
+    if (cc >= 89) return {"NVIDIA L40S", 142};
+    if (cc >= 86) return {"NVIDIA RTX A6000", 84};
+    if (cc >= 80) return {"NVIDIA A100", 108};
+    return {"NVIDIA T4", 40};
+}
+
+// `torch.cuda.get_device_name()`: examples test it for "Radeon" or "H100" to pick configs.
+Value device_name(Evaluator& ev, CallArgs&, const std::string&) { return Value::str(target_gpu(ev.target).name); }
+
+// `tilelang.carver.arch.driver.get_num_sms()`: persistent kernels size their grid by it.
+Value num_sms(Evaluator& ev, CallArgs&, const std::string&) { return Value::integer(target_gpu(ev.target).sms); }
+
+// `tilelang.layout.make_swizzled_layout(buf)` and the MMA swizzle helpers: TileLang's names for
+// T.make_swizzled_layout, a layout annotation of a shared buffer that only avoids bank conflicts.
+Value swizzled_layout(Evaluator& ev, CallArgs& a, const std::string&) {
+    CallArgs fwd = a;
+    return ev.call(*tile_attr(ev, "make_swizzled_layout", a.span), fwd);
+}
+
 using ShimFn = Value (*)(Evaluator&, CallArgs&, const std::string&);
 
 ShimFn find_shim(const std::string& what) {
@@ -75,6 +113,15 @@ ShimFn find_shim(const std::string& what) {
         {"tvm.tir.const", tir_const},
         {"tvm.tirx.const", tir_const},
         {"torch.cuda.get_device_capability", device_capability},
+        {"torch.cuda.is_available", cuda_available},
+        {"torch.cuda.current_device", current_device},
+        {"torch.cuda.get_device_name", device_name},
+        {"tilelang.carver.arch.driver.get_num_sms", num_sms},
+        {"tilelang.carver.arch.get_num_sms", num_sms},
+        {"tilelang.layout.make_swizzled_layout", swizzled_layout},
+        {"tilelang.cuda.intrinsics.make_mma_swizzle_layout", swizzled_layout},
+        {"tilelang.cuda.intrinsics.layout.make_mma_swizzle_layout", swizzled_layout},
+        {"tilelang.cuda.intrinsics.layout.mma_layout.make_mma_swizzle_layout", swizzled_layout},
     };
     for (const auto& [name, fn] : shims)
         if (what == name) return fn;

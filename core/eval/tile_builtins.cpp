@@ -27,6 +27,7 @@ const Registry& registry() {
         register_tile_kernel(r.entries);
         register_tile_ops(r.entries);
         register_tile_math(r.entries);
+        register_tile_hints(r.entries);
         for (const auto& e : r.entries) r.values[e.info.name] = make_builtin("T." + e.info.name, e.fn);
         return r;
     }();

@@ -1,0 +1,59 @@
+// Performance hints and thread-level helpers of TileLang that do not change what a kernel
+// computes: T.set_max_nreg / T.disable_warp_group_reg_alloc (register budgets of warp
+// specialised kernels) and T.sync_threads (a block barrier). The hints are accepted with a
+// remark, because our own passes decide register budgets; the barrier is staged as one.
+#include "eval/tile_internal.h"
+
+namespace tp::eval {
+
+namespace {
+
+using Reg = std::vector<TileBuiltin>;
+
+void add(Reg& r, std::string name, std::string sig, std::string doc, BuiltinFn fn) {
+    r.push_back({{std::move(name), std::move(sig), std::move(doc), "tile op"}, std::move(fn)});
+}
+
+// A hint only changes how registers are split between warp groups, never a value, so the kernel
+// stays correct without it; the remark says so at its line (`tilec compile --remarks`).
+void hint_remark(Evaluator& ev, const std::string& what, Span span) {
+    ev.diags.report(DiagKind::FastPathNotTaken, span,
+                    {"`" + what + "`", "register budgets come from our own warp specialisation (setmaxnreg where it applies)",
+                     "the kernel computes the same without it"});
+}
+
+}  // namespace
+
+void register_tile_hints(std::vector<TileBuiltin>& r) {
+    add(r, "set_max_nreg", "T.set_max_nreg(reg_count, is_inc)", "hint: the register budget of this warp group (a performance hint)",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.set_max_nreg", {"reg_count", "is_inc"});
+            require_kernel(ev, "T.set_max_nreg", a.span);
+            int64_t n = ev.as_int(rd.require(0), rd.span(0), "reg_count");
+            if (n < 24 || n > 256 || n % 8 != 0)
+                ev.fail(DiagKind::TypeMismatch, rd.span(0), {"`reg_count` must be a multiple of 8 in [24, 256], got " + std::to_string(n)});
+            ev.as_int(rd.require(1), rd.span(1), "is_inc");
+            hint_remark(ev, "T.set_max_nreg", a.span);
+            return Value::none();
+        });
+    add(r, "disable_warp_group_reg_alloc", "T.disable_warp_group_reg_alloc()",
+        "hint: keep the default register split between warp groups (a performance hint)", [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.disable_warp_group_reg_alloc", {});
+            require_kernel(ev, "T.disable_warp_group_reg_alloc", a.span);
+            hint_remark(ev, "T.disable_warp_group_reg_alloc", a.span);
+            return Value::none();
+        });
+    add(r, "sync_threads", "T.sync_threads()", "a barrier of all threads of the block (__syncthreads)",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.sync_threads", {"barrier_id", "arrive_count"});
+            require_kernel(ev, "T.sync_threads", a.span);
+            // A named barrier over part of the block would deadlock as a __syncthreads: refuse it.
+            for (int k = 0; k < 2; ++k)
+                if (rd.get(k) && rd.get(k)->kind != VK::None)
+                    ev.fail(DiagKind::NotYetLowered, rd.span(k), {"T.sync_threads with a named barrier (barrier_id, arrive_count)", "CUDA"});
+            ev.stager.emit(std::make_shared<ir::EvaluateNode>(ir::make_call("__syncthreads", {}, ir::DataType::void_(), a.span), a.span));
+            return Value::none();
+        });
+}
+
+}  // namespace tp::eval
