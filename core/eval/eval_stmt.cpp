@@ -170,9 +170,7 @@ static void exec_import(Evaluator& ev, const ast::Stmt& s, const std::shared_ptr
             auto attr = ev.module_attr(*mod.as<ModuleObj>(), a.name, a.span);
             v = attr ? *attr : ev.module_value(f->module + "." + a.name);
         } else {
-            auto o = std::make_shared<OpaqueObj>();
-            o->what = f->module + "." + a.name;
-            v = Value::make(VK::Opaque, o);
+            v = ev.module_value(f->module + "." + a.name);  // a known name, else an opaque host object
         }
         ev.bind_name(a.asname ? *a.asname : a.name, v, sc, a.span);
     }

@@ -110,6 +110,7 @@ ShimFn find_shim(const std::string& what) {
         {"tilelang.math.next_power_of_2", next_power_of_2},
         {"tilelang.math.cdiv", cdiv},
         {"tvm.DataType", data_type},
+        {"tilelang.DataType", data_type},
         {"tvm.tir.const", tir_const},
         {"tvm.tirx.const", tir_const},
         {"torch.cuda.get_device_capability", device_capability},

@@ -193,6 +193,9 @@ Value Evaluator::module_value(const std::string& dotted) {
     if (dotted == "itertools") return module_of(ModuleKind::Itertools, "itertools");
     if (dotted == "functools") return module_of(ModuleKind::Functools, "functools");
     if (dotted == "typing") return module_of(ModuleKind::Typing, "typing");
+    // TileLang's own home of the warp policy enum, imported directly by some examples.
+    if (dotted == "tilelang.tileop.base.GemmWarpPolicy" || dotted == "tilelang.tileop.GemmWarpPolicy")
+        return *tile_attr(*this, "GemmWarpPolicy", {});
     auto o = std::make_shared<OpaqueObj>();
     o->what = dotted;
     return Value::make(VK::Opaque, o);

@@ -36,13 +36,14 @@ void register_tile_hints(std::vector<TileBuiltin>& r) {
             hint_remark(ev, "T.set_max_nreg", a.span);
             return Value::none();
         });
-    add(r, "disable_warp_group_reg_alloc", "T.disable_warp_group_reg_alloc()",
-        "hint: keep the default register split between warp groups (a performance hint)", [](Evaluator& ev, CallArgs& a) -> Value {
-            ArgReader rd(ev, a, "T.disable_warp_group_reg_alloc", {});
-            require_kernel(ev, "T.disable_warp_group_reg_alloc", a.span);
-            hint_remark(ev, "T.disable_warp_group_reg_alloc", a.span);
-            return Value::none();
-        });
+    for (const char* name : {"disable_warp_group_reg_alloc", "no_set_max_nreg"})  // TileLang's one op, two names
+        add(r, name, std::string("T.") + name + "()", "hint: keep the default register split between warp groups (a performance hint)",
+            [name = std::string("T.") + name](Evaluator& ev, CallArgs& a) -> Value {
+                ArgReader rd(ev, a, name, {});
+                require_kernel(ev, name, a.span);
+                hint_remark(ev, name, a.span);
+                return Value::none();
+            });
     add(r, "sync_threads", "T.sync_threads()", "a barrier of all threads of the block (__syncthreads)",
         [](Evaluator& ev, CallArgs& a) -> Value {
             ArgReader rd(ev, a, "T.sync_threads", {"barrier_id", "arrive_count"});
