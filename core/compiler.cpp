@@ -16,6 +16,7 @@
 #include "runtime/nvrtc.h"
 #include "target.h"
 #include "transform/producer_consumer.h"
+#include "transform/register_pressure.h"
 
 namespace tp {
 
@@ -252,6 +253,9 @@ CompileResult compile_once(const CompileRequest& req) {
         ResourceUsage ru = codegen::parse_ptxas_info(out.log);
         ru.dynamic_shared_bytes = cm.dynamic_shared_bytes;
         r.resources = ru;
+        int64_t threads = 1;
+        for (int64_t t : r.kernel.threads) threads *= t;
+        transform::report_register_pressure(*pr.func, ru, threads, *target, diags);
     } catch (const UserError& e) {
         diags.add(e.diag);
     } catch (const InternalError& e) {

@@ -93,6 +93,8 @@ void MainWindow::on_compiled(CompileResultPtr r, quint64) {
     int errors = problems_model_->error_count(), warnings = problems_model_->warning_count();
     QString res;
     if (c.resources.registers >= 0) res = tr(", %1 registers").arg(c.resources.registers);
+    // Spills beside the register count (the warning at the fragment's line says which and why).
+    if (c.resources.spill_store_bytes > 0) res += tr(" (%1 B spilled)").arg(c.resources.spill_store_bytes);
     if (c.resources.static_shared_bytes >= 0 || c.resources.dynamic_shared_bytes > 0)
         res += tr(", %1 KB shared").arg((std::max<int64_t>(0, c.resources.static_shared_bytes) + c.resources.dynamic_shared_bytes) / 1024.0, 0, 'f', 1);
     status_state_->setText(c.ok ? tr("compiled %1 for %2%3").arg(QString::fromStdString(c.kernel.name), params_->target(), res)
