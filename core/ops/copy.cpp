@@ -1,4 +1,4 @@
-// The T.copy op object: the TMA plan of a global -> shared tile copy; see copy.h.
+// The T.copy op object: its access and the TMA plans of its tile loads and stores; see copy.h.
 #include "ops/copy.h"
 
 #include <sstream>
@@ -93,6 +93,14 @@ std::string tensor_why(const Buffer& g, size_t region_rank) {
 }
 
 }  // namespace
+
+OpAccess access(const CopyOpNode& c) {
+    OpAccess a;
+    a.reads.push_back(c.src);
+    a.writes.push_back(c.dst);
+    a.stage_producer = true;
+    return a;
+}
 
 TmaStorePlan plan_tma_store(const CopyOpNode& c, const Target& target, int64_t rows, int64_t cols) {
     TmaStorePlan p;

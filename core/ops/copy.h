@@ -1,7 +1,8 @@
-// T.copy as an object the passes ask: whether a global -> shared tile copy can be issued by the
-// tensor memory accelerator (TMA) on a target, and if so the box, swizzle, coordinates and
-// byte count of the loads that implement it, or why not (said at the T.copy line as a remark
-// when the copy stays with the threads that run the tile code).
+// T.copy as an object the passes ask: the regions it reads and writes, and whether a global ->
+// shared tile copy can be issued by the tensor memory accelerator (TMA) on a target, and if so
+// the box, swizzle, coordinates and byte count of the loads that implement it, or why not (said
+// at the T.copy line as a remark when the copy stays with the threads that run the tile code).
+// Its CUDA forms are in codegen/cuda/ops/copy.cpp.
 #pragma once
 
 #include <cstdint>
@@ -9,9 +10,14 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "ops/access.h"
 #include "target.h"
 
 namespace tp::ops {
+
+// Reads the source region, writes the destination; a stage producer (a T.Pipelined loop keeps
+// num_stages copies of a shared tile it fills).
+OpAccess access(const ir::CopyOpNode& c);
 
 // One T.copy(global region -> whole shared tile) as TMA box loads. The shared tile is rows x
 // cols (a 1-D tile is one row) in the layout layout_inference gave it; TMA writes exactly that

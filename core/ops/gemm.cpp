@@ -1,4 +1,4 @@
-// The T.gemm op object: shapes and the wgmma plan; see gemm.h.
+// The T.gemm op object: access, shapes and the wgmma plan; see gemm.h.
 #include "ops/gemm.h"
 
 namespace tp::ops {
@@ -49,6 +49,14 @@ std::string operand_types_why(const GemmOpNode& g) {
 }
 
 }  // namespace
+
+OpAccess access(const GemmOpNode& g) {
+    OpAccess a;
+    a.reads = {g.A, g.B};
+    if (!g.clear_accum) a.reads.push_back(g.C);
+    a.writes.push_back(g.C);
+    return a;
+}
 
 std::optional<GemmShape> gemm_shape(const GemmOpNode& g, std::string& why) {
     auto a = const_2d(g.A.buffer), b = const_2d(g.B.buffer), c = const_2d(g.C.buffer);

@@ -1,7 +1,8 @@
-// T.gemm as an object the passes ask rather than match: its tile shapes and operands, and
+// T.gemm as an object the passes ask rather than match: its tile shapes, operands and access, and
 // whether it can run as wgmma (sm_90a) in a block of a given size, with the partition of the
 // accumulator across warps and the shared layouts its operand tiles then need, or the reason
-// it cannot, said at the T.gemm line (a remark) when the kernel falls back to mma.sync.
+// it cannot, said at the T.gemm line (a remark) when the kernel falls back to mma.sync. Its
+// CUDA forms (wgmma, mma.sync, fp8) are in codegen/cuda/ops/gemm.cpp.
 #pragma once
 
 #include <cstdint>
@@ -9,9 +10,13 @@
 #include <string>
 
 #include "ir/ir.h"
+#include "ops/access.h"
 #include "target.h"
 
 namespace tp::ops {
+
+// Reads A and B, and C unless clear_accum overwrites it; writes C.
+OpAccess access(const ir::GemmOpNode& g);
 
 // The gemm's constant tile shapes: C is M x N, K the reduction; A[M][K] (or [K][M] with
 // transpose_A), B[K][N] (or [N][K] with transpose_B).

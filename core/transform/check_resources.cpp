@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ir/functor.h"
+#include "ops/access.h"
 
 namespace tp::transform {
 
@@ -14,7 +15,7 @@ namespace {
 
 bool is_fp8(DataType t) { return t.code == DataType::Float8E4M3 || t.code == DataType::Float8E5M2; }
 
-class ResourceChecker : public IRVisitor {
+class ResourceChecker : public ops::OpAccessVisitor {
 public:
     const Target& target;
     DiagnosticEngine& diags;
@@ -42,11 +43,11 @@ public:
         IRVisitor::visit_For(n, s);
         if (pipelined) pipeline_stack.pop_back();
     }
-    void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
+    void on_op(const StmtNode&, const ops::OpAccess& a) override {
         // TileLang keeps num_stages copies of every shared tile loaded inside a pipelined loop.
-        if (!pipeline_stack.empty() && n.dst.buffer->scope == Scope::Shared)
-            stages[n.dst.buffer.get()] = std::max(stages[n.dst.buffer.get()], pipeline_stack.back());
-        IRVisitor::visit_CopyOp(n, s);
+        if (pipeline_stack.empty() || !a.stage_producer) return;
+        for (const auto& w : a.writes)
+            if (w.buffer->scope == Scope::Shared) stages[w.buffer.get()] = std::max(stages[w.buffer.get()], pipeline_stack.back());
     }
     void visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override {
         if (n.num_threads() > 1024) diags.report(DiagKind::TooManyThreads, n.span, {std::to_string(n.num_threads())});
@@ -58,7 +59,7 @@ public:
             diags.report(DiagKind::FeatureNeedsTarget, n.span, {"`T.gemm` on bfloat16", "sm_80", target.name});
         const bool fp8 = a.code == DataType::Float8E4M3 || a.code == DataType::Float8E5M2;
         if (fp8 && target.sm < 89) diags.report(DiagKind::FeatureNeedsTarget, n.span, {"`T.gemm` on float8", "sm_89", target.name});
-        IRVisitor::visit_GemmOp(n, s);
+        OpAccessVisitor::visit_GemmOp(n, s);
     }
 };
 

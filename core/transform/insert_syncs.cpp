@@ -4,6 +4,7 @@
 #include <set>
 
 #include "ir/functor.h"
+#include "ops/access.h"
 
 namespace tp::transform {
 
@@ -13,7 +14,7 @@ namespace {
 
 using BufSet = std::set<const BufferNode*>;
 
-struct Effects : IRVisitor {
+struct Effects : ops::OpAccessVisitor {
     BufSet reads, writes;
     bool barrier = false;
     void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
@@ -39,9 +40,17 @@ struct Effects : IRVisitor {
         }
         IRVisitor::visit_Call(n, e);
     }
-    void visit_PrintOp(const PrintOpNode& n, const Stmt& s) override {
-        barrier = true;  // codegen brackets T.print of a tile with barriers
-        IRVisitor::visit_PrintOp(n, s);
+    // The tile ops left here (T.print) order their own accesses when they are barriers; codegen
+    // brackets a tile print with them.
+    void on_op(const StmtNode&, const ops::OpAccess& a) override {
+        if (a.barrier) {
+            barrier = true;
+            return;
+        }
+        for (const auto& r : a.reads)
+            if (r.buffer->scope == Scope::Shared) reads.insert(r.buffer.get());
+        for (const auto& w : a.writes)
+            if (w.buffer->scope == Scope::Shared) writes.insert(w.buffer.get());
     }
 };
 

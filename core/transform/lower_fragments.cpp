@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ir/functor.h"
+#include "ops/access.h"
 #include "transform/layout_inference.h"
 #include "transform/lower_fragments_internal.h"
 #include "transform/producer_consumer.h"
@@ -162,7 +163,7 @@ std::set<const BufferNode*> packed_operand_fragments(const PrimFunc& f, const st
 // The shared bytes the kernel will need with every tile a T.Pipelined loop copies into kept
 // num_stages deep (a warp-specialized ring that would like one slot more gives it up first).
 int64_t pipelined_shared_bytes(const PrimFunc& f) {
-    struct Stages : IRVisitor {
+    struct Stages : ops::OpAccessVisitor {
         std::map<const BufferNode*, int64_t> scale;
         std::vector<int64_t> stack;
         void visit_For(const ForNode& n, const Stmt& s) override {
@@ -171,10 +172,10 @@ int64_t pipelined_shared_bytes(const PrimFunc& f) {
             IRVisitor::visit_For(n, s);
             if (p) stack.pop_back();
         }
-        void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
-            if (!stack.empty() && n.dst.buffer->scope == Scope::Shared)
-                scale[n.dst.buffer.get()] = std::max(scale[n.dst.buffer.get()], stack.back());
-            IRVisitor::visit_CopyOp(n, s);
+        void on_op(const StmtNode&, const ops::OpAccess& a) override {
+            if (stack.empty() || !a.stage_producer) return;
+            for (const auto& w : a.writes)
+                if (w.buffer->scope == Scope::Shared) scale[w.buffer.get()] = std::max(scale[w.buffer.get()], stack.back());
         }
     } st;
     st.visit(f.body);

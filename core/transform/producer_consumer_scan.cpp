@@ -3,6 +3,7 @@
 // that decide a channel's window, and the wait a loop's last wgmma group may defer.
 #include <algorithm>
 
+#include "ops/access.h"
 #include "transform/producer_consumer_internal.h"
 #include "transform/tile_lowering.h"
 
@@ -24,7 +25,7 @@ struct RefCounter : IRVisitor {
     void visit_LayoutAnnotationOp(const LayoutAnnotationOpNode&, const Stmt&) override {}
 };
 
-struct WriteFinder : IRVisitor {
+struct WriteFinder : ops::OpAccessVisitor {
     const BufferNode* b = nullptr;
     bool found = false;
     void visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override {
@@ -36,14 +37,13 @@ struct WriteFinder : IRVisitor {
             if (auto* l = n.args[0]->as<BufferLoadNode>()) found |= l->buffer.get() == b;
         IRVisitor::visit_Call(n, e);
     }
-    void visit_CopyOp(const CopyOpNode& n, const Stmt&) override { found |= n.dst.buffer.get() == b; }
-    void visit_FillOp(const FillOpNode& n, const Stmt&) override { found |= n.dst.buffer.get() == b; }
-    void visit_AtomicAddOp(const AtomicAddOpNode& n, const Stmt&) override { found |= n.dst.buffer.get() == b; }
-    void visit_ReduceOp(const ReduceOpNode& n, const Stmt&) override { found |= n.dst.get() == b; }
+    void on_op(const StmtNode&, const ops::OpAccess& a) override {
+        for (const auto& w : a.writes) found |= w.buffer.get() == b;
+    }
 };
 
 // Global tensors the kernel stores to: a read of any other one may steer the producer.
-struct GlobalWrites : IRVisitor {
+struct GlobalWrites : ops::OpAccessVisitor {
     std::set<const BufferNode*> out;
     void visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override {
         if (n.buffer->scope == Scope::Global) out.insert(n.buffer.get());
@@ -54,13 +54,9 @@ struct GlobalWrites : IRVisitor {
             if (auto* l = n.args[0]->as<BufferLoadNode>(); l && l->buffer->scope == Scope::Global) out.insert(l->buffer.get());
         IRVisitor::visit_Call(n, e);
     }
-    void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
-        if (n.dst.buffer->scope == Scope::Global) out.insert(n.dst.buffer.get());
-        IRVisitor::visit_CopyOp(n, s);
-    }
-    void visit_AtomicAddOp(const AtomicAddOpNode& n, const Stmt& s) override {
-        if (n.dst.buffer->scope == Scope::Global) out.insert(n.dst.buffer.get());
-        IRVisitor::visit_AtomicAddOp(n, s);
+    void on_op(const StmtNode&, const ops::OpAccess& a) override {
+        for (const auto& w : a.writes)
+            if (w.buffer->scope == Scope::Global) out.insert(w.buffer.get());
     }
 };
 

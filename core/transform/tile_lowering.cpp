@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ir/functor.h"
+#include "ops/access.h"
 
 namespace tp::transform {
 
@@ -211,7 +212,7 @@ bool swizzle_applies(DataType t, int64_t cols) {
 std::string cuda_bool(bool b) { return b ? "true" : "false"; }
 
 std::set<const BufferNode*> global_reads(const PrimFunc& f) {
-    struct Reads : IRVisitor {
+    struct Reads : ops::OpAccessVisitor {
         std::set<const BufferNode*> out;
         void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
             if (n.buffer->scope == Scope::Global) out.insert(n.buffer.get());
@@ -221,13 +222,9 @@ std::set<const BufferNode*> global_reads(const PrimFunc& f) {
             if (n.op == "tp.addr_w") return;  // an address written through, not read
             IRVisitor::visit_Call(n, e);
         }
-        void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
-            if (n.src.buffer->scope == Scope::Global) out.insert(n.src.buffer.get());
-            IRVisitor::visit_CopyOp(n, s);
-        }
-        void visit_AtomicAddOp(const AtomicAddOpNode& n, const Stmt& s) override {
-            if (n.dst.buffer->scope == Scope::Global) out.insert(n.dst.buffer.get());
-            IRVisitor::visit_AtomicAddOp(n, s);
+        void on_op(const StmtNode&, const ops::OpAccess& a) override {
+            for (const auto& r : a.reads)
+                if (r.buffer->scope == Scope::Global) out.insert(r.buffer.get());
         }
     } r;
     r.visit(f.body);

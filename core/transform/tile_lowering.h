@@ -55,7 +55,7 @@ bool whole_buffer(const ir::BufferRegion& r);
 bool tile_in_bounds(const ir::BufferRegion& r, const Tile2D& t, int64_t vec);
 bool is_multiple_of(const ir::Expr& e, int64_t n);
 
-// Global tensors the kernel reads somewhere (loads, copy sources, atomics, read addresses): a
+// Global tensors the kernel reads somewhere (loads, what tile ops read, read addresses): a
 // TMA store into one of them must be complete before the call that issued it returns.
 std::set<const ir::BufferNode*> global_reads(const ir::PrimFunc& f);
 

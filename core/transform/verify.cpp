@@ -4,6 +4,7 @@
 #include <set>
 
 #include "ir/functor.h"
+#include "ops/access.h"
 
 namespace tp::transform {
 
@@ -11,7 +12,7 @@ using namespace ir;
 
 namespace {
 
-class Verifier : public IRVisitor {
+class Verifier : public ops::OpAccessVisitor {
 public:
     std::string after;
     std::set<const BufferNode*> buffers;
@@ -71,18 +72,10 @@ public:
         for (const auto& v : n.thread_vars) vars.insert(v.get());
         visit(n.body);
     }
-    void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
-        check_region(n.src, n.span); check_region(n.dst, n.span);
-        IRVisitor::visit_CopyOp(n, s);
-    }
-    void visit_GemmOp(const GemmOpNode& n, const Stmt& s) override {
-        check_region(n.A, n.span); check_region(n.B, n.span); check_region(n.C, n.span);
-        IRVisitor::visit_GemmOp(n, s);
-    }
-    void visit_FillOp(const FillOpNode& n, const Stmt& s) override { check_region(n.dst, n.span); IRVisitor::visit_FillOp(n, s); }
-    void visit_ReduceOp(const ReduceOpNode& n, const Stmt&) override {
-        use_buffer(n.src, 0, false, n.span);
-        use_buffer(n.dst, 0, false, n.span);
+    // Every region a tile op reads or writes names a buffer in scope, with one range per dim.
+    void on_op(const StmtNode& op, const ops::OpAccess& a) override {
+        for (const auto& r : a.reads) check_region(r, op.span);
+        for (const auto& w : a.writes) check_region(w, op.span);
     }
     void visit_buffer(const Buffer& b) override {
         // Buffer shapes may use symbolic dims, which are parameters (already in scope).

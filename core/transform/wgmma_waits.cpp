@@ -4,6 +4,7 @@
 #include <set>
 
 #include "ir/functor.h"
+#include "ops/access.h"
 #include "transform/tile_lowering.h"
 
 namespace tp::transform {
@@ -26,7 +27,8 @@ Named named_buffers(const CallNode& wait) {
 
 // What a statement does that a wait may not move past: any access to what the group writes,
 // a write to what it reads (reading a tile the group also reads is no conflict), a barrier.
-struct Scan : IRVisitor {
+// The tile ops still here say what they write and whether they are a barrier (T.print).
+struct Scan : ops::OpAccessVisitor {
     const Named* named = nullptr;
     bool touches = false, barrier = false, nested_async = false;
     int depth = 0;
@@ -39,17 +41,9 @@ struct Scan : IRVisitor {
         write(n.buffer.get());
         IRVisitor::visit_BufferStore(n, s);
     }
-    void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
-        write(n.dst.buffer.get());
-        IRVisitor::visit_CopyOp(n, s);
-    }
-    void visit_FillOp(const FillOpNode& n, const Stmt& s) override {
-        write(n.dst.buffer.get());
-        IRVisitor::visit_FillOp(n, s);
-    }
-    void visit_AtomicAddOp(const AtomicAddOpNode& n, const Stmt& s) override {
-        write(n.dst.buffer.get());
-        IRVisitor::visit_AtomicAddOp(n, s);
+    void on_op(const StmtNode&, const ops::OpAccess& a) override {
+        for (const auto& w : a.writes) write(w.buffer.get());
+        barrier |= a.barrier;
     }
     void visit_Call(const CallNode& n, const Expr& e) override {
         barrier |= n.op == "__syncthreads" || n.op == "tp.sync_call" || n.op == "tp.async_wait";
@@ -61,10 +55,6 @@ struct Scan : IRVisitor {
     void visit_For(const ForNode& n, const Stmt& s) override { ++depth; IRVisitor::visit_For(n, s); --depth; }
     void visit_While(const WhileNode& n, const Stmt& s) override { ++depth; IRVisitor::visit_While(n, s); --depth; }
     void visit_IfThenElse(const IfThenElseNode& n, const Stmt& s) override { ++depth; IRVisitor::visit_IfThenElse(n, s); --depth; }
-    void visit_PrintOp(const PrintOpNode& n, const Stmt& s) override {
-        barrier = true;
-        IRVisitor::visit_PrintOp(n, s);
-    }
 };
 
 std::vector<Stmt> place(std::vector<Stmt> list) {
