@@ -7,7 +7,7 @@
 //   - T.Parallel loops over fragments become unrolled per-thread loops over local elements
 //     with (row, col) computed from the layout; T.fill / T.copy on fragments, T.gemm
 //     (tp::gemm_ss / gemm_rs) and T.reduce_* (tp::reduce_rows / reduce_cols) become
-//     per-thread code or template calls
+//     per-thread code or template calls, each op by its own lowering (codegen/cuda/ops/<op>.cpp)
 //   - on sm_90a a T.gemm that ops::plan_wgmma accepts lowers to wgmma (tp::gemm_wgmma_ss /
 //     gemm_wgmma_rs) with its accumulator split 16 rows per warp; one it refuses keeps
 //     mma.sync and gets a remark at its line saying why

@@ -1,8 +1,9 @@
 // layout_inference's rewrite (see layout_inference.h): fragments become per-thread register
 // arrays, T.Parallel loops over them per-thread unrolled loops, and the tile ops that touch
 // them per-thread code or calls into the Tensor-Core templates.
-// The rewrite is split (see lower_fragments_internal.h); this file holds the entry point, the
-// launch (thread index, reduction scratch, print tiles) and the choice of swizzled gemm tiles.
+// The rewrite is split (see lower_fragments_internal.h; the ops lower in codegen/cuda/ops); this
+// file holds the entry point, the launch (thread index, reduction scratch, print tiles) and the
+// choice of swizzled gemm tiles.
 #include <algorithm>
 #include <set>
 
@@ -256,19 +257,9 @@ PrimFuncPtr layout_inference(const PrimFuncPtr& func, const Target& target, Diag
     }
     if (diags.error_count() != before) return nullptr;
     // Shared scratch only for reductions whose rows (columns) span several warps.
-    for (auto* r : allocs.reduces) {
-        auto it = l.layouts.find(r->src.get());
-        if (it == l.layouts.end()) continue;
-        const FragLayout& fl = it->second;
-        if (fl.kind == FragLayout::Striped && r->src->shape.size() == 2 && r->dim >= 0 && r->dim < 2) {
-            int64_t out = *as_const_int(r->src->shape[r->dim == 1 ? 0 : 1]);
-            scratch = std::max<int64_t>(scratch, out * std::max<int64_t>(1, fl.threads / 32));
-            continue;
-        }
-        if (fl.kind != FragLayout::Acc) continue;
-        if (r->dim == 1 && fl.warps_n > 1) scratch = std::max<int64_t>(scratch, int64_t(fl.warps_n) * fl.bm);
-        if (r->dim == 0 && fl.warps_m > 1) scratch = std::max<int64_t>(scratch, int64_t(fl.warps_m) * fl.bn);
-    }
+    for (auto* r : allocs.reduces)
+        if (auto it = l.layouts.find(r->src.get()); it != l.layouts.end())
+            scratch = std::max(scratch, codegen::cuda::reduce_scratch(*r, it->second));
     if (scratch > 0)
         l.scratch = std::make_shared<BufferNode>("tp_reduce_scratch", DataType::float32(), std::vector<Expr>{int_imm(scratch)}, Scope::Shared);
     PrimFuncPtr out = mutate_func(func, l);

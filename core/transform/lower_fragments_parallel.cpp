@@ -1,4 +1,4 @@
-// layout_inference's rewrite, part 2 of 3 (see lower_fragments_internal.h): T.Parallel loops
+// layout_inference's rewrite, part 2 of 2 (see lower_fragments_internal.h): T.Parallel loops
 // over fragments become per-thread unrolled loops over the local elements the driving fragment's
 // layout gives each thread, and every fragment access inside them a local register index.
 #include <functional>

@@ -2,7 +2,8 @@
 // fragments, T.gemm and T.reduce_*): a global -> shared tile T.copy becomes tp::copy_g2s
 // (16-byte cp.async chunks, zero-filled edges) + commit + wait; other T.copy / T.fill / T.clear
 // / tile T.atomic_add become T.Parallel nests (bind_threads spreads them over the block);
-// scalar T.atomic_add an atomic call. T.Pipelined loops are left to pipeline_loops.
+// scalar T.atomic_add an atomic call. T.Pipelined loops are left to pipeline_loops. The pass
+// is the walk and the block's context; each op lowers itself (codegen/cuda/ops/<op>.cpp).
 #pragma once
 
 #include "ir/ir.h"

@@ -1,7 +1,7 @@
 // T.copy between global memory and a striped fragment with runs of V > 1 elements (see
 // fragment_layout.h), lowered to tp::striped_load_global / striped_store_global
 // (runtime/tp_copy_striped.cuh): 16-byte vector accesses (4 or 8 bytes for short runs)
-// instead of V scalar ones. Split from layout_inference's rewrite; lower_fragments_ops.cpp
+// instead of V scalar ones. Split from layout_inference's rewrite; codegen/cuda/ops/copy.cpp
 // calls it before its per-element fallback.
 #pragma once
 
