@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "worker/json_limits.h"
+#include "worker/reply_schema.h"
 #include "worker/subprocess.h"
 
 namespace tp {
@@ -105,6 +106,15 @@ struct WorkerClient::Impl {
         return true;
     }
 
+    // The worker broke the protocol: it cannot be trusted with the next request either.
+    WorkerReply& protocol_failure(WorkerReply& r, std::string error) {
+        r.kind = "protocol";
+        r.error = std::move(error);
+        proc->kill();
+        proc.reset();
+        return r;
+    }
+
     // The worker is gone: fill `r` from its exit status.
     void report_death(WorkerReply& r, const std::string& what) {
         worker::ExitStatus st = proc->wait(2000);
@@ -170,15 +180,15 @@ struct WorkerClient::Impl {
             }
             if (line.empty() || line[0] != '{') continue;  // stray output from a library
             Json msg = worker::json_nesting(line) > worker::kMaxJsonDepth ? Json(Json::value_t::discarded) : Json::parse(line, nullptr, false);
-            if (msg.is_discarded() || !msg.is_object()) {
-                r.kind = "protocol";
-                r.error = "unreadable reply from the worker: " + line.substr(0, 200);
-                proc->kill();
-                proc.reset();
-                return r;
-            }
+            if (msg.is_discarded() || !msg.is_object()) return protocol_failure(r, "unreadable reply from the worker: " + line.substr(0, 200));
+            // Readers of replies and events trust their field types; a worker that breaks them
+            // is as unusable as one that prints garbage.
+            bool is_event = msg.contains("event");
+            auto bad = is_event ? worker::event_type_error(msg) : worker::reply_type_error(op, msg);
+            if (bad && (is_event || (msg.contains("id") && msg["id"] == id)))
+                return protocol_failure(r, "malformed " + std::string(is_event ? "event" : "reply") + " from the worker: " + *bad);
             silence_deadline = Clock::now() + ms(silence_s);
-            if (msg.contains("event")) {
+            if (is_event) {
                 // Progress: a stage not seen before or a count that moved; a repeated
                 // heartbeat of the same stage is only a sign of life.
                 std::string st = msg.contains("stage") && msg["stage"].is_string() ? msg["stage"].get<std::string>() : std::string();
