@@ -15,6 +15,7 @@
 #include "pipeline.h"
 #include "runtime/nvrtc.h"
 #include "target.h"
+#include "tileplay/source_reader.h"
 #include "transform/producer_consumer.h"
 #include "transform/register_pressure.h"
 
@@ -132,16 +133,16 @@ namespace {
 CompileResult compile_once(const CompileRequest& req) {
     CompileResult r;
     std::string text = req.source;
-    if (text.empty() && !req.path.empty()) {
-        std::ifstream in(req.path, std::ios::binary);
-        if (in) {
-            std::ostringstream ss;
-            ss << in.rdbuf();
-            text = ss.str();
-        }
-    }
+    if (text.empty() && !req.path.empty()) read_source_file(req.path, text);
+    bool too_large = text.size() > kMaxSourceBytes;
+    if (too_large) text.clear();  // nothing of it is shown, and tokenizing it would take minutes
     r.file = SourceFile::from_string(req.path.empty() ? "<input>" : req.path, text);
     DiagnosticEngine diags(r.file);
+    if (too_large) {
+        diags.report(DiagKind::SizeTooLarge, {}, {"the source", source_too_large_message()});
+        r.diagnostics = diags.take();
+        return r;
+    }
     auto finish = [&]() {
         r.diagnostics = diags.take();
         bool errors = false;

@@ -1,6 +1,8 @@
 // Helpers shared by the tilec commands.
 #include "cli_common.h"
 
+#include "tileplay/source_reader.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,14 +14,21 @@
 namespace tilec {
 
 bool read_file(const std::string& path, std::string& out) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        std::fprintf(stderr, "tilec: error: cannot read `%s`\n", path.c_str());
+    std::string why;
+    if (!tp::read_source_file(path, out, &why)) {
+        std::fprintf(stderr, "tilec: error: cannot read `%s`: %s\n", path.c_str(), why.c_str());
         return false;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    out = ss.str();
+    if (out.size() > tp::kMaxSourceBytes) {
+        tp::Diagnostic diag;
+        diag.kind = tp::DiagKind::SizeTooLarge;
+        diag.severity = tp::Severity::Error;
+        diag.message = tp::format_diag(tp::DiagKind::SizeTooLarge, {"the source", tp::source_too_large_message()});
+        diag.file = path;
+        std::cerr << tp::render_diagnostic(diag, nullptr, use_color());
+        out.clear();
+        return false;
+    }
     return true;
 }
 

@@ -70,9 +70,14 @@ private:
         return v;
     }
     std::optional<double> unary() {
-        if (eat("-")) { auto v = unary(); if (v) *v = -*v; return v; }
-        if (eat("+")) return unary();
-        return power();
+        // Signs and `**` chains recurse too: the same depth budget covers them.
+        if (++depth_ > kMaxDepth) return std::nullopt;
+        std::optional<double> v;
+        if (eat("-")) { v = unary(); if (v) *v = -*v; }
+        else if (eat("+")) v = unary();
+        else v = power();
+        --depth_;
+        return v;
     }
     std::optional<double> power() {
         auto base = atom();
@@ -87,6 +92,8 @@ private:
         skip();
         if (pos_ >= s_.size()) return std::nullopt;
         if (eat("(")) {
+            // Each level recurses through unary(), whose budget bounds the depth: a header
+            // formula is never deep, a hostile one could be.
             auto v = sum();
             if (!eat(")")) return std::nullopt;
             return v;
@@ -107,16 +114,22 @@ private:
         }
         return std::nullopt;
     }
+    static constexpr int kMaxDepth = 200;
     const std::string& s_;
     const std::map<std::string, double>& vars_;
     size_t pos_ = 0;
+    int depth_ = 0;
 };
 
 }  // namespace
 
 SampleHeader parse_sample_header(const std::string& source) {
     SampleHeader h;
-    std::istringstream is(source);
+    // Lines end at LF, CRLF or a lone CR, as in Python (and SourceFile).
+    std::string text = source;
+    for (size_t i = 0; i < text.size(); ++i)
+        if (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n')) text[i] = '\n';
+    std::istringstream is(text);
     std::string line;
     const std::string tag = "tileplay:";
     while (std::getline(is, line)) {

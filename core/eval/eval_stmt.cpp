@@ -3,6 +3,7 @@
 // live in eval_control.cpp.
 #include <algorithm>
 
+#include "eval/ended_loop_var.h"
 #include "eval/interp.h"
 #include "eval/tile_internal.h"
 
@@ -27,7 +28,12 @@ Value Evaluator::lookup(const std::string& name, const std::shared_ptr<Scope>& s
     for (Scope* s = sc.get(); s; s = s->parent().get()) {
         if (!s->is_module() && std::find(s->globals.begin(), s->globals.end(), name) != s->globals.end()) break;
         if (s->is_module()) break;
-        if (Value* v = s->find_local(name)) return *v;
+        if (Value* v = s->find_local(name)) {
+            if (uint32_t loop = ended_loop_line(*v))
+                fail(DiagKind::UnknownName, span, {name, "; it was the variable of the kernel loop at line " + std::to_string(loop) +
+                                                             ", which exists only inside the loop body"});
+            return *v;
+        }
     }
     bool found = false;
     Value g = global(name, span, &found);

@@ -39,6 +39,52 @@ Value parse_define(Evaluator& ev, const std::string& name, const std::string& te
     return Value::str(text);
 }
 
+// Where the file's `# tileplay: args` / `cpu-args` line binds `name=text`, so an unusable
+// value is reported at the header line that holds it; {} and "args" when none does.
+static std::pair<Span, std::string> header_arg(const SourceFile* file, const std::string& name, const std::string& text) {
+    const std::string want = name + "=" + text;
+    for (uint32_t l = 1; file && l <= file->line_count(); ++l) {
+        std::string_view line = file->line(l);
+        size_t tag = line.find("tileplay:");
+        if (tag == std::string_view::npos || line.substr(0, tag).find('#') == std::string_view::npos) continue;
+        size_t kb = line.find_first_not_of(" \t", tag + 9);
+        if (kb == std::string_view::npos) continue;
+        size_t ke = line.find_first_of(" \t", kb);
+        std::string_view key = line.substr(kb, ke == std::string_view::npos ? std::string_view::npos : ke - kb);
+        if ((key != "args" && key != "cpu-args") || ke == std::string_view::npos) continue;
+        for (size_t at = line.find(want, ke); at != std::string_view::npos; at = line.find(want, at + 1)) {
+            size_t end = at + want.size();
+            bool whole = (line[at - 1] == ' ' || line[at - 1] == '\t') &&
+                         (end == line.size() || line[end] == ' ' || line[end] == '\t' || line[end] == '\r');
+            if (!whole) continue;
+            Span sp;
+            sp.begin = {l, static_cast<uint32_t>(at + 1)};
+            sp.end = {l, static_cast<uint32_t>(end + 1)};
+            return {sp, std::string(key)};
+        }
+    }
+    return {Span{}, "args"};
+}
+
+// A value from the sample header (a fallback define): errors point at the header line.
+static Value parse_header_define(Evaluator& ev, const std::string& name, const std::string& text) {
+    // Plain variables, not a structured binding: clang before 16 cannot capture one.
+    std::pair<Span, std::string> where = header_arg(ev.module ? ev.module->file.get() : nullptr, name, text);
+    const Span span = where.first;
+    const std::string key = where.second;
+    auto bad = [&] {
+        ev.fail(DiagKind::InvalidSyntax, span, {"cannot parse `" + name + "=" + text + "` in the `# tileplay: " + key +
+                                                    "` header line; expected NAME=VALUE with a Python value"});
+    };
+    if (text.empty()) bad();
+    try {
+        return parse_define(ev, name, text);
+    } catch (const UserError&) {
+        bad();
+    }
+    return Value::none();  // not reached: bad() throws
+}
+
 static bool valid_identifier(const std::string& s) {
     if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
     return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
@@ -124,7 +170,7 @@ EvalResult evaluate_kernel(const ast::ModulePtr& module, const EvalRequest& req,
         }
         for (const auto& [name, text] : req.fallback_defines)
             if (!bound.count(name) && std::find(bindable.begin(), bindable.end(), name) != bindable.end())
-                bound[name] = parse_define(ev, name, text);
+                bound[name] = parse_header_define(ev, name, text);
 
         bool direct_prim = has_decorator(*def, is_prim);
         auto f = std::make_shared<FuncObj>();

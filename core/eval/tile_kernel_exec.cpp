@@ -1,6 +1,7 @@
 // Executes the kernel's structure into IR: `with T.Kernel(...)` binds block indices and
 // stages the launch, `for` over a T.Parallel / T.Pipelined / T.serial / range spec stages
 // IR loops. Kept apart from tile_kernel.cpp, which only builds the specs these consume.
+#include "eval/ended_loop_var.h"
 #include "eval/tile_internal.h"
 
 namespace tp::eval {
@@ -106,6 +107,8 @@ Flow exec_ir_for(Evaluator& ev, const ast::For& f, const LoopSpecObj& spec, cons
         body = node;
     }
     ev.stager.emit(body);
+    // Python keeps a loop variable after its loop; an IR loop's has no value there.
+    for (size_t i = 0; i < names.size(); ++i) ev.bind_name(names[i], ended_loop_var(names[i], f.span.begin.line), sc, spans[i]);
     return Flow::Normal;
 }
 

@@ -2,10 +2,33 @@
 // and the `type X = ...` alias statement, which takes type parameters the same way.
 #include "frontend/parser_helpers.h"
 
+#include <optional>
+#include <unordered_map>
+#include <utility>
+
 namespace tp::frontend {
 
 using namespace ast;
 using namespace parse_detail;
+
+namespace {
+
+// CPython refuses `def f(A, A)` when it compiles the file; a kernel with two parameters of one
+// name would otherwise compile and fail only when run, with no line to point at. A hash, as
+// fuzzed parameter lists can be long. Returns (first, repeat).
+std::optional<std::pair<const Arg*, const Arg*>> duplicate_parameter(const Arguments& a) {
+    std::vector<const Arg*> all;
+    for (const auto* list : {&a.posonlyargs, &a.args, &a.kwonlyargs})
+        for (const auto& p : *list) all.push_back(&p);
+    if (a.vararg) all.push_back(&*a.vararg);
+    if (a.kwarg) all.push_back(&*a.kwarg);
+    std::unordered_map<std::string_view, const Arg*> seen;
+    for (const Arg* p : all)
+        if (auto [it, fresh] = seen.emplace(p->arg, p); !fresh) return std::make_pair(it->second, p);
+    return std::nullopt;
+}
+
+}  // namespace
 
 std::shared_ptr<Arguments> Parser::parameters(bool lambda, std::string_view close) {
     auto a = std::make_shared<Arguments>();
@@ -73,6 +96,10 @@ std::shared_ptr<Arguments> Parser::parameters(bool lambda, std::string_view clos
     }
     if (bare_star && a->kwonlyargs.empty()) fail_syntax("named arguments must follow bare `*`");
     a->span.end = prev_end();
+    if (auto dup = duplicate_parameter(*a))
+        fail_syntax("duplicate argument `" + dup->second->arg + "` in function definition; the first is at line " +
+                        std::to_string(dup->first->span.begin.line),
+                    dup->second->span);
     return a;
 }
 

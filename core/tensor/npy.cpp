@@ -1,6 +1,7 @@
 // .npy v1.0 encoding and decoding for HostTensor (little-endian hosts; both machines are x86-64).
 #include "tensor/npy.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -153,6 +154,10 @@ bool write_npy(const std::string& path, const HostTensor& t, std::string* error)
 }
 
 bool read_npy(const std::string& path, HostTensor& out, std::string* error) {
+    // A directory reads as an error deep in the stream, a fifo or /dev/zero never ends.
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+        return set_error(error, "`" + path + "` is not a regular file"), false;
     std::ifstream f(path, std::ios::binary);
     if (!f) return set_error(error, "cannot open `" + path + "`"), false;
     std::ostringstream ss;

@@ -158,11 +158,19 @@ namespace tune {
 std::string cache_path(const std::string& dir, const std::string& key) { return dir + "/" + key + ".json"; }
 
 bool load_cached(const std::string& file, TuneReport& out) {
-    std::ifstream in(file);
-    if (!in) return false;
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    if (j.is_discarded()) return false;  // a torn or foreign file is a miss, not an error
-    return tune_report_from_json(j, out);
+    // A directory (or a fifo, a device) where the entry belongs is a miss: libstdc++'s filebuf
+    // throws on reading a directory, and a fifo would block.
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) return false;
+    try {
+        std::ifstream in(file);
+        if (!in) return false;
+        nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+        if (j.is_discarded()) return false;  // a torn or foreign file is a miss, not an error
+        return tune_report_from_json(j, out);
+    } catch (const std::exception&) {
+        return false;
+    }
 }
 
 bool store_cached(const std::string& file, const TuneReport& r, std::string* error) {

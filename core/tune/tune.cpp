@@ -11,6 +11,7 @@
 
 #include "runtime/nvrtc.h"
 #include "tileplay/compiler.h"
+#include "tileplay/source_reader.h"
 #include "tune/tune_internal.h"
 
 #ifndef TILEPLAY_VERSION
@@ -113,15 +114,6 @@ std::vector<size_t> with_status(const TuneReport& r, TuneStatus s) {
     return idx;
 }
 
-bool read_source(const std::string& path, std::string& out) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    out = ss.str();
-    return true;
-}
-
 }  // namespace
 
 TuneReport run_tune(const TuneOptions& opts, const TuneProgress& progress_cb, const std::atomic<bool>* cancel) {
@@ -131,8 +123,12 @@ TuneReport run_tune(const TuneOptions& opts, const TuneProgress& progress_cb, co
     tune::TuneJob job;
     job.path = opts.path;
     job.source = opts.source;
-    if (job.source.empty() && !read_source(opts.path, job.source)) {
+    if (job.source.empty() && !read_source_file(opts.path, job.source)) {
         rep.error = "cannot read `" + opts.path + "`";
+        return rep;
+    }
+    if (job.source.size() > kMaxSourceBytes) {
+        rep.error = "`" + opts.path + "` is too large: " + source_too_large_message();
         return rep;
     }
     job.header = parse_sample_header(job.source);
