@@ -58,6 +58,10 @@ public:
         Stmt t = codegen::cuda::lower_print(n, s, *this);
         return t ? t : IRMutator::visit_PrintOp(n, s);
     }
+    Stmt visit_AtomicAddOp(const AtomicAddOpNode& n, const Stmt& s) override {
+        Stmt t = codegen::cuda::lower_atomic_add(n, s, *this);
+        return t ? t : IRMutator::visit_AtomicAddOp(n, s);
+    }
     Stmt visit_GemmOp(const GemmOpNode& n, const Stmt& s) override { return codegen::cuda::lower_gemm(n, s, *this); }
     Stmt visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) override { return codegen::cuda::lower_reduce(n, s, *this); }
 };

@@ -148,6 +148,32 @@ TEST(Inputs, ADirectoryWhereATuneCacheEntryBelongsIsAMiss) {
     fs::remove_all(dir);
 }
 
+TEST(Inputs, AtomicAddOfAFragmentTileReadsEachThreadsOwnRegisters) {
+    // Left to lower-tile-ops, the fragment reads of T.atomic_add(B, t) kept tile coordinates:
+    // 2-D was an internal error, 1-D silently read `t[tx]` past `float t[1]`.
+    for (const char* shape : {"(M,)", "(M, N)"}) {
+        std::string src = std::string(R"(import tilelang
+import tilelang.language as T
+
+@tilelang.jit
+def k(M=64, N=32):
+    @T.prim_func
+    def main(A: T.Tensor(SHAPE, "float32"), B: T.Tensor(SHAPE, "float32")):
+        with T.Kernel(1, threads=128) as bx:
+            t = T.alloc_fragment(SHAPE, "float32")
+            T.copy(A, t)
+            T.atomic_add(B, t)
+    return main
+)");
+        for (size_t at; (at = src.find("SHAPE")) != std::string::npos;) src.replace(at, 5, shape);
+        tp::CompileResult r = compile_text(src);
+        ASSERT_FALSE(r.internal_error) << shape << ": " << r.internal_error->what();
+        ASSERT_TRUE(r.ok) << shape << ": " << r.render_diagnostics();
+        EXPECT_EQ(r.cuda.find("t[tx]"), std::string::npos) << r.cuda;
+        EXPECT_NE(r.cuda.find("tp::atomic_add(&B["), std::string::npos) << r.cuda;
+    }
+}
+
 TEST(Inputs, ANpyPathThatIsNotAFileIsAnError) {
     tp::HostTensor t;
     std::string why;

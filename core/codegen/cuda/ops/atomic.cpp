@@ -1,6 +1,7 @@
 // T.atomic_add in CUDA (see lower_op.h): a scalar add is one atomic_add call (guarded when the
 // element may lie outside a global tensor); a tile add a T.Parallel nest of them over regions
-// that pair by their non-unit dims, as T.copy's do.
+// that pair by their non-unit dims, as T.copy's do, rewritten by the fragment lowering when the
+// source is a fragment.
 #include <variant>
 
 #include "codegen/cuda/ops/lower_op.h"
@@ -11,6 +12,30 @@ namespace tp::codegen::cuda {
 using namespace ir;
 using namespace transform;
 
+namespace {
+
+// T.atomic_add(dst, src) of two regions as a T.Parallel nest of element atomics, pairing the
+// regions by their non-unit dims as copy_nest does; null when the shapes do not pair up.
+Stmt atomic_add_nest(const BufferRegion& src, const BufferRegion& dst, Span span) {
+    auto sd = non_unit_dims(src), dd = non_unit_dims(dst);
+    if (sd.size() != dd.size()) return nullptr;
+    for (size_t i = 0; i < sd.size(); ++i)
+        if (!same_extent(src.region[sd[i]].extent, dst.region[dd[i]].extent)) return nullptr;
+    std::vector<Expr> extents;
+    for (size_t d : dd) extents.push_back(dst.region[d].extent);
+    auto vars = nest_vars(extents.size(), span);
+    auto [sidx, scond] = region_access(src, vars);
+    auto [didx, dcond] = region_access(dst, vars);
+    Expr value = make_cast(dst.buffer->dtype, std::make_shared<BufferLoadNode>(src.buffer, sidx, span));
+    Expr target = std::make_shared<BufferLoadNode>(dst.buffer, didx, span);
+    Stmt body = std::make_shared<EvaluateNode>(make_call("atomic_add", {target, value}, DataType::void_(), span), span);
+    Expr cond = scond && dcond ? make_binary(BinaryOp::And, scond, dcond) : (scond ? scond : dcond);
+    if (cond) body = std::make_shared<IfThenElseNode>(cond, body, nullptr, span);
+    return parallel_nest(vars, extents, body, span);
+}
+
+}  // namespace
+
 Stmt lower_atomic_add(const AtomicAddOpNode& n, const Stmt& s, ThreadLowering& cx) {
     if (auto* v = std::get_if<Expr>(&n.src)) {
         auto [idx, cond] = region_access(n.dst, {});
@@ -19,25 +44,25 @@ Stmt lower_atomic_add(const AtomicAddOpNode& n, const Stmt& s, ThreadLowering& c
             make_call("atomic_add", {target, make_cast(n.dst.buffer->dtype, *v)}, DataType::void_(), n.span), n.span);
         return cond ? std::make_shared<IfThenElseNode>(cond, body, nullptr, n.span) : body;
     }
-    const BufferRegion& src = std::get<BufferRegion>(n.src);
-    auto sd = non_unit_dims(src), dd = non_unit_dims(n.dst);
-    bool ok = sd.size() == dd.size();
-    for (size_t i = 0; ok && i < sd.size(); ++i) ok = same_extent(src.region[sd[i]].extent, n.dst.region[dd[i]].extent);
-    if (!ok) {
+    Stmt nest = atomic_add_nest(std::get<BufferRegion>(n.src), n.dst, n.span);
+    if (!nest) {
         cx.diags.report(DiagKind::NotYetLowered, n.span, {"T.atomic_add between regions of different shapes", "CUDA"});
         return s;
     }
-    std::vector<Expr> extents;
-    for (size_t d : dd) extents.push_back(n.dst.region[d].extent);
-    auto vars = nest_vars(extents.size(), n.span);
-    auto [sidx, scond] = region_access(src, vars);
-    auto [didx, dcond] = region_access(n.dst, vars);
-    Expr value = make_cast(n.dst.buffer->dtype, std::make_shared<BufferLoadNode>(src.buffer, sidx, n.span));
-    Expr target = std::make_shared<BufferLoadNode>(n.dst.buffer, didx, n.span);
-    Stmt body = std::make_shared<EvaluateNode>(make_call("atomic_add", {target, value}, DataType::void_(), n.span), n.span);
-    Expr cond = scond && dcond ? make_binary(BinaryOp::And, scond, dcond) : (scond ? scond : dcond);
-    if (cond) body = std::make_shared<IfThenElseNode>(cond, body, nullptr, n.span);
-    return parallel_nest(vars, extents, body, n.span);
+    return nest;
+}
+
+// Left to lower-tile-ops, a fragment source would be indexed with tile coordinates into the
+// per-thread registers the fragment lowering already distributed (`t[tx]` of `float t[1]`).
+Stmt lower_atomic_add(const AtomicAddOpNode& n, const Stmt& s, FragmentLowering& cx) {
+    const auto* src = std::get_if<BufferRegion>(&n.src);
+    if (!src || src->buffer->scope != Scope::Fragment) return nullptr;
+    Stmt nest = atomic_add_nest(*src, n.dst, n.span);
+    if (!nest) {
+        cx.fail("T.atomic_add between regions of different shapes", n.span);
+        return s;
+    }
+    return cx.rewrite(nest);
 }
 
 }  // namespace tp::codegen::cuda

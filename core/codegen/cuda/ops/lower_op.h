@@ -89,6 +89,9 @@ ir::Stmt lower_copy(const ir::CopyOpNode& n, const ir::Stmt& s, FragmentLowering
 ir::Stmt lower_print(const ir::PrintOpNode& n, const ir::Stmt& s, FragmentLowering& cx);
 ir::Stmt lower_gemm(const ir::GemmOpNode& n, const ir::Stmt& s, FragmentLowering& cx);
 ir::Stmt lower_reduce(const ir::ReduceOpNode& n, const ir::Stmt& s, FragmentLowering& cx);
+// T.atomic_add(dst, fragment): the T.Parallel nest of element atomics it means, rewritten like
+// any T.Parallel loop so each thread adds its own registers; null when the source is no fragment.
+ir::Stmt lower_atomic_add(const ir::AtomicAddOpNode& n, const ir::Stmt& s, FragmentLowering& cx);
 // Floats of shared scratch a reduction from a source of layout `src` needs (rows or columns
 // spread over several warps meet there), 0 when none.
 int64_t reduce_scratch(const ir::ReduceOpNode& n, const transform::FragLayout& src);
