@@ -25,6 +25,6 @@ echo "run_campaign: $target for ${seconds}s, log $log"
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1} \
     "$bin" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$seconds" \
     -timeout=20 -rss_limit_mb=3072 -max_len=65536 -print_final_stats=1 "${dict[@]}" \
-    -artifact_prefix="$findings/" "$@" "$corpus" "$build/seeds/$target" 2>&1 | tee "$log" | grep -E "INITED|DONE|crash|Timeout|oom|deadly|ERROR" || true
+    -artifact_prefix="$findings/" "$@" "$corpus" "$build/seeds/$target" 2>&1 | tee "$log" | grep -E "INITED|DONE|deadly signal|ERROR: |SUMMARY" || true
 echo "run_campaign: last status: $(grep -E '^#[0-9]+' "$log" | tail -1)"
 echo "run_campaign: findings in $findings: $(ls "$findings" | wc -l)"
