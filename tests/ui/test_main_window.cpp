@@ -2,6 +2,7 @@
 // panel got its part (or a message saying why not), switch themes, export charts.
 #include <QChartView>
 #include <QDockWidget>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QSplitter>
@@ -163,6 +164,29 @@ private Q_SLOTS:
         QTest::keyClicks(QApplication::focusWidget(), "#x");
         QCOMPARE(w.editor()->text(), before);
         QVERIFY(!w.editor()->isModified());
+    }
+
+    // Typing where the caret lies on no screen (a window dragged partly off the screens, or
+    // larger than the screen): QScintilla asked the null screen there for its geometry to place
+    // the completion list, and the playground crashed. Now the keys land and no list opens.
+    void typing_off_screen_does_not_crash() {
+        DslEditor e;
+        e.resize(600, 300);
+        e.move(-20000, -20000);
+        e.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&e));
+        QVERIFY(!QGuiApplication::screenAt(e.mapToGlobal(QPoint(10, 10))));
+        e.setText("import tilelang.language as T\n");
+        e.setCursorPosition(1, 0);
+        QTest::keyClicks(&e, "T.Para");
+        QVERIFY(e.text().endsWith("T.Para"));
+        QVERIFY(!e.isListActive());
+        // Back on a screen, completion works as before.
+        e.move(0, 0);
+        QTRY_VERIFY(QGuiApplication::screenAt(e.mapToGlobal(QPoint(10, 10))));
+        QTest::keyClicks(&e, "l");
+        QVERIFY(e.isListActive());
+        e.cancelList();
     }
 
     // Edit has Undo/Redo/Cut/Copy/Paste/Select all acting on the editor, Help an About; with Run

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <Qsci/qsciapis.h>
+#include <QGuiApplication>
+#include <QScreen>
 #include <QRegularExpression>
 #include <QToolTip>
 
@@ -11,6 +13,24 @@
 #include "editor/margin_marks.h"
 
 namespace tpui {
+
+void DslEditor::keyPressEvent(QKeyEvent* e) {
+    const long pos = SendScintilla(SCI_GETCURRENTPOS);
+    const QPoint caret(int(SendScintilla(SCI_POINTXFROMPOSITION, 0UL, pos)), int(SendScintilla(SCI_POINTYFROMPOSITION, 0UL, pos)));
+    const int line_height = int(SendScintilla(SCI_TEXTHEIGHT, 0UL));
+    auto on_screen = [this](QPoint p) { return QGuiApplication::screenAt(viewport()->mapToGlobal(p)) != nullptr; };
+    if (on_screen(caret) && on_screen(caret + QPoint(0, line_height))) {
+        QsciScintilla::keyPressEvent(e);
+        return;
+    }
+    const AutoCompletionSource source = autoCompletionSource();
+    const CallTipsStyle tips = callTipsStyle();
+    setAutoCompletionSource(AcsNone);
+    setCallTipsStyle(CallTipsNone);
+    QsciScintilla::keyPressEvent(e);
+    setAutoCompletionSource(source);
+    setCallTipsStyle(tips);
+}
 
 DslEditor::DslEditor(QWidget* parent) : QsciScintilla(parent) {
     setUtf8(true);

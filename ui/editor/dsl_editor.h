@@ -35,6 +35,12 @@ public:
 Q_SIGNALS:
     void caret_line_changed(int line);  // 1-based
 
+protected:
+    // Scintilla places the completion list and call tips on the screen under the caret; with
+    // the caret on no screen (the window partly dragged off the screens, or larger than them)
+    // QScintilla dereferences a null QScreen and the app crashes. Keys typed there open no popup.
+    void keyPressEvent(QKeyEvent* e) override;
+
 private:
     void on_dwell(int position, int x, int y);
 
