@@ -43,12 +43,16 @@ tp::CompileRequest MainWindow::make_request() const {
 void MainWindow::request_compile(bool now) {
     // An empty, unnamed document (the first start) has nothing to compile: no "no kernel found"
     // error as the first thing a new user sees.
+    const QString hint = tr("Open a sample from the welcome page, or start a kernel with File > New");
     if (path_.isEmpty() && editor_->text().trimmed().isEmpty()) {
         problems_model_->set_problems({});
         editor_->set_problems({});
-        statusBar()->showMessage(tr("Open a sample from the welcome page, or start a kernel with File > New"));
+        statusBar()->showMessage(hint);
         return;
     }
+    // The hint has no timeout: once there is a kernel it is wrong, and it also covered the
+    // compile status (shown before the window, the status label was never hidden under it).
+    if (statusBar()->currentMessage() == hint) statusBar()->clearMessage();
     header_ = tp::parse_sample_header(editor_->text().toStdString());
     tp::CompileRequest req = make_request();
     if (now) compile_->compile_now(req);

@@ -8,6 +8,7 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QDir>
@@ -187,6 +188,21 @@ private Q_SLOTS:
         QTest::keyClicks(&e, "l");
         QVERIFY(e.isListActive());
         e.cancelList();
+    }
+
+    // The first start's hint ("Open a sample ...") has no timeout: opening a file clears it
+    // (it stayed, drawn over the compile status, where no no-GPU note replaced it).
+    void opening_a_file_clears_the_first_start_hint() {
+        Settings::set_last_file(QString());
+        Settings::set_device("gpu");
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.statusBar()->currentMessage().startsWith("Open a sample"));
+        QVERIFY(w.open_file(QStringLiteral(TILEPLAY_SOURCE_DIR "/samples/vector_add.py")));
+        QVERIFY(w.statusBar()->currentMessage().isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(w.findChild<QLabel*>("compile_status")->text().startsWith("compiled "), 30000);
+        QVERIFY(w.findChild<QLabel*>("compile_status")->isVisible());
     }
 
     // Edit has Undo/Redo/Cut/Copy/Paste/Select all acting on the editor, Help an About; with Run
