@@ -301,6 +301,9 @@ private Q_SLOTS:
         QVERIFY2(results()->index(0, ResultsModel::Error).data().toString().contains("✓"),
                  qPrintable(results()->index(0, ResultsModel::Error).data().toString()));
         QCOMPARE(results()->index(0, ResultsModel::Latency).data().toString(), QString("n/a on CPU"));
+        // The typed block_N ran: the header's CPU size N=100000 in blocks of 128.
+        const QString note = results()->index(0, ResultsModel::Note).data().toString();
+        QVERIFY2(note.contains(QString("interpreted %1 blocks").arg((100000 + 127) / 128)), qPrintable(note));
         QVERIFY(!w_->findChild<QDockWidget*>("dock_results")->visibleRegion().isEmpty());
         check_shot("cpu-run");
     }
