@@ -14,6 +14,18 @@
 
 namespace tpui {
 
+DslEditor::~DslEditor() {
+    // QsciAPIs prepares the completion list on a thread; deleting it before that ends waits 500 ms,
+    // then terminates the thread and Qt aborts the process ("QThread: Destroyed while thread is
+    // still running"): an editor closed right after it opened, on a busy machine. An unprepared
+    // list is left to finish; it goes with its lexer then (or with the process).
+    if (apis_ && !apis_->isPrepared()) {
+        setLexer(nullptr);
+        lexer_->setParent(nullptr);
+        connect(apis_, &QsciAPIs::apiPreparationFinished, lexer_, &QObject::deleteLater);
+    }
+}
+
 void DslEditor::keyPressEvent(QKeyEvent* e) {
     const long pos = SendScintilla(SCI_GETCURRENTPOS);
     const QPoint caret(int(SendScintilla(SCI_POINTXFROMPOSITION, 0UL, pos)), int(SendScintilla(SCI_POINTYFROMPOSITION, 0UL, pos)));

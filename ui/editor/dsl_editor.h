@@ -19,6 +19,7 @@ class DslEditor : public QsciScintilla {
     Q_OBJECT
 public:
     explicit DslEditor(QWidget* parent = nullptr);
+    ~DslEditor() override;
 
     void apply_theme(const Theme& t, int font_size);
     void set_problems(const std::vector<Problem>& problems);
