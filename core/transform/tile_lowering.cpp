@@ -109,7 +109,7 @@ Stmt parallel_nest(const std::vector<Var>& vars, const std::vector<Expr>& extent
     return body;
 }
 
-Stmt copy_nest(const BufferRegion& src, const BufferRegion& dst, Span span) {
+Stmt region_nest(const BufferRegion& src, const BufferRegion& dst, Span span, const ElementBody& element) {
     auto sd = non_unit_dims(src), dd = non_unit_dims(dst);
     if (sd.size() != dd.size()) return nullptr;
     for (size_t i = 0; i < sd.size(); ++i)
@@ -120,10 +120,15 @@ Stmt copy_nest(const BufferRegion& src, const BufferRegion& dst, Span span) {
     auto [sidx, scond] = region_access(src, vars);
     auto [didx, dcond] = region_access(dst, vars);
     Expr value = make_cast(dst.buffer->dtype, std::make_shared<BufferLoadNode>(src.buffer, sidx, span), span);
-    if (scond) value = make_select(scond, value, make_cast(dst.buffer->dtype, int_imm(0)), span);
-    Stmt body = std::make_shared<BufferStoreNode>(dst.buffer, didx, value, span);
-    if (dcond) body = std::make_shared<IfThenElseNode>(dcond, body, nullptr, span);
-    return parallel_nest(vars, extents, body, span);
+    return parallel_nest(vars, extents, element(value, scond, didx, dcond), span);
+}
+
+Stmt copy_nest(const BufferRegion& src, const BufferRegion& dst, Span span) {
+    return region_nest(src, dst, span, [&](Expr value, const Expr& scond, const std::vector<Expr>& didx, const Expr& dcond) {
+        if (scond) value = make_select(scond, value, make_cast(dst.buffer->dtype, int_imm(0)), span);
+        Stmt body = std::make_shared<BufferStoreNode>(dst.buffer, didx, value, span);
+        return dcond ? std::make_shared<IfThenElseNode>(dcond, body, nullptr, span) : body;
+    });
 }
 
 std::optional<Tile2D> tile_2d(const BufferRegion& r) {

@@ -8,10 +8,9 @@
 // {BufferLoad}) = &buffer[indices], read or written by the callee (insert_syncs uses that).
 #pragma once
 
-#include <set>
-
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +33,13 @@ std::pair<std::vector<ir::Expr>, ir::Expr> region_access(const ir::BufferRegion&
 std::vector<ir::Var> nest_vars(size_t n, Span span);
 ir::Stmt parallel_nest(const std::vector<ir::Var>& vars, const std::vector<ir::Expr>& extents, ir::Stmt body, Span span);
 // Element-wise copy dst <- src as a T.Parallel nest (null when the shapes do not pair up).
+// The T.Parallel nest over two regions paired by their non-unit dims (TileLang's rule), its body
+// built by `element` from the source element (cast to the destination's dtype), the destination
+// element's indices and the two regions' bounds conditions (null when in bounds); null when the
+// shapes do not pair up.
+using ElementBody = std::function<ir::Stmt(ir::Expr value, const ir::Expr& src_cond, const std::vector<ir::Expr>& dst_index,
+                                           const ir::Expr& dst_cond)>;
+ir::Stmt region_nest(const ir::BufferRegion& src, const ir::BufferRegion& dst, Span span, const ElementBody& element);
 ir::Stmt copy_nest(const ir::BufferRegion& src, const ir::BufferRegion& dst, Span span);
 
 // A region seen as a rows x cols tile whose columns are contiguous in memory (the last dim of

@@ -14,24 +14,15 @@ using namespace transform;
 
 namespace {
 
-// T.atomic_add(dst, src) of two regions as a T.Parallel nest of element atomics, pairing the
-// regions by their non-unit dims as copy_nest does; null when the shapes do not pair up.
+// T.atomic_add(dst, src) of two regions as a T.Parallel nest of element atomics (region_nest
+// pairs the regions as for T.copy); null when the shapes do not pair up.
 Stmt atomic_add_nest(const BufferRegion& src, const BufferRegion& dst, Span span) {
-    auto sd = non_unit_dims(src), dd = non_unit_dims(dst);
-    if (sd.size() != dd.size()) return nullptr;
-    for (size_t i = 0; i < sd.size(); ++i)
-        if (!same_extent(src.region[sd[i]].extent, dst.region[dd[i]].extent)) return nullptr;
-    std::vector<Expr> extents;
-    for (size_t d : dd) extents.push_back(dst.region[d].extent);
-    auto vars = nest_vars(extents.size(), span);
-    auto [sidx, scond] = region_access(src, vars);
-    auto [didx, dcond] = region_access(dst, vars);
-    Expr value = make_cast(dst.buffer->dtype, std::make_shared<BufferLoadNode>(src.buffer, sidx, span));
-    Expr target = std::make_shared<BufferLoadNode>(dst.buffer, didx, span);
-    Stmt body = std::make_shared<EvaluateNode>(make_call("atomic_add", {target, value}, DataType::void_(), span), span);
-    Expr cond = scond && dcond ? make_binary(BinaryOp::And, scond, dcond) : (scond ? scond : dcond);
-    if (cond) body = std::make_shared<IfThenElseNode>(cond, body, nullptr, span);
-    return parallel_nest(vars, extents, body, span);
+    return region_nest(src, dst, span, [&](const Expr& value, const Expr& scond, const std::vector<Expr>& didx, const Expr& dcond) {
+        Expr target = std::make_shared<BufferLoadNode>(dst.buffer, didx, span);
+        Stmt body = std::make_shared<EvaluateNode>(make_call("atomic_add", {target, value}, DataType::void_(), span), span);
+        Expr cond = scond && dcond ? make_binary(BinaryOp::And, scond, dcond) : (scond ? scond : dcond);
+        return cond ? std::make_shared<IfThenElseNode>(cond, body, nullptr, span) : body;
+    });
 }
 
 }  // namespace
