@@ -3,7 +3,6 @@
 #include "runtime/module_cache.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -27,13 +26,6 @@ constexpr size_t kMemoryBytes = size_t{96} << 20;  // what one process keeps: do
 constexpr size_t kDiskFiles = 256;                  // beyond this the oldest go
 constexpr uint64_t kMaxBlob = uint64_t{1} << 30;    // a length past this is a corrupt file
 
-std::string hex128(const std::string& s) {
-    char buf[33];
-    std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(fnv1a64(s)),
-                  static_cast<unsigned long long>(fnv1a64(s, 0x84222325cbf29ce4ull)));
-    return buf;
-}
-
 const std::string& headers_digest() {
     static const std::string digest = [] {
         std::string all;
@@ -43,7 +35,7 @@ const std::string& headers_digest() {
             all.append(t);
             all.push_back('\0');
         }
-        return hex128(all);
+        return digest128(all);
     }();
     return digest;
 }
@@ -135,7 +127,7 @@ std::string module_cache_key(const std::string& source, const std::string& name,
     std::string all = nvrtc_version + '\0' + name + '\0';
     for (const auto& o : options) all += o + '\0';
     all += headers_digest() + '\0' + source;
-    return hex128(all);
+    return digest128(all);
 }
 
 std::string module_cache_dir() {

@@ -2,6 +2,7 @@
 // by the trace-time evaluator) or the sample header's `# tileplay: tune` line; plus the small
 // helpers around configs and the cache's hash.
 #include <algorithm>
+#include <cstdio>
 
 #include "eval/evaluator.h"
 #include "frontend/parser.h"
@@ -70,6 +71,13 @@ uint64_t fnv1a64(const std::string& data, uint64_t seed) {
         h *= 1099511628211ull;
     }
     return h;
+}
+
+std::string digest128(const std::string& data) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(fnv1a64(data)),
+                  static_cast<unsigned long long>(fnv1a64(data, 0x84222325cbf29ce4ull)));
+    return buf;
 }
 
 TuneSpace find_tune_space(const std::string& path, const std::string& source, const std::string& kernel,

@@ -2,7 +2,6 @@
 // check) -> ranking -> cache store. See tileplay/tune.h.
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -41,11 +40,7 @@ std::string cache_key(const TuneOptions& o, const tune::TuneJob& job, const Tune
     for (const auto& c : space.configs) k << "config " << config_text(c) << '\0';
     if (gpu) k << "iters " << o.iters << " warmup " << o.warmup << " check_blocks " << o.check_blocks << '\0';
     else k << "max_cpu_checks " << o.max_cpu_checks << '\0';
-    std::string s = k.str();
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(fnv1a64(s)),
-                  static_cast<unsigned long long>(fnv1a64(s, 0x84222325cbf29ce4ull)));
-    return buf;
+    return digest128(k.str());
 }
 
 // Rank: timed by median, then CPU-checked, then the rest by how far they got.

@@ -141,5 +141,8 @@ bool tune_report_from_json(const nlohmann::json& j, TuneReport& out);
 
 // 64-bit FNV-1a, chained: the cache key's hash (no dependency for one hash).
 uint64_t fnv1a64(const std::string& data, uint64_t seed = 14695981039346656037ull);
+// A 128-bit name of `data` (32 hex digits): fnv1a64 with two seeds. Cache keys (tune results,
+// NVRTC modules) are these.
+std::string digest128(const std::string& data);
 
 }  // namespace tp
