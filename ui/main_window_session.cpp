@@ -23,7 +23,6 @@
 #include "session/cpu_runner.h"
 #include "session/tune_service.h"
 #include "tileplay/tune.h"
-#include "views/sass.h"
 
 namespace tpui {
 
@@ -290,17 +289,16 @@ void MainWindow::update_cpu_note() {
 
 namespace {
 
-// A compile as one side of the Compare dock: its parameters, target, PTX and SASS.
-ComparePanel::Side compare_side(const tp::CompileResult& c, const ParametersModel& params, const QString& target) {
+// A compile as one side of the Compare dock: its parameters, target, PTX and the SASS the code
+// views already disassembled.
+ComparePanel::Side compare_side(const tp::CompileResult& c, const ParametersModel& params, const QString& target,
+                                const QString& sass) {
     ComparePanel::Side side;
     QStringList values;
     for (const auto& row : params.rows()) values << row.name + "=" + row.value;
     side.config = values.join(' ') + " (" + target + ")";
     side.ptx = QString::fromStdString(c.ptx);
-    if (!c.cubin.empty()) {
-        SassOutput sass = disassemble(c.cubin, c.file ? QString::fromStdString(c.file->path()) : QString());
-        if (sass.ok) side.sass = sass.text;
-    }
+    side.sass = sass;
     return side;
 }
 
@@ -311,8 +309,9 @@ void MainWindow::pin_for_compare() {
         statusBar()->showMessage(tr("Nothing to pin: the kernel has no PTX yet (see Problems)"), 8000);
         return;
     }
-    compare_->pin(compare_side(*last_, *params_model_, params_->target()));
-    compare_->set_current(compare_side(*last_, *params_model_, params_->target()));
+    const ComparePanel::Side side = compare_side(*last_, *params_model_, params_->target(), views_->sass_text());
+    compare_->pin(side);
+    compare_->set_current(side);
     if (auto* d = findChild<QDockWidget*>("dock_compare")) {
         d->show();
         d->raise();
@@ -321,7 +320,7 @@ void MainWindow::pin_for_compare() {
 }
 
 void MainWindow::update_compare() {
-    if (compare_->has_pin() && last_ && !last_->ptx.empty()) compare_->set_current(compare_side(*last_, *params_model_, params_->target()));
+    if (compare_->has_pin() && last_ && !last_->ptx.empty()) compare_->set_current(compare_side(*last_, *params_model_, params_->target(), views_->sass_text()));
 }
 
 }  // namespace tpui

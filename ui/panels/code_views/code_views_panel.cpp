@@ -86,6 +86,7 @@ void CodeViewsPanel::set_result(std::shared_ptr<const tp::CompileResult> r) {
     ptx_->set_code(c.ptx.empty() ? no_ptx : QString::fromStdString(c.ptx), c.ptx_lines);
     SassOutput sass = disassemble(c.cubin, c.file ? QString::fromStdString(c.file->path()) : QString());
     sass_->set_code(sass.text, sass.lines);
+    sass_text_ = sass.ok ? sass.text : QString();
     links_.set_map(LinkedView::Cuda, cuda.lines);
     links_.set_map(LinkedView::Ptx, c.ptx_lines);
     links_.set_map(LinkedView::Sass, sass.lines);

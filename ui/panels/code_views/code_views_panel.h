@@ -31,6 +31,8 @@ public:
     void highlight_dsl_line(int dsl, LinkedView except);
     void apply_theme(const Theme& t, int font_size);
     const LineLinks& links() const { return links_; }
+    // The last result's SASS, empty when there was none (no cubin, no nvdisasm).
+    const QString& sass_text() const { return sass_text_; }
     CodeView* view(LinkedView v) const;
     CodeView* ir_view() const { return ir_; }
     QString counts_text(LinkedView v) const;
@@ -48,6 +50,7 @@ private:
 
     std::shared_ptr<const tp::CompileResult> result_;
     LineLinks links_;
+    QString sass_text_;
     CodeView* cuda_;
     CodeView* ptx_;
     CodeView* sass_;
