@@ -269,6 +269,17 @@ CompileResult compile_once(const CompileRequest& req) {
 
 }  // namespace
 
+// A FastPathNotTaken remark at the kernel, for what compile() learns only from ptxas.
+static Diagnostic fast_path_remark(const CompileResult& r, const std::vector<std::string>& args) {
+    Diagnostic d;
+    d.kind = DiagKind::FastPathNotTaken;
+    d.severity = Severity::Remark;
+    d.file = r.file ? r.file->path() : "";
+    if (r.lowered_func) d.span = r.lowered_func->span;
+    d.message = format_diag(DiagKind::FastPathNotTaken, args);
+    return d;
+}
+
 // A running wgmma group owns its accumulator and operand registers until its wait: if ptxas
 // spills registers of a kernel whose groups overlap other work, a spill or refill could land
 // on one of them and silently corrupt the result. Such a kernel is compiled again with every
@@ -279,32 +290,33 @@ CompileResult compile(const CompileRequest& req) {
     // Two blocks to an SM cap registers at 128 per thread: if the consumers spill at the 232
     // they grow to, or ptxas cannot fit an instruction under the cap (a wgmma of N=256 holds
     // 128 accumulator registers), one block gets the whole register file instead.
+    std::vector<Diagnostic> remarks;  // what the recompiles learned, on whichever result is returned
     const bool spilled = r.ok && r.resources.spill_store_bytes > 0;
     if ((spilled || r.internal_error) && r.lowered_func && transform::ws_blocks_per_sm(*r.lowered_func) > 1) {
         CompileRequest one = base;
         one.pass_configs.emplace_back("tp.blocks_per_sm", "1");
         if (CompileResult alone = compile_once(one); alone.ok) {
+            const std::string why = spilled ? "ptxas spilled " + std::to_string(r.resources.spill_store_bytes) + " bytes under the 128-register cap of two blocks"
+                                            : "ptxas could not fit an instruction under the 128-register cap of two blocks";
             r = std::move(alone);
             base = std::move(one);
+            remarks.push_back(fast_path_remark(r, {"two blocks per SM", why, "one block per SM gets the whole register file"}));
         }
     }
     const bool async = r.lowered_func && r.lowered_func->attrs.count("tp.async_wgmma");
-    if (!r.ok || !async || r.resources.spill_store_bytes <= 0) return r;
-    CompileRequest again = base;
-    again.pass_configs.emplace_back("tp.disable_async_wgmma", "true");
-    CompileResult safe = compile_once(again);
-    if (!safe.ok) return r;
-    Diagnostic d;
-    d.kind = DiagKind::FastPathNotTaken;
-    d.severity = Severity::Remark;
-    d.file = r.file ? r.file->path() : "";
-    d.span = r.lowered_func->span;
-    d.message = format_diag(DiagKind::FastPathNotTaken,
-                            {"wgmma groups running beside other work", "ptxas spilled " + std::to_string(r.resources.spill_store_bytes) +
-                                 " bytes of registers, and a spill of a running group's registers would corrupt it",
-                             "every wgmma group is waited for right after its issue"});
-    safe.diagnostics.push_back(d);
-    return safe;
+    if (r.ok && async && r.resources.spill_store_bytes > 0) {
+        CompileRequest again = base;
+        again.pass_configs.emplace_back("tp.disable_async_wgmma", "true");
+        if (CompileResult safe = compile_once(again); safe.ok) {
+            remarks.push_back(fast_path_remark(r, {"wgmma groups running beside other work",
+                                                   "ptxas spilled " + std::to_string(r.resources.spill_store_bytes) +
+                                                       " bytes of registers, and a spill of a running group's registers would corrupt it",
+                                                   "every wgmma group is waited for right after its issue"}));
+            r = std::move(safe);
+        }
+    }
+    r.diagnostics.insert(r.diagnostics.end(), remarks.begin(), remarks.end());
+    return r;
 }
 
 std::vector<FactoryInfo> list_factories(const std::string& path, const std::string& source,

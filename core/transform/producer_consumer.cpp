@@ -322,6 +322,12 @@ PrimFuncPtr producer_consumer(const PrimFuncPtr& func, const Target& target, Dia
     int64_t blocks_config = 0;
     if (auto it = func->attrs.find("tp.blocks_per_sm"); it != func->attrs.end()) blocks_config = it->second == "1" ? 1 : 0;
     register_split(plan, target, blocks_config);
+    // One consumer warpgroup whose shared memory does not fit twice: say why it runs alone.
+    if (plan.consumer_threads == 128 && plan.blocks_per_sm == 1 && blocks_config != 1)
+        diags.report(DiagKind::FastPathNotTaken, scan.pipelines.front()->span,
+                     {"two blocks per SM", "the block's " + std::to_string(plan.shared_bytes) + " bytes of shared memory do not fit twice in the SM's " +
+                                               std::to_string(target.smem_per_sm),
+                      "one warpgroup issues every wgmma (fewer stages or smaller tiles would let two blocks share the SM)"});
     if (flag("tp.persistent"))
         if (std::string why = plan_persistent(plan, k, k.body); !why.empty())
             diags.report(DiagKind::FastPathNotTaken, scan.pipelines.front()->span,
