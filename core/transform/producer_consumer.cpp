@@ -9,6 +9,7 @@
 
 #include "transform/producer_consumer_internal.h"
 #include "transform/shared_budget.h"
+#include "transform/tile_lowering.h"
 
 namespace tp::transform {
 
@@ -276,6 +277,35 @@ PrimFuncPtr relaunch(const PrimFuncPtr& func, const Launch& launch, const Plan& 
 
 }  // namespace
 
+// A wgmma issue fences its shared operands' generic-proxy writes (tp.proxy_fence) unless every
+// shared tile it reads is a channel's: those only the producer's TMA writes, through the async
+// proxy the tensor cores read by, and the full barrier orders them. The fence is a
+// fence.proxy.async per issue in the consumers' hottest loop.
+struct ProxyFences : IRMutator {
+    std::set<const BufferNode*> async_tiles;
+    Expr visit_Call(const CallNode& n, const Expr& e) override {
+        if (n.op != "tp.async_call") return IRMutator::visit_Call(n, e);
+        bool all_async = true;
+        for (const auto& a : n.args)
+            if (auto* l = addressed(a); l && l->buffer->scope == Scope::Shared) all_async &= async_tiles.count(l->buffer.get()) > 0;
+        if (!all_async) return e;
+        std::vector<Expr> args = n.args;
+        bool changed = false;
+        for (auto& a : args)
+            if (auto* c = a->as<CallNode>(); c && c->op == "tp.proxy_fence") {
+                a = make_call("tp.proxy_fence", {int_imm(0)}, c->dtype, c->span);
+                changed = true;
+            }
+        return changed ? make_call(n.op, args, n.dtype, n.span) : e;
+    }
+};
+
+PrimFuncPtr drop_proxy_fences(const PrimFuncPtr& func, const Plan& plan) {
+    ProxyFences m;
+    for (const auto& ch : plan.channels) m.async_tiles.insert({ch.tile.get(), ch.ring.get()});
+    return mutate_func(func, m);
+}
+
 PrimFuncPtr producer_consumer(const PrimFuncPtr& func, const Target& target, DiagnosticEngine& diags) {
     if (!func || !target.has_wgmma() || func->attrs.count("tp.ws")) return func;
     auto flag = [&](const char* k) {
@@ -332,7 +362,7 @@ PrimFuncPtr producer_consumer(const PrimFuncPtr& func, const Target& target, Dia
         if (std::string why = plan_persistent(plan, k, k.body); !why.empty())
             diags.report(DiagKind::FastPathNotTaken, scan.pipelines.front()->span,
                          {"a persistent grid (`tp.persistent`)", why, "one block runs per work unit"});
-    return relaunch(func, launch, plan);
+    return drop_proxy_fences(relaunch(func, launch, plan), plan);
 }
 
 bool is_warp_specialized(const PrimFunc& func) { return func.attrs.count("tp.ws") != 0; }

@@ -29,7 +29,7 @@
 # CUDA-NEXT: tp::gemm_wgmma_ss<128, 64, 64, 8, 1, false, true, half_t, true>(
 # CUDA: acc_o[tp_f
 # CUDA: tp::mbar_wait(&tp_mbar[(6 + tp_V_shared_c_slot)], tp_V_shared_c_phase);
-# CUDA-NEXT: tp::gemm_wgmma_rs_packed<128, 64, 64, 8, 1, false, half_t>(&acc_s_cast[0], &V_shared[(tp_V_shared_c_slot * 4096)], &acc_o[0], tx);
+# CUDA-NEXT: tp::gemm_wgmma_rs_packed<128, 64, 64, 8, 1, false, half_t>(&acc_s_cast[0], &V_shared[(tp_V_shared_c_slot * 4096)], &acc_o[0], tx, false);
 # CUDA-NEXT: tp::named_barrier_arrive((2 + (((tx / 128) + 1) % 2)), 256);
 # CUDA: tp::wgmma_wait<1>(), tp::wgmma_fence_operands<32>(&acc_s[0]);
 # CUDA-NEXT: tp::ring_release(&tp_mbar[(4 + tp_K_shared_c_slot)]);

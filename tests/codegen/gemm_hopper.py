@@ -43,7 +43,7 @@
 # CUDA: } else {
 # CUDA-NEXT: tp::setmaxnreg_inc<240>();
 # CUDA: tp::mbar_wait(&tp_mbar[tp_A_shared_c_slot], tp_A_shared_c_phase);
-# CUDA-NEXT: tp::gemm_wgmma_ss<128, 256, 64, 8, 1, false, false, half_t>(&A_shared[(tp_A_shared_c_slot * 8192)], &B_shared[(tp_A_shared_c_slot * 16384)], &C_local[0], tx);
+# CUDA-NEXT: tp::gemm_wgmma_ss<128, 256, 64, 8, 1, false, false, half_t>(&A_shared[(tp_A_shared_c_slot * 8192)], &B_shared[(tp_A_shared_c_slot * 16384)], &C_local[0], tx, false);
 # CUDA-NEXT: tp::wgmma_wait<1>(), tp::wgmma_fence_operands<128>(&C_local[0]);
 # CUDA-NEXT: if (tp_group_in_flight) {
 # CUDA-NEXT: tp::ring_release(&tp_mbar[(4 + tp_A_shared_c_prev)]);

@@ -30,7 +30,7 @@
 # CHECK: T.evaluate(T.tp.sync_call("tp::mbar_wait", T.tp.addr_w(tp_mbar[0]), tp_X_s_c_phase[]))
 # CHECK: for k in T.serial(8):
 # CHECK-NEXT: T.evaluate(T.tp.sync_call("tp::mbar_wait", T.tp.addr_w(tp_mbar[2 + tp_W_s_c_slot[]]), tp_W_s_c_phase[]))
-# CHECK: T.evaluate(T.tp.async_call("tp::gemm_wgmma_ss<128, 64, 64, 8, 1, false, true, half_t, true>", T.tp.addr_r(X_s[0, 0]), T.tp.addr_r(W_s[tp_W_s_c_slot[], 0, 0]), T.tp.addr_w(s[0]), tx))
+# CHECK: T.evaluate(T.tp.async_call("tp::gemm_wgmma_ss<128, 64, 64, 8, 1, false, true, half_t, true>", T.tp.addr_r(X_s[0, 0]), T.tp.addr_r(W_s[tp_W_s_c_slot[], 0, 0]), T.tp.addr_w(s[0]), tx, T.tp.proxy_fence(0)))
 # CHECK: T.evaluate(T.tp.async_wait(0, T.tp.addr_w(s[0]), T.tp.addr_r(W_s[tp_W_s_c_slot[], 0, 0]), T.tp.addr_r(X_s[0, 0])))
 # CHECK-NEXT: T.evaluate(T.tp.sync_call("tp::ring_release", T.tp.addr_w(tp_mbar[4 + tp_W_s_c_slot[]])))
 # X's one slot goes back after the loop that reads it.

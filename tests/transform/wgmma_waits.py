@@ -6,15 +6,15 @@
 # group pending), and stops before the first statement that reads its accumulator. `tp.disable_async_wgmma` keeps every wait right after its issue.
 # CHECK: IR after wgmma-waits
 # CHECK: # attr tp.async_wgmma = 1
-# CHECK: T.evaluate(T.tp.async_call("tp::gemm_wgmma_ss<64, 64, 64, 4, 1, false, false, half_t, true>", T.tp.addr_r(A_s[0, 0]), T.tp.addr_r(B_s[0, 0]), T.tp.addr_w(C1[0]), tx))
+# CHECK: T.evaluate(T.tp.async_call("tp::gemm_wgmma_ss<64, 64, 64, 4, 1, false, false, half_t, true>", T.tp.addr_r(A_s[0, 0]), T.tp.addr_r(B_s[0, 0]), T.tp.addr_w(C1[0]), tx, T.tp.proxy_fence(1)))
 # CHECK-NEXT: for tp_f
-# CHECK: T.evaluate(T.tp.async_call("tp::gemm_wgmma_ss<64, 64, 64, 4, 1, false, false, half_t>", T.tp.addr_r(A_s[0, 0]), T.tp.addr_r(D_s[0, 0]), T.tp.addr_w(C2[0]), tx))
+# CHECK: T.evaluate(T.tp.async_call("tp::gemm_wgmma_ss<64, 64, 64, 4, 1, false, false, half_t>", T.tp.addr_r(A_s[0, 0]), T.tp.addr_r(D_s[0, 0]), T.tp.addr_w(C2[0]), tx, T.tp.proxy_fence(1)))
 # CHECK-NEXT: T.evaluate(T.tp.async_wait(1, T.tp.addr_w(C1[0]), T.tp.addr_r(B_s[0, 0]), T.tp.addr_r(A_s[0, 0])))
 # CHECK-NEXT: T.evaluate(T.tp.async_wait(0, T.tp.addr_w(C2[0]), T.tp.addr_r(D_s[0, 0]), T.tp.addr_r(A_s[0, 0])))
 # CHECK-NEXT: for tp_f
 # CHECK: C1[tp_f] = C1[tp_f] + C2[tp_f]
 # SYNC-NOT: tp.async_wgmma
-# SYNC: T.tp.addr_w(C1[0]), tx))
+# SYNC: T.tp.addr_w(C1[0]), tx, T.tp.proxy_fence(1)))
 # SYNC-NEXT: T.evaluate(T.tp.async_wait(0, T.tp.addr_w(C1[0])
 import tilelang
 import tilelang.language as T

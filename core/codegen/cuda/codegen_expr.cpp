@@ -215,6 +215,7 @@ std::string CudaEmitter::device_call(const CallNode& c) {
     if (c.op == "tp.null") return "nullptr";
     // A persistent grid's size is the device's SM count, known only at launch.
     if (c.op == "tp.num_programs") return "static_cast<int>(gridDim.x)";
+    if (c.op == "tp.proxy_fence") return as_const_int(c.args.at(0)).value_or(1) ? "true" : "false";
     if (c.op == "tp.tma_desc") return "&tp_tma_" + std::to_string(as_const_int(c.args.at(0)).value_or(0));
     if (c.op == "tp.addr_r" || c.op == "tp.addr_w") {
         auto* l = c.args.empty() ? nullptr : c.args[0]->as<BufferLoadNode>();

@@ -61,6 +61,9 @@ Stmt wgmma_gemm(const GemmOpNode& n, const ops::WgmmaPlan& p, const FragLayout& 
         in_flight.push_back(aaddr);
     }
     args.insert(args.begin(), std::make_shared<StringImmNode>(fn, n.span));
+    // Whether the issue fences the shared operands' generic-proxy writes: yes until a pass that
+    // knows only TMA writes them (producer_consumer) says otherwise.
+    args.push_back(make_call("tp.proxy_fence", {int_imm(1)}, DataType::int32(), n.span));
     out.push_back(std::make_shared<EvaluateNode>(make_call("tp.async_call", args, DataType::void_(), n.span), n.span));
     in_flight.insert(in_flight.begin(), int_imm(0));
     out.push_back(std::make_shared<EvaluateNode>(make_call("tp.async_wait", in_flight, DataType::void_(), n.span), n.span));

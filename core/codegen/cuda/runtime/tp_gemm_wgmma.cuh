@@ -73,11 +73,14 @@ template <class T>
 __device__ __forceinline__ unsigned pack_operand(float lo, float hi) { return pack_float2<T>(lo, hi); }
 
 // ZERO: the group overwrites the accumulator (scale-d = 0 on the first k step, T.gemm's
-// clear_accum) instead of adding to it.
+// clear_accum) instead of adding to it. `fence` orders the threads' generic-proxy writes of the
+// shared operands (cp.async, st.shared) before the tensor cores read them through the async
+// proxy; tiles that only TMA writes (the producer_consumer pass's rings) need none, and the
+// pass clears it for those (a fence.proxy.async per issue costs the consumer loop cycles).
 // fp8 operands (1-byte T, or TB for B when it differs) take k32 steps and must both be K-major:
 // TRANS_A false and TRANS_B true (ops::plan_wgmma says why at the line otherwise).
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_A, bool TRANS_B, class T, bool ZERO = false, class TB = T>
-__device__ __forceinline__ void gemm_wgmma_ss(const T* A, const TB* B, float* acc, int tid) {
+__device__ __forceinline__ void gemm_wgmma_ss(const T* A, const TB* B, float* acc, int tid, bool fence = true) {
     constexpr int EB = sizeof(T);
     static_assert(sizeof(TB) == EB && (EB == 2 || EB == 1), "wgmma here takes 16-bit or fp8 operands of one width");
     static_assert(EB == 2 || (!TRANS_A && TRANS_B), "fp8 wgmma reads both operands K-major");
@@ -88,7 +91,7 @@ __device__ __forceinline__ void gemm_wgmma_ss(const T* A, const TB* B, float* ac
     const int m0 = G::m0(tid), n0 = G::n0(tid);
     // The tiles were written through the generic proxy (cp.async, st.shared) and the block
     // barrier ordered them; the tensor cores read through the async proxy.
-    fence_proxy_async();
+    if (fence) fence_proxy_async();
     wgmma_fence();
 #pragma unroll
     for (int k = 0; k < BK / SA::kStep; ++k) {
@@ -110,7 +113,7 @@ __device__ __forceinline__ void gemm_wgmma_ss(const T* A, const TB* B, float* ac
 // step k of row block t are a[t * BK / 2 + 8k .. + 8), packed in pairs the wgmma RS operand.
 // `packed` (MT * BK / 4 registers of the caller's) holds the operand while the group runs.
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_B, class T, class FragT, bool ZERO = false>
-__device__ __forceinline__ void gemm_wgmma_rs(const FragT* a, const T* B, float* acc, unsigned* packed, int tid) {
+__device__ __forceinline__ void gemm_wgmma_rs(const FragT* a, const T* B, float* acc, unsigned* packed, int tid, bool fence = true) {
     static_assert(sizeof(T) == 2 && BK % 16 == 0, "wgmma here takes 16-bit operands and K in steps of 16");
     static_assert(WARPS_N == 1, "gemm_wgmma_rs needs every warp to own whole rows of A (WARPS_N == 1)");
     using G = WgmmaGrid<BM, BN, WARPS_M, WARPS_N>;
@@ -118,7 +121,7 @@ __device__ __forceinline__ void gemm_wgmma_rs(const FragT* a, const T* B, float*
     const int n0 = G::n0(tid);
 #pragma unroll
     for (int i = 0; i < G::MT * (BK / 2); i += 2) packed[i / 2] = pack_operand<T>(a[i], a[i + 1]);
-    fence_proxy_async();
+    if (fence) fence_proxy_async();
     wgmma_fence();
 #pragma unroll
     for (int k = 0; k < BK / 16; ++k) {
@@ -131,13 +134,13 @@ __device__ __forceinline__ void gemm_wgmma_rs(const FragT* a, const T* B, float*
 
 // A already packed in pairs (tp::frag_pack_pairs): the group reads the caller's registers.
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_B, class T, bool ZERO = false>
-__device__ __forceinline__ void gemm_wgmma_rs_packed(const unsigned* a, const T* B, float* acc, int tid) {
+__device__ __forceinline__ void gemm_wgmma_rs_packed(const unsigned* a, const T* B, float* acc, int tid, bool fence = true) {
     static_assert(sizeof(T) == 2 && BK % 16 == 0, "wgmma here takes 16-bit operands and K in steps of 16");
     static_assert(WARPS_N == 1, "gemm_wgmma_rs_packed needs every warp to own whole rows of A (WARPS_N == 1)");
     using G = WgmmaGrid<BM, BN, WARPS_M, WARPS_N>;
     using SB = WgmmaSmem<TRANS_B ? BN : BK, TRANS_B ? BK : BN>;
     const int n0 = G::n0(tid);
-    fence_proxy_async();
+    if (fence) fence_proxy_async();
     wgmma_fence();
 #pragma unroll
     for (int k = 0; k < BK / 16; ++k) {
