@@ -11,6 +11,7 @@
 #include "transform/coarsen_blocks.h"
 #include "transform/heavy_blocks_first.h"
 #include "transform/fold_accumulator_clear.h"
+#include "transform/guard_masks.h"
 #include "transform/insert_syncs.h"
 #include "transform/layout_inference.h"
 #include "transform/lower_tile_ops.h"
@@ -45,6 +46,9 @@ const std::vector<Pass>& passes() {
         // A zeroed accumulator whose next use is a T.gemm: the gemm clears it (wgmma's scale-d),
         // after simplify folded masks no iteration meets into zero fills.
         {"fold-accumulator-clear", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::fold_accumulator_clear(f); }},
+        // A mask nest that leaves most tiles unchanged (fold-accumulator-clear moved it behind
+        // its gemm) runs only where a block-uniform test of its condition says it changes one.
+        {"guard-masks", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::guard_masks(f); }},
         // User-facing limits on the kernel as written, before lowering changes its shape.
         {"check-resources", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
              return transform::check_resources(*f, o.target, d) ? f : nullptr; }},

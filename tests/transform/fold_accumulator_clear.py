@@ -4,14 +4,23 @@
 # A tail mask no iteration can meet (k * 64 + j < 4096 for every k < 64, j < 64) folds to a
 # zero fill in simplify (bounds of the loop variables), and a zeroed fragment whose next use
 # is a T.gemm's accumulator becomes that gemm's clear_accum. With seq = 4000 the last tile is
-# masked: the fill stays. A fragment read between its clear and the gemm keeps its clear.
+# masked: the mask moves behind the gemm, which now clears (adding 0 or -inf after the
+# products gives what accumulating onto them gives), and guard-masks runs it only on tiles
+# where k * 64 + 63 >= 4000. A fragment read between its clear and the gemm keeps its clear.
 # MASKED: IR after fold-accumulator-clear
 # MASKED-NOT: T.if_then_else
 # MASKED-NOT: acc_s[i, j] = 0.0
 # MASKED: T.gemm(Q_s, K_s, acc_s, transpose_B=True, clear_accum=True)
 # TAIL: IR after fold-accumulator-clear
-# TAIL: acc_s[i, j] = T.if_then_else(k * 64 + j < 4000, 0.0, -T.infinity("float32"))
-# TAIL: T.gemm(Q_s, K_s, acc_s, transpose_B=True)
+# TAIL-NOT: acc_s[i, j] = T.if_then_else(k * 64 + j < 4000, 0.0
+# TAIL: T.gemm(Q_s, K_s, acc_s, transpose_B=True, clear_accum=True)
+# TAIL-NEXT: for i, j in T.Parallel(64, 64):
+# TAIL-NEXT: acc_s[i, j] = T.if_then_else(k * 64 + j < 4000, acc_s[i, j], acc_s[i, j] + -T.infinity("float32"))
+# RUN: %tilec compile %s -k masked -D seq=4000 --print-after=guard-masks --emit lowered 2>&1 | FileCheck %s --check-prefix=GUARD
+# GUARD: IR after guard-masks
+# GUARD: T.gemm(Q_s, K_s, acc_s, transpose_B=True, clear_accum=True)
+# GUARD-NEXT: if not k * 64 - 4000 + 63 < 0:
+# GUARD-NEXT: for i, j in T.Parallel(64, 64):
 # READ: IR after fold-accumulator-clear
 # READ: T.fill(s, 0.0)
 # READ: T.copy(s[0:64, 0:64], keep[0:64, 0:64])
