@@ -10,6 +10,7 @@
 #include "transform/check_resources.h"
 #include "transform/coarsen_blocks.h"
 #include "transform/heavy_blocks_first.h"
+#include "transform/hoist_gemm_operand.h"
 #include "transform/fold_accumulator_clear.h"
 #include "transform/guard_masks.h"
 #include "transform/insert_syncs.h"
@@ -58,6 +59,10 @@ const std::vector<Pass>& passes() {
         // Blocks whose loops run longest (a causal key loop) are launched first, so they do
         // not stretch the last wave.
         {"heavy-blocks-first", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::heavy_blocks_first(f); }},
+        // sm_90a: a gemm's loop-invariant shared A (attention's Q) copied once into registers
+        // before the loop, so each issue reads only B from shared memory (RS wgmma).
+        {"hoist-gemm-operand", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
+             return transform::hoist_gemm_operand(f, o.target, d); }},
         // Fragments to registers first: everything that touches them (T.Parallel loops, T.gemm,
         // T.reduce_*, fragment copies) needs their layout; gemm tiles get their swizzle here.
         {"layout-inference", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {

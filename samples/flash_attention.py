@@ -10,7 +10,14 @@
 # compiler adds a producer warpgroup that loads K and V with TMA into mbarrier rings, runs the
 # two gemms as wgmma, and overlaps each tile's softmax with the previous tile's P V. The
 # `mma.sync` variant is FlashAttention-2's schedule for sm_80-class GPUs: 4 warps of 32 rows
-# each (every K/V fragment read from shared memory feeds two m16 tiles).
+# each (every K/V fragment read from shared memory feeds two m16 tiles). The `Hopper tiles`
+# variants take 128 keys a tile (S is 64 x 128 a warpgroup): two K/V stages of that size need
+# 160 KB of shared memory, which only sm_80 and sm_90 have.
+#
+# Fast math (`tl.enable_fast_math`, as TileLang's own attention examples set it): T.exp2 is the
+# hardware's ex2.approx (2 ulp, subnormal results flushed to 0) instead of exp2f's exact
+# subnormal path; exp2 of the score minus the row max runs 8192 times a tile and sits on the
+# loop's critical path, and a probability below 2^-126 adds nothing to a row sum of at least 1.
 #
 # tileplay: kernel=flashattn
 # tileplay: args batch=1 heads=32 seq_q=4096 seq_kv=4096 dim=128 is_causal=False threads=256 num_stages=2
@@ -21,11 +28,13 @@
 # tileplay: baseline torch[sdpa=flash]: scaled_dot_product_attention(Q, K, V, is_causal=bool(is_causal))
 # tileplay: variant causal: is_causal=True
 # tileplay: variant mma.sync: threads=128 | arch=sm_90
+# tileplay: variant Hopper tiles: block_N=128
+# tileplay: variant Hopper tiles causal: block_N=128 is_causal=True
 import tilelang
 import tilelang.language as T
 
 
-@tilelang.jit(out_idx=[3])
+@tilelang.jit(out_idx=[3], pass_configs={tilelang.PassConfigKey.TL_ENABLE_FAST_MATH: True})
 def flashattn(batch, heads, seq_q, seq_kv, dim, is_causal=False, layout="bhsd",
               block_M=128, block_N=64, num_stages=1, threads=256):
     scale = (1.0 / dim) ** 0.5 * 1.44269504  # 1/sqrt(d), and log2(e) for exp2

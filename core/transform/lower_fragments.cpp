@@ -130,7 +130,8 @@ std::set<const BufferNode*> swizzled_tiles(const PrimFunc& f) {
 }
 
 // Fragments read only as the A operand of RS wgmma gemms and written only by whole-fragment
-// copies from float32 fragments: they can live as packed 16-bit pairs.
+// copies from float32 fragments or from a shared tile of their own type (an operand
+// hoist_gemm_operand moved into registers): they can live as packed 16-bit pairs.
 std::set<const BufferNode*> packed_operand_fragments(const PrimFunc& f, const std::map<const GemmOpNode*, ops::WgmmaPlan>& wgmma) {
     std::set<const BufferNode*> cand;
     for (const auto& [g, p] : wgmma)
@@ -147,7 +148,9 @@ std::set<const BufferNode*> packed_operand_fragments(const PrimFunc& f, const st
         void visit_CopyOp(const CopyOpNode& n, const Stmt&) override {
             bool conversion = n.src.buffer->scope == Scope::Fragment && n.src.buffer->dtype == DataType::float32() &&
                               whole_buffer(n.src) && whole_buffer(n.dst);
-            if (!conversion) drop(n.dst.buffer);
+            bool load = n.src.buffer->scope == Scope::Shared && n.src.buffer->dtype == n.dst.buffer->dtype && n.src.buffer->shape.size() == 2 &&
+                        whole_buffer(n.src) && whole_buffer(n.dst);
+            if (!conversion && !load) drop(n.dst.buffer);
             drop(n.src.buffer);
         }
         void visit_buffer(const Buffer& b) override { drop(b); }  // any other use

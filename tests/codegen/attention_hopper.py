@@ -6,8 +6,11 @@
 # exp2, another scale, an extra clamp, a strict causal mask, a loop bound from min, BSHD,
 # seq_q != seq_kv) takes the same path: nothing here matches one program's statements.
 # dim = 96 rows are no wgmma operand: the gemms say why and run mma.sync on TMA-fed tiles.
+# Q, which the loop never writes, is loaded once into packed registers (hoist_gemm_operand), so
+# S = Q K^T is an RS wgmma; tp.disable_hoist_operand keeps the SS form.
 # RUN: %tilec compile %s --arch sm_90a -D threads=256 --emit cuda --no-lineinfo | FileCheck %s --check-prefix=CUDA
 # RUN: %tilec compile %s --arch sm_90a -D threads=256 --emit ptx | FileCheck %s --check-prefix=PTX
+# RUN: %tilec compile %s --arch sm_90a -D threads=256 --pass-config tp.disable_hoist_operand=true --emit cuda --no-lineinfo | FileCheck %s --check-prefix=SS
 # RUN: %tilec compile %s --arch sm_90 -D threads=256 --emit ptx | FileCheck %s --check-prefix=SM90 --implicit-check-not=wgmma --implicit-check-not=shared::cluster.global.mbarrier --implicit-check-not=setmaxnreg
 # RUN: %tilec compile %s --arch sm_90a -D threads=256 -D variant=exp --emit lowered | FileCheck %s --check-prefix=WS
 # RUN: %tilec compile %s --arch sm_90a -D threads=256 -D variant=scale --emit lowered | FileCheck %s --check-prefix=WS
@@ -22,16 +25,20 @@
 # CUDA: tp::tma_load(&Q_shared[0], &tp_tma_1, &tp_mbar[0], 0, (bx * 128), by, bz);
 # CUDA: } else {
 # CUDA-NEXT: tp::setmaxnreg_inc<240>();
-# CUDA: tp::gemm_wgmma_ss<128, 64, 64, 8, 1, false, true, half_t, true>(
+# CUDA: tp::mbar_wait(&tp_mbar[0], tp_Q_shared_c_phase);
+# CUDA: tp::frag_load_smem_packed<tp::AccLayout<128, 64, 8, 1>, 64, false>(&Q_shared_regs[0], &Q_shared[0], tx);
+# CUDA: tp::gemm_wgmma_rs_packed<128, 64, 64, 8, 1, true, half_t, true>(&Q_shared_regs[0], &K_shared[(tp_K_shared_c_slot * 4096)], &acc_s[0], tx, false);
 # CUDA: tp::frag_pack_pairs<32, half_t>(&acc_s[0], &acc_s_cast[0]);
 # CUDA: for (int k = 1; k < 8; ++k) {
 # CUDA: tp::named_barrier_sync((2 + (tx / 128)), 256);
-# CUDA-NEXT: tp::gemm_wgmma_ss<128, 64, 64, 8, 1, false, true, half_t, true>(
+# CUDA-NEXT: tp::gemm_wgmma_rs_packed<128, 64, 64, 8, 1, true, half_t, true>(&Q_shared_regs[0],
+# SS-NOT: Q_shared_regs
+# SS: tp::gemm_wgmma_ss<128, 64, 64, 8, 1, false, true, half_t, true>(&Q_shared[0], &K_shared[(tp_K_shared_c_slot * 4096)], &acc_s[0], tx, false);
 # CUDA: acc_o[tp_f
 # CUDA: tp::mbar_wait(&tp_mbar[(6 + tp_V_shared_c_slot)], tp_V_shared_c_phase);
 # CUDA-NEXT: tp::gemm_wgmma_rs_packed<128, 64, 64, 8, 1, false, half_t>(&acc_s_cast[0], &V_shared[(tp_V_shared_c_slot * 4096)], &acc_o[0], tx, false);
 # CUDA-NEXT: tp::named_barrier_arrive((2 + (((tx / 128) + 1) % 2)), 256);
-# CUDA: tp::wgmma_wait<1>(), tp::wgmma_fence_operands<32>(&acc_s[0]);
+# CUDA: tp::wgmma_wait<1>(), tp::wgmma_fence_operands<32>(&acc_s[0]), tp::wgmma_fence_packed<16>(&Q_shared_regs[0]);
 # CUDA-NEXT: tp::ring_release(&tp_mbar[(4 + tp_K_shared_c_slot)]);
 # CUDA: tp::wgmma_wait<0>(), tp::wgmma_fence_operands<32>(&acc_o[0]), tp::wgmma_fence_packed<16>(&acc_s_cast[0]);
 # CUDA-NEXT: tp::ring_release(&tp_mbar[(8 + tp_V_shared_c_slot)]);
@@ -48,12 +55,12 @@
 # PTX-DAG: barrier.arrive
 # SM90: .target sm_90
 # SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-# WS: # attr tp.tma_maps = Output:64x64x1x1:128;Q:64x128x1x1:128;K:64x64x1x1:128;V:64x64x1x1:128
+# WS: # attr tp.tma_maps = Output:64x64x1x1:128;Q:64x128x1x1:0;K:64x64x1x1:128;V:64x64x1x1:128
 # WS: # attr tp.ws = producer-consumer
 # WS: with T.Kernel(4, 4, 2, threads=384) as (bx, by, bz):
 # WS: with T.ws_producer(threads=128, regs=24):
 # WS: with T.ws_consumer(threads=256, regs=240):
-# BSHD: # attr tp.tma_maps = Output:64x1x64x1:128;Q:64x1x128x1:128;K:64x1x64x1:128;V:64x1x64x1:128
+# BSHD: # attr tp.tma_maps = Output:64x1x64x1:128;Q:64x1x128x1:0;K:64x1x64x1:128;V:64x1x64x1:128
 # BSHD: with T.ws_consumer(threads=256, regs=240):
 # D96: attention_hopper.py:[[@LINE+70]]:17: remark: wgmma not used: wgmma needs A's rows to be 32, 64 or a multiple of 128 bytes; they are 192; this T.gemm runs on mma.sync [FastPathNotTaken]
 # D96: attention_hopper.py:[[@LINE+91]]:17: remark: wgmma not used: wgmma needs B's rows to be 32, 64 or a multiple of 128 bytes; they are 192; this T.gemm runs on mma.sync [FastPathNotTaken]

@@ -1,5 +1,5 @@
-# RUN: %tilec compile %s --arch sm_90a --print-after=producer-consumer --emit lowered 2>&1 | FileCheck %s
-# RUN: %tilec compile %s --arch sm_90a -D stages=3 --print-after=producer-consumer --emit lowered 2>&1 | FileCheck %s --check-prefix=THREE
+# RUN: %tilec compile %s --arch sm_90a --pass-config tp.disable_hoist_operand=true --print-after=producer-consumer --emit lowered 2>&1 | FileCheck %s
+# RUN: %tilec compile %s --arch sm_90a --pass-config tp.disable_hoist_operand=true -D stages=3 --print-after=producer-consumer --emit lowered 2>&1 | FileCheck %s --check-prefix=THREE
 # producer-consumer on a kernel with a copy before its loop (a one-slot channel, released after
 # the loop that reads it) and two in the loop (rings of num_stages slots): the user's 256
 # threads become the consumers, a producer warpgroup after them issues every TMA load; each

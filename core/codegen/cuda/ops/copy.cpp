@@ -92,7 +92,9 @@ Stmt accumulator_copy(const CopyOpNode& n, const FragLayout& acc, bool sf, Fragm
         return device_call(fn, {faddr, maddr, t->ld, t->rows_valid, t->cols_valid, cx.tid}, n.span);
     }
     if (mem.buffer->scope == Scope::Shared && whole_buffer(mem) && mem.buffer->shape.size() == 2) {
-        std::string fn = sf ? "tp::frag_store_smem<" : "tp::frag_load_smem<";
+        // A packed RS operand (see FragmentLowering::packed) loads its pairs as words.
+        const bool packed = !sf && cx.packed.count(frag.buffer.get());
+        std::string fn = sf ? "tp::frag_store_smem<" : (packed ? "tp::frag_load_smem_packed<" : "tp::frag_load_smem<");
         fn += acc.acc_type() + ", " + std::to_string(t->cols) + ", " + ops::smem_layout_arg(mb) + ">";
         return device_call(fn, {faddr, maddr, cx.tid}, n.span);
     }

@@ -350,6 +350,17 @@ __device__ __forceinline__ void frag_load_smem(FragT* frag, const T* smem, int t
     }
 }
 
+// A 16-bit tile into the packed pairs of an RS wgmma operand (FragmentLowering::packed):
+// elements 2i and 2i + 1 of the layout are adjacent columns of one row, an even one, and the
+// swizzle moves whole 16-byte chunks, so each pair is one aligned 32-bit load.
+template <class L, int COLS, int SWIZZLE, class T>
+__device__ __forceinline__ void frag_load_smem_packed(unsigned* dst, const T* smem, int tid) {
+    static_assert(sizeof(T) == 2 && L::kSize % 2 == 0, "packed pairs of a 16-bit fragment");
+    using Tile = SmemTile<COLS, sizeof(T), SWIZZLE, L::kBM>;
+#pragma unroll
+    for (int i = 0; i < L::kSize; i += 2) dst[i / 2] = *reinterpret_cast<const unsigned*>(smem + Tile::offset(L::row(tid, i), L::col(tid, i)));
+}
+
 template <class FragT, int N>
 __device__ __forceinline__ void fill(FragT (&frag)[N], float v) {
 #pragma unroll
