@@ -335,6 +335,21 @@ private Q_SLOTS:
         QVERIFY(QImage(dir.filePath("c.png")).width() == 400);
         QVERIFY(c.save_csv(dir.filePath("c.csv")));
         QVERIFY(c.to_csv().contains("cuBLAS,1.5,reference"));
+        // A sweep of 64 configurations in a short dock: the best that can be named are drawn,
+        // best first, and the axis says how many there are; a larger view draws them all.
+        std::vector<Bar> many;
+        for (int i = 0; i < 64; ++i) many.push_back({QString("c%1").arg(i), 1.0 + i, QString(), 100 + i});
+        BarChart wide("Latency", "ms", true);
+        wide.resize(500, 300);
+        wide.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&wide));
+        wide.set_data(many, {});
+        QVERIFY(wide.shown() >= 12 && wide.shown() < 64);
+        QSignalSpy clicked(&wide, &BarChart::barClicked);
+        wide.click_bar(0);
+        QCOMPARE(clicked.at(0).at(0).toInt(), 100);  // the fastest
+        wide.resize(1400, 600);
+        QTRY_COMPARE(wide.shown(), size_t(64));
         RooflineChart r;
         r.set_roofs("H200", 989, 4800);
         r.set_points({{"x", 100, 300}});

@@ -69,7 +69,7 @@ void ChartWidget::set_title(const QString& title) {
 void ChartWidget::resizeEvent(QResizeEvent* e) {
     QWidget::resizeEvent(e);
     chart_->setTitle(height() >= kTitleMinHeight ? title_text_ : QString());
-    if (built_ticks_ && value_ticks() != built_ticks_) rebuild();
+    if (stale()) rebuild();
 }
 
 int ChartWidget::value_ticks() const { return std::clamp(view_->height() / 45, 2, 6); }
@@ -157,6 +157,15 @@ QString BarChart::to_csv() const {
     return out;
 }
 
+size_t BarChart::bars_that_fit() const {
+    const size_t across = size_t(std::max(view_->width(), 1) / 18);
+    return std::max<size_t>(12, view_->height() >= 420 ? across : std::min<size_t>(across, 40));
+}
+
+bool BarChart::stale() const {
+    return ChartWidget::stale() || (shown_ && shown_ != std::min(bars_.size(), bars_that_fit()));
+}
+
 void BarChart::rebuild() {
     const Theme& t = *theme_;
     chart_->removeAllSeries();
@@ -175,13 +184,15 @@ void BarChart::rebuild() {
     set->setBorderColor(t.chart_bar);
     QStringList cats;
     double vmax = 0;
-    for (const auto& b : bars_) vmax = std::max(vmax, b.value);
+    // Sorted best first: what does not fit is the slowest configurations.
+    shown_ = std::min(bars_.size(), bars_that_fit());
+    for (size_t i = 0; i < shown_; ++i) vmax = std::max(vmax, bars_[i].value);
     for (const auto& r : refs_) vmax = std::max(vmax, r.value);
     const double top = axis_top(vmax);
     clip_ = top < vmax ? top : 0;
-    for (const auto& b : bars_) {
-        *set << std::min(b.value, top);
-        cats << b.label;
+    for (size_t i = 0; i < shown_; ++i) {
+        *set << std::min(bars_[i].value, top);
+        cats << bars_[i].label;
     }
     connect(set, &QBarSet::hovered, view_, [this](bool on, int i) {
         if (!on || i < 0 || size_t(i) >= bars_.size()) return QToolTip::hideText();
@@ -198,9 +209,9 @@ void BarChart::rebuild() {
     auto* ax = new QBarCategoryAxis;
     ax->append(cats.isEmpty() ? QStringList{" "} : cats);
     ax->setLabelsAngle(cats.size() > 4 ? -90 : 0);
-    // Labels name only what differs between configurations; beyond about 40 bars even those
-    // cannot be read, and the bar's tooltip and the sweep table name them.
-    ax->setLabelsVisible(cats.size() <= 40 || view_->height() >= 420);
+    // Labels name only what differs between configurations, and every bar drawn has room for
+    // one; the rest of a large sweep is in the sweep table (and the CSV export).
+    if (shown_ < bars_.size()) ax->setTitleText(tr("best %1 of %2 configurations (the sweep table lists every one)").arg(shown_).arg(bars_.size()));
     QFont small = ax->labelsFont();
     if (cats.size() > 12) small.setPointSizeF(small.pointSizeF() * 0.8);
     ax->setLabelsFont(small);

@@ -44,6 +44,8 @@ public:
 protected:
     virtual void rebuild() = 0;
     void resizeEvent(QResizeEvent* e) override;
+    // Whether the view's new size asks for another layout than the last rebuild made.
+    virtual bool stale() const { return built_ticks_ && value_ticks() != built_ticks_; }
     // The chart's title, drawn only when the chart is tall enough to spare the line (a
     // quarter-height dock is not; the dock's tab names the chart) and always in exports.
     void set_title(const QString& title);
@@ -76,15 +78,22 @@ public:
     QString to_csv() const override;
     // A click on bar i (in the order bars() lists them).
     void click_bar(int i);
+    // Bars drawn: the best that the plot can name (about 18 px a bar across its width, at most
+    // 40 while it is short); more configurations than that show the best of them, and the
+    // category axis says how many the sweep table holds.
+    size_t shown() const { return shown_; }
 
 Q_SIGNALS:
     void barClicked(int key);
 
 protected:
     void rebuild() override;
+    bool stale() const override;
 
 private:
     double axis_top(double vmax) const;
+    size_t bars_that_fit() const;
+    size_t shown_ = 0;
     QString title_, axis_, note_;
     double clip_ = 0;
     bool lower_better_;
