@@ -97,6 +97,16 @@ TEST(GpuFlashAttention, WideHeadsAndOneWarpgroup) {
     k = Case{};
     k.threads = 128, k.block_M = 64, k.block_N = 128, k.causal = true;  // one consumer warpgroup
     run_checked(c, sample(k), 128, 0);
+    // 64 x 64 tiles on one warpgroup: Q in packed registers (an RS S = Q K^T), with tails and
+    // the causal mask's guard deciding per tile; then the same with Q read from shared memory.
+    for (bool causal : {false, true}) {
+        k = Case{};
+        k.threads = 128, k.block_M = 64, k.block_N = 64, k.causal = causal, k.seq_q = k.seq_kv = 300;
+        run_checked(c, sample(k), 128, 0);
+        tp::LoadSpec s = sample(k);
+        s.pass_configs = {{"tp.disable_hoist_operand", "true"}};
+        run_checked(c, s, 128, 0);
+    }
 }
 
 // Attention as a user might write it: the scale folded into Q's scores after the gemm, K and V
