@@ -80,6 +80,21 @@ std::string digest128(const std::string& data) {
     return buf;
 }
 
+namespace {
+
+// default_tune_axes of the named factory (else the file's first).
+TuneAxes factory_default_axes(const SourceFilePtr& file, const std::string& kernel, const TuneConfig& fixed) {
+    DiagnosticEngine diags(file);
+    ast::ModulePtr module = frontend::parse_module(file, diags);
+    if (!module || diags.has_errors()) return {};
+    auto factories = eval::find_factories(*module);
+    for (const auto& f : factories)
+        if (kernel.empty() || f.name == kernel) return default_tune_axes(f.params, fixed);
+    return {};
+}
+
+}  // namespace
+
 TuneSpace find_tune_space(const std::string& path, const std::string& source, const std::string& kernel,
                           const TuneAxes& cli_axes, const TuneConfig& fixed, const std::string& target) {
     TuneSpace space;
@@ -125,11 +140,17 @@ TuneSpace find_tune_space(const std::string& path, const std::string& source, co
             space.origin = "`# tileplay: tune` header";
             space.configs = expand_axes(h.tune);
             space.ok = true;
+        } else if (TuneAxes axes = factory_default_axes(file, kernel.empty() ? h.kernel : kernel, fixed); !axes.empty()) {
+            std::string names;
+            for (const auto& [n, v] : axes) names += (names.empty() ? "" : ", ") + n;
+            space.origin = "default space over the factory's schedule parameters (" + names + ")";
+            space.configs = expand_axes(axes);
+            space.ok = true;
         } else {
             diags.report(DiagKind::BadTuneSpace, {},
                          {"nothing to tune in `" + file->path() +
-                          "`; add `@autotune(configs=...)` to the factory, a `# tileplay: tune NAME=V1,V2` line, "
-                          "or pass `-T NAME=V1,V2`"});
+                          "`: no schedule parameter (block_*, threads, num_stages, vec*) with an integer value; add "
+                          "`@autotune(configs=...)` to the factory, a `# tileplay: tune NAME=V1,V2` line, or pass `-T NAME=V1,V2`"});
         }
     }
     space.diagnostics = diags.take();

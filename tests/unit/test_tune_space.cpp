@@ -110,9 +110,27 @@ TEST(TuneSpace, PrecedenceCommandLineThenDecoratorThenHeader) {
     ASSERT_TRUE(h.ok);
     EXPECT_EQ(h.origin, "`# tileplay: tune` header");
     EXPECT_EQ(texts(h), (std::vector<std::string>{"block_N=32 threads=32", "block_N=64 threads=32"}));
-    auto none = space_of(file("", ""));
-    EXPECT_FALSE(none.ok);
-    EXPECT_NE(none.diagnostics_text.find("nothing to tune"), std::string::npos);
+    // Nothing written: the factory's schedule parameters around their defaults.
+    auto dflt = space_of(file("", ""));
+    ASSERT_TRUE(dflt.ok);
+    EXPECT_EQ(dflt.origin, "default space over the factory's schedule parameters (block_N, threads)");
+    EXPECT_EQ(dflt.configs.size(), size_t(5 * 4));  // block_N 32..512, threads 64..512
+}
+
+TEST(TuneSpace, DefaultAxesVaryScheduleParametersOnly) {
+    std::vector<tp::FactoryParam> params = {{"M", "", "int", true},        {"block_M", "64", "int", false}, {"BLOCK_N", "128", "int", false},
+                                            {"threads", "256", "int", false}, {"num_stages", "3", "int", false}, {"dtype", "\"float16\"", "dtype", false},
+                                            {"scale", "2.0", "float", false}};
+    tp::TuneAxes axes = tp::default_tune_axes(params, {{"block_M", "32"}});
+    std::vector<std::string> names;
+    for (const auto& [n, v] : axes) names.push_back(n);
+    EXPECT_EQ(names, (std::vector<std::string>{"block_M", "BLOCK_N", "threads", "num_stages"}));
+    // Tile axes narrowed to /2..x2 to stay within 256 configs, block_M around the run's 32.
+    EXPECT_EQ(axes[0].second, (std::vector<std::string>{"16", "32", "64"}));
+    EXPECT_EQ(axes[1].second, (std::vector<std::string>{"64", "128", "256"}));
+    EXPECT_EQ(axes[2].second, (std::vector<std::string>{"64", "128", "256", "512"}));
+    EXPECT_EQ(axes[3].second, (std::vector<std::string>{"1", "2", "3", "4"}));
+    EXPECT_TRUE(tp::default_tune_axes({{"N", "", "int", true}}, {}).empty());
 }
 
 TEST(TuneSpace, AxesParseAndExpandFirstAxisSlowest) {

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tileplay/compiler.h"
 #include "tileplay/diagnostics.h"
 
 namespace tp {
@@ -38,8 +39,13 @@ struct TuneSpace {
     std::string diagnostics_text;         // rendered with the source lines
 };
 
+// The default space over a factory's schedule parameters (tile sizes, threads, stages, vector
+// widths, by TileLang's names), each varied around the value the run uses (`fixed`, else the
+// default); tile axes narrow from /4..x4 to /2..x2 when the product exceeds max_configs.
+TuneAxes default_tune_axes(const std::vector<FactoryParam>& params, const TuneConfig& fixed, size_t max_configs = 256);
+
 // The space of `kernel` in the file: -T axes when given, else the factory's autotune
-// decorator, else the sample header's `tune` line. `fixed` are the fixed parameters (-D, then
+// decorator, else the sample header's `tune` line, else default_tune_axes. `fixed` are the fixed parameters (-D, then
 // the header's args) the decorator's `configs` may depend on.
 TuneSpace find_tune_space(const std::string& path, const std::string& source, const std::string& kernel,
                           const TuneAxes& cli_axes, const TuneConfig& fixed, const std::string& target);
