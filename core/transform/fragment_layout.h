@@ -37,7 +37,9 @@ struct FragLayout {
             case Acc: return int64_t(mt()) * nt() * 4;
             case Row: return int64_t(mt()) * 2;
             case Col: return int64_t(nt()) * 2;
-            case Striped: return (elems + threads - 1) / threads;
+            // Whole rounds of V * T elements; the last one may be partly past `elems` (a row
+            // that is no multiple of the round), those slots guarded off.
+            case Striped: return vec > 1 ? (elems + vec * threads - 1) / (vec * threads) * vec : (elems + threads - 1) / threads;
             case Replicated: return elems;
             default: return 0;
         }

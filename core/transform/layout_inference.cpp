@@ -4,6 +4,7 @@
 #include "transform/layout_inference.h"
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 
 #include "ir/functor.h"
@@ -259,10 +260,26 @@ public:
 // copies become 16-byte accesses (striped_copy.cpp; a run of a wider tensor takes several).
 // T.Parallel loops and fragment copies pair striped fragments by element count, so all
 // striped fragments of one count share one V: the largest wanted, or 1 when any of them is
-// copied to or from shared or
-// local memory (runs would cost bank conflicts there) or with a type the vector copy does not
-// convert, or when V does not split the fragments into whole rounds of V*T elements and
-// whole rows. Everything else keeps V = 1, today's element e in thread e % T.
+// copied to or from shared or local memory (runs would cost bank conflicts there) or with a
+// type the vector copy does not convert, or when V does not split the rows into whole runs.
+// A fragment that is no whole number of rounds of V*T elements (a softmax row of 8000) keeps
+// its runs: the last round's runs past the end are skipped, one test a run. Everything else keeps V = 1, today's element e in thread e % T.
+// The run length for `elems` elements over `threads` when copies want runs of v and rows
+// allow runs dividing `row`: whole rounds of v * threads; else runs of v with a partial last
+// round when at least one round is whole; else whole rounds of shorter runs (4 or 8-byte
+// accesses, every thread busy); else one partial round of v if it holds a warp's worth of
+// runs (a 1000-wide row on 256 threads: 125 runs of 8); else scalar stripes.
+int64_t striped_run(int64_t elems, int64_t threads, int64_t v, int64_t row) {
+    auto fits = [&](int64_t w) { return elems % w == 0 && row % w == 0; };
+    auto whole = [&](int64_t w) { return fits(w) && elems % (w * threads) == 0; };
+    if (whole(v)) return v;
+    if (fits(v) && elems >= v * threads) return v;
+    for (int64_t w = v / 2; w >= 2; w /= 2)
+        if (whole(w)) return w;
+    if (fits(v) && elems / v >= 32) return v;
+    return 1;
+}
+
 void choose_striped_runs(const Collector& c, std::map<const BufferNode*, FragLayout>& layouts) {
     auto vec_type = [](DataType t) {
         return t == DataType::float32() || t == DataType::float16() || t == DataType::bfloat16();
@@ -289,12 +306,15 @@ void choose_striped_runs(const Collector& c, std::map<const BufferNode*, FragLay
     }
     for (auto& [elems, v] : want) {
         if (v <= 1) continue;
+        int64_t threads = 1, row = v;  // the rows' common run divisor
         for (const auto& [b, buf] : c.frags) {
             FragLayout* l = striped(b);
             if (!l || l->elems != elems) continue;
             auto shape = const_shape(buf);
-            if (l->elems % (v * l->threads) != 0 || shape.empty() || shape.back() % v != 0) v = 1;
+            threads = l->threads;
+            row = shape.empty() ? 1 : std::gcd(row, shape.back());
         }
+        v = striped_run(elems, threads, v, row);
     }
     for (auto& [b, l] : layouts)
         if (l.kind == FragLayout::Striped) {

@@ -183,7 +183,7 @@ Stmt FragLowerer::visit_For(const ForNode& n, const Stmt& s) {
             body = std::make_shared<LetStmtNode>(nest[k]->loop_var, v, body, span);
             stride *= ext[k];
         }
-        if (d.elems % d.threads != 0) body = std::make_shared<IfThenElseNode>(make_binary(BinaryOp::LT, e, int_imm(d.elems)), body, nullptr, span);
+        if (d.elems % (d.threads * std::max<int64_t>(d.vec, 1)) != 0) body = std::make_shared<IfThenElseNode>(make_binary(BinaryOp::LT, e, int_imm(d.elems)), body, nullptr, span);
         return std::make_shared<LetStmtNode>(e, d.striped_elem(tid, local), body, span);
     };
     const char* name = d.kind == FragLayout::Acc ? "tp_f" : d.kind == FragLayout::Striped ? "tp_r" : "tp_s";

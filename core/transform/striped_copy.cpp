@@ -35,7 +35,7 @@ Stmt striped_global_copy(const BufferRegion& frag, const BufferRegion& mem, cons
     if (!t) return nullptr;
     int64_t cols = *as_const_int(frag.buffer->shape.back());
     int64_t rows = fd.size() == 2 ? *as_const_int(frag.buffer->shape[fd[0]]) : 1;
-    if (t->cols != cols || t->rows != rows || rows * cols != l.elems || cols % V != 0 || l.elems % (V * l.threads) != 0)
+    if (t->cols != cols || t->rows != rows || rows * cols != l.elems || cols % V != 0 || l.elems % V != 0)
         return nullptr;
     // Every run starts 16-byte aligned: row length and first column are multiples of V (the
     // outer strides are multiples of the row length).

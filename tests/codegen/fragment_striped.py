@@ -1,13 +1,15 @@
-# A fragment that no T.gemm touches is striped over the threads: element e lives in thread
-# e % 128 at slot e / 128, and T.copy / T.Parallel over it become per-thread loops.
+# A fragment that no T.gemm touches is striped over the threads. Its copies from and to global
+# memory want runs of 8 fp16 elements (16 bytes); 512 elements on 128 threads are no whole
+# round of 8, so runs of 4 (8-byte accesses, every thread busy): element e lives in thread
+# (e / 4) % 128 at slot e % 4. The tile hangs over the tensor's edge (100 x 20): a run inside
+# is one access, one at the edge goes element by element, and T.Parallel is a per-thread loop.
 # RUN: %tilec compile %s --emit cuda --no-lineinfo | FileCheck %s
 # CHECK: float x[4];
+# CHECK: tp::striped_load_global<512, 16, 128, 4, false>(&x[0], &A[(((by * 32) * 20) + (bx * 16))], 20, (100 - (by * 32)), (20 - (bx * 16)), tx);
 # CHECK: for (int tp_r = 0; tp_r < 4; ++tp_r) {
-# CHECK-NEXT: const int tp_e = ((tp_r * 128) + tx);
-# CHECK-NEXT: const int tp_i = (tp_e / 16);
-# CHECK-NEXT: const int tp_j = (tp_e % 16);
-# CHECK-NEXT: x[tp_r] = (((((by * 32) + tp_i) < 100) && (((bx * 16) + tp_j) < 20)) ? static_cast<float>(A[
-# CHECK: x[tp_r_1] = (x[tp_r_1] * 2.0f);
+# CHECK-NEXT: const int tp_e = ((((tp_r / 4) * 512) + (tx * 4)) + (tp_r % 4));
+# CHECK: x[tp_r] = (x[tp_r] * 2.0f);
+# CHECK: tp::striped_store_global<512, 16, 128, 4, false>(&x[0], &B[
 # CHECK-NOT: __syncthreads
 import tilelang
 import tilelang.language as T

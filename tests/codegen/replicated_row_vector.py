@@ -5,8 +5,8 @@
 # RUN: %tilec run %s --device cpu --check | FileCheck --check-prefix=CPU %s
 # CHECK: float lse[1];
 # CHECK: half_t row_max[1];
-# CHECK: tp::reduce_striped<1, 256, 128, 1, tp::ReduceOp::Max, true>(&x[0], &row_max[0],
-# CHECK: tp::reduce_striped<1, 256, 128, 1, tp::ReduceOp::Sum, true>(&e[0], &row_sum[0],
+# CHECK: tp::reduce_striped<1, 256, 128, 1, tp::ReduceOp::Max, true, 2>(&x[0], &row_max[0],
+# CHECK: tp::reduce_striped<1, 256, 128, 1, tp::ReduceOp::Sum, true, 2>(&e[0], &row_sum[0],
 # CHECK: lse[0] = {{.*}}row_max[0]{{.*}}lse[0]{{.*}}row_sum[0]
 # CHECK: y[{{.*}}] = {{.*}}lse[0]
 # CPU: check: softmax on `Y` {{.*}} PASS

@@ -45,8 +45,19 @@ TEST(GpuSoftmax, VectorRunsWithThreeRowsOn128Threads) {
 
 TEST(GpuSoftmax, VectorRunsOfFourForFp32) { check_softmax({{"M", "256"}, {"N", "4096"}, {"dtype", "float32"}}, 0); }
 
-TEST(GpuSoftmax, ScalarStripesWhenRunsDoNotDivideTheRow) { check_softmax({{"M", "300"}, {"N", "1000"}}, 0); }
+// Rows that are no whole number of rounds (V * threads) keep 16-byte runs; the last round's
+// runs past the row's end are skipped: 125 of 256 threads hold a 1000-wide fp16 row, and an
+// 8000-wide one is 3 rounds and 928 elements.
+TEST(GpuSoftmax, VectorRunsWithAPartialLastRound) { check_softmax({{"M", "300"}, {"N", "1000"}}, 0); }
+
+TEST(GpuSoftmax, VectorRunsWithAPartialLastRoundAtAWideRow) { check_softmax({{"M", "256"}, {"N", "8000"}}, 0); }
+
+TEST(GpuSoftmax, VectorRunsOfFourWithTwoRowsAndAPartialRound) {
+    check_softmax({{"M", "77"}, {"N", "1000"}, {"block_M", "2"}, {"dtype", "float32"}}, 0);
+}
+
+TEST(GpuSoftmax, ScalarStripesWhenRunsDoNotDivideTheRow) { check_softmax({{"M", "300"}, {"N", "1001"}}, 0); }
 
 TEST(GpuSoftmax, ScalarStripesWithTwoRowsOfOddLength) {
-    check_softmax({{"M", "77"}, {"N", "1000"}, {"block_M", "2"}}, 0);
+    check_softmax({{"M", "77"}, {"N", "1001"}, {"block_M", "2"}}, 0);
 }

@@ -106,14 +106,26 @@ TEST(StripedLayout, InferencePicksRunsFromTheNarrowestGlobalTensor) {
 }
 
 TEST(StripedLayout, InferenceKeepsScalarStripesWhenRunsDoNotFit) {
+    // A row of 1000 is no whole round (8 * 256) but whole runs of 8: runs, the last round partial
+    // (local slots for whole rounds: 8 a thread, 125 threads holding data).
     Buffer X = buf("X", DataType::float16(), {64, 1000}, Scope::Global);
-    Buffer x = buf("x", DataType::float32(), {1, 1000}, Scope::Fragment);  // 1000 % (8*256) != 0
-    EXPECT_EQ(infer(256, {{X, x}}, {x, X}).at(x.get()).vec, 1);
+    Buffer x = buf("x", DataType::float32(), {1, 1000}, Scope::Fragment);
+    auto lx = infer(256, {{X, x}}, {x, X}).at(x.get());
+    EXPECT_EQ(lx.vec, 8);
+    EXPECT_EQ(lx.local_size(), 8);
+    // A row of 1001 is no whole number of runs: scalar stripes.
+    Buffer Y = buf("Y", DataType::float16(), {64, 1001}, Scope::Global);
+    Buffer y = buf("y", DataType::float32(), {1, 1001}, Scope::Fragment);
+    EXPECT_EQ(infer(256, {{Y, y}}, {y, Y}).at(y.get()).vec, 1);
 
-    // Whole rounds (8 * 1026 = 513 * 8 * 2) but a row of 1026 is no multiple of 8.
+    // A row of 1026 is no multiple of 8 (nor 4): whole rounds of runs of 2 (4-byte accesses).
     Buffer W = buf("W", DataType::float16(), {64, 1026}, Scope::Global);
     Buffer w = buf("w", DataType::float32(), {8, 1026}, Scope::Fragment);
-    EXPECT_EQ(infer(2, {{W, w}}, {w, W}).at(w.get()).vec, 1);
+    EXPECT_EQ(infer(2, {{W, w}}, {w, W}).at(w.get()).vec, 2);
+    // 256 elements on 128 threads: no whole round of 8, so whole rounds of 2, every thread busy.
+    Buffer R = buf("R", DataType::float16(), {64, 256}, Scope::Global);
+    Buffer r = buf("r", DataType::float32(), {1, 256}, Scope::Fragment);
+    EXPECT_EQ(infer(128, {{R, r}}, {r, R}).at(r.get()).vec, 2);
 
     Buffer S = buf("S", DataType::float16(), {1, 2048}, Scope::Shared);
     Buffer G = buf("G", DataType::float16(), {64, 2048}, Scope::Global);

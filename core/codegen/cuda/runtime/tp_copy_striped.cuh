@@ -91,13 +91,19 @@ __device__ __forceinline__ void striped_set(StripedRaw<WORDS>& r, int i, G v) {
 template <int ELEMS, int COLS, int THREADS, int VEC, bool IN_BOUNDS, class FragT, class G>
 __device__ __forceinline__ void striped_load_global(FragT* frag, const G* g, int ld, int rows_valid,
                                                     int cols_valid, int tid) {
-    static_assert(ELEMS % (VEC * THREADS) == 0 && COLS % VEC == 0, "runs must tile the fragment");
+    static_assert(ELEMS % VEC == 0 && COLS % VEC == 0, "runs must tile the fragment");
     // A run of more than 16 bytes (fp32 runs of 8) takes several 16-byte accesses.
     constexpr int kBytes = VEC * int(sizeof(G)) < 16 ? VEC * int(sizeof(G)) : 16;
     constexpr int kWords = kBytes / 4, kPer = kBytes / int(sizeof(G));
+    constexpr int kRuns = (ELEMS + VEC * THREADS - 1) / (VEC * THREADS);
 #pragma unroll
-    for (int run = 0; run < ELEMS / (VEC * THREADS); ++run) {
+    for (int run = 0; run < kRuns; ++run) {
         const int e = run * (VEC * THREADS) + tid * VEC;  // first element of this thread's run
+        if (ELEMS % (VEC * THREADS) != 0 && e >= ELEMS) {  // the last round's runs past the end
+#pragma unroll
+            for (int i = 0; i < VEC; ++i) frag[run * VEC + i] = FragT(0.0f);
+            continue;
+        }
         const int r = e / COLS, c = e % COLS;
         const G* p = g + r * ld + c;
         if (IN_BOUNDS || (r < rows_valid && c + VEC <= cols_valid)) {
@@ -118,12 +124,14 @@ __device__ __forceinline__ void striped_load_global(FragT* frag, const G* g, int
 template <int ELEMS, int COLS, int THREADS, int VEC, bool IN_BOUNDS, class FragT, class G>
 __device__ __forceinline__ void striped_store_global(const FragT* frag, G* g, int ld, int rows_valid,
                                                      int cols_valid, int tid) {
-    static_assert(ELEMS % (VEC * THREADS) == 0 && COLS % VEC == 0, "runs must tile the fragment");
+    static_assert(ELEMS % VEC == 0 && COLS % VEC == 0, "runs must tile the fragment");
     constexpr int kBytes = VEC * int(sizeof(G)) < 16 ? VEC * int(sizeof(G)) : 16;
     constexpr int kWords = kBytes / 4, kPer = kBytes / int(sizeof(G));
+    constexpr int kRuns = (ELEMS + VEC * THREADS - 1) / (VEC * THREADS);
 #pragma unroll
-    for (int run = 0; run < ELEMS / (VEC * THREADS); ++run) {
+    for (int run = 0; run < kRuns; ++run) {
         const int e = run * (VEC * THREADS) + tid * VEC;
+        if (ELEMS % (VEC * THREADS) != 0 && e >= ELEMS) continue;  // the last round's runs past the end
         const int r = e / COLS, c = e % COLS;
         G* p = g + r * ld + c;
         if (IN_BOUNDS || (r < rows_valid && c + VEC <= cols_valid)) {

@@ -16,12 +16,13 @@ namespace tp {
 template <int ROWS, int COLS, int THREADS, int DIM, ReduceOp OP, bool CLEAR, int VEC = 1, class FragT, class OutT>
 __device__ __forceinline__ void reduce_striped(const FragT* frag, OutT* out, float* scratch_f, int tid) {
     static_assert(THREADS % 32 == 0, "striped reductions shuffle whole warps");
-    static_assert(VEC == 1 || (ROWS * COLS) % (VEC * THREADS) == 0, "runs of VEC need whole rounds");
+    static_assert(VEC == 1 || (ROWS * COLS) % VEC == 0, "runs of VEC lie in whole rows");
     using V = typename ReduceAccum<FragT>::type;
     using R = Reducer<OP, V>;
     V* scratch = reinterpret_cast<V*>(scratch_f);
     constexpr int kElems = ROWS * COLS;
-    constexpr int kLocal = (kElems + THREADS - 1) / THREADS;
+    // Whole rounds of VEC * THREADS elements, the last one guarded where it passes the end.
+    constexpr int kLocal = (kElems + VEC * THREADS - 1) / (VEC * THREADS) * VEC;
     constexpr int kOut = DIM == 1 ? ROWS : COLS;
     constexpr int kWarps = THREADS / 32;
     const int lane = tid & 31, warp = tid >> 5;
@@ -31,7 +32,7 @@ __device__ __forceinline__ void reduce_striped(const FragT* frag, OutT* out, flo
         for (int k = 0; k < kLocal; ++k) {
             const int e = striped_elem<THREADS, VEC>(tid, k);
             const int key = DIM == 1 ? e / COLS : e % COLS;
-            if ((kElems % THREADS == 0 || e < kElems) && key == o) acc = R::combine(acc, R::elem(reduce_in<V>(frag[k])));
+            if ((kElems % (VEC * THREADS) == 0 || e < kElems) && key == o) acc = R::combine(acc, R::elem(reduce_in<V>(frag[k])));
         }
 #pragma unroll
         for (int m = 16; m > 0; m >>= 1) acc = R::combine(acc, __shfl_xor_sync(0xffffffffu, acc, m));
