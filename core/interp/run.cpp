@@ -26,11 +26,9 @@ std::string shape_str(const std::vector<int64_t>& s) {
 
 }  // namespace
 
-bool allocate_args(const ir::PrimFunc& f, uint64_t seed, const std::map<std::string, int64_t>& symbols,
-                   std::map<std::string, HostTensor>& args, std::string* error) {
-    // Shapes first, then the budget check, then the allocations: a run too large for this
-    // machine is refused with its sizes instead of dying in bad_alloc or the OOM killer.
-    std::vector<std::vector<int64_t>> shapes(f.params.size());
+bool arg_shapes(const ir::PrimFunc& f, const std::map<std::string, int64_t>& symbols,
+                std::vector<std::vector<int64_t>>& shapes, std::string* error) {
+    shapes.assign(f.params.size(), {});
     for (size_t i = 0; i < f.params.size(); ++i) {
         const auto& p = f.params[i];
         if (!p.buffer) continue;
@@ -48,7 +46,16 @@ bool allocate_args(const ir::PrimFunc& f, uint64_t seed, const std::map<std::str
             shapes[i].push_back(it->second);
         }
     }
-    if (!check_run_memory(f, shapes, error)) return false;
+    return true;
+}
+
+bool allocate_args(const ir::PrimFunc& f, uint64_t seed, const std::map<std::string, int64_t>& symbols,
+                   std::map<std::string, HostTensor>& args, std::string* error, const MemoryBudget* budget) {
+    // Shapes first, then the budget check, then the allocations: a run too large for this
+    // machine is refused with its sizes instead of dying in bad_alloc or the OOM killer.
+    std::vector<std::vector<int64_t>> shapes;
+    if (!arg_shapes(f, symbols, shapes, error)) return false;
+    if (!check_run_memory(f, shapes, error, budget)) return false;
     uint64_t position = 0;
     for (size_t i = 0; i < f.params.size(); ++i) {
         const auto& p = f.params[i];
@@ -188,6 +195,7 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
         }
     }
 
+    if (opts.progress) opts.progress->total = static_cast<int64_t>(blocks.size());
     int nthreads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     nthreads = static_cast<int>(std::min<int64_t>(nthreads, std::max<size_t>(blocks.size(), 1)));
     rep.threads_used = nthreads;
@@ -233,6 +241,7 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
                 fr.poll_watchdog(f.body ? f.body->span : f.span);
                 prog.root->exec(fr);
                 ran.fetch_add(1);
+                if (opts.progress) opts.progress->done.fetch_add(1, std::memory_order_relaxed);
             } catch (const Cancelled&) {
                 cancelled = true;
                 stop = true;

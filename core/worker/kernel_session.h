@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -29,6 +30,10 @@ struct KernelSession {
     std::unique_ptr<runtime::LoadedKernel> kernel;
     runtime::KernelAttributes attrs;
     int device_sm_count = 0;  // caps a persistent kernel's grid at launch (KernelInfo::persistent)
+    // Loaded for the CPU interpreter (no cubin, no device): `run` interprets it. The sample
+    // header's baselines name the C++ reference its output is checked against.
+    bool cpu = false;
+    std::vector<std::string> baselines;
 
     const KernelInfo& info() const { return compiled->kernel; }
     Json describe() const;  // name, factory, params, grid, threads, smem, registers, bound params

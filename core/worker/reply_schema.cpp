@@ -143,6 +143,16 @@ std::vector<Rule> rules_for(const std::string& op) {
     } else if (op == "run") {
         v.insert(v.end(), {{"wall_ms", Type::Number}, {"files", Type::Array}});
         add_check_rules(v);
+        // A CPU run (the interpreter): what it ran, and a refusal over the memory budget.
+        v.insert(v.end(), {{"device", Type::String},
+                           {"note", Type::String},
+                           {"interp", Type::Object},
+                           {"interp.*", Type::Number},
+                           {"check.against", Type::String},
+                           {"needs_bytes", Type::Number},
+                           {"budget_bytes", Type::Number},
+                           {"reduce", Type::Array},
+                           {"reduce[]", Type::String}});
     } else if (op == "bench") {
         for (const char* f : {"ours.median_ms", "ours.min_ms", "ours.spread_pct", "ours.tflops", "ours.gbps"})
             v.push_back({f, Type::Number});

@@ -17,6 +17,23 @@
 
 namespace tp::worker {
 
+std::map<std::string, int64_t> scalar_map(const Json& j) {
+    std::map<std::string, int64_t> m;
+    if (!j.contains("scalars")) return m;
+    if (!j["scalars"].is_object()) throw WorkerError("bad_request", "`scalars` must be an object of NAME: integer");
+    for (auto it = j["scalars"].begin(); it != j["scalars"].end(); ++it) {
+        if (!it.value().is_number_integer()) throw WorkerError("bad_request", "scalar `" + it.key() + "` must be an integer");
+        m[it.key()] = it.value().get<int64_t>();
+    }
+    return m;
+}
+
+Json compile_failed_reply(const CompileResult& result) {
+    std::string diags = result.render_diagnostics(false);
+    if (result.internal_error) diags += std::string("internal compiler error: ") + result.internal_error->what();
+    return {{"ok", false}, {"kind", "compile_failed"}, {"error", "the kernel does not compile"}, {"diagnostics", diags}};
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -35,16 +52,6 @@ std::vector<std::pair<std::string, std::string>> string_pairs(const Json& j, con
     return v;
 }
 
-std::map<std::string, int64_t> scalar_map(const Json& j) {
-    std::map<std::string, int64_t> m;
-    if (!j.contains("scalars")) return m;
-    if (!j["scalars"].is_object()) throw WorkerError("bad_request", "`scalars` must be an object of NAME: integer");
-    for (auto it = j["scalars"].begin(); it != j["scalars"].end(); ++it) {
-        if (!it.value().is_number_integer()) throw WorkerError("bad_request", "scalar `" + it.key() + "` must be an integer");
-        m[it.key()] = it.value().get<int64_t>();
-    }
-    return m;
-}
 
 Json handle_hello(WorkerState& st) {
     Json j = {{"ok", true}, {"version", TILEPLAY_VERSION}, {"pid", static_cast<int>(::getpid())}};
@@ -73,6 +80,9 @@ Json handle_load(const Json& req, WorkerState& st, Emitter& em) {
     cr.defines = string_pairs(req, "defines");
     cr.fallback_defines = string_pairs(req, "fallback_defines");
     cr.pass_configs = string_pairs(req, "pass_configs");
+    const std::string where = req.value("device", "gpu");
+    if (where == "cpu") return handle_cpu_load(cr, req, st, em);
+    if (where != "gpu") throw WorkerError("bad_request", "`device` must be \"gpu\" or \"cpu\", not \"" + where + "\"");
     runtime::DeviceContext& dev = st.device();  // before compiling: no device, no point
     std::string target = req.value("target", "auto");
     cr.target = target == "auto" || target.empty() ? dev.info().best_target() : target;
@@ -89,11 +99,7 @@ Json handle_load(const Json& req, WorkerState& st, Emitter& em) {
     }
     double compile_ms = ms_since(t0);
     if (!result->ok) {
-        std::string diags = result->render_diagnostics(false);
-        if (result->internal_error) diags += std::string("internal compiler error: ") + result->internal_error->what();
-        Json j = {{"ok", false}, {"kind", "compile_failed"}, {"error", "the kernel does not compile"},
-                  {"diagnostics", diags}};
-        return j;
+        return compile_failed_reply(*result);
     }
     st.session = KernelSession{};
     st.session.compiled = result;
@@ -110,6 +116,7 @@ Json handle_load(const Json& req, WorkerState& st, Emitter& em) {
 }
 
 Json handle_run(const Json& req, WorkerState& st, Emitter& em) {
+    if (st.session.cpu) return handle_cpu_run(req, st, em);
     st.device();
     if (!st.session.kernel) throw WorkerError("bad_request", "no kernel is loaded; send `load` first");
     uint64_t seed = req.value("seed", uint64_t{0});
@@ -214,7 +221,10 @@ void handle_line(const std::string& line, Emitter& em, int& exit_code) {
         if (op == "hello") reply = handle_hello(st);
         else if (op == "load") reply = handle_load(req, st, em);
         else if (op == "run") reply = handle_run(req, st, em);
-        else if (op == "bench") reply = handle_bench(req, st, em);
+        else if (op == "bench") {
+            if (st.session.cpu) throw WorkerError("bad_request", "the kernel was loaded for the CPU interpreter, which is not timed; load it for the GPU to benchmark it");
+            reply = handle_bench(req, st, em);
+        }
         else if (op == "shutdown") {
             reply = {{"ok", true}};
             exit_code = 0;

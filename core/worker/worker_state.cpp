@@ -19,13 +19,16 @@ WorkerState& worker_state() {
     return st;
 }
 
-Heartbeat::Heartbeat(Emitter& em, const Json& id, std::string stage, double period_s) {
+Heartbeat::Heartbeat(Emitter& em, const Json& id, std::string stage, double period_s, std::function<void(Json&)> fill) {
     if (period_s <= 0) return;
-    thread_ = std::thread([this, &em, id, stage = std::move(stage), period_s] {
+    thread_ = std::thread([this, &em, id, stage = std::move(stage), period_s, fill = std::move(fill)] {
         std::unique_lock<std::mutex> lock(mu_);
         auto period = std::chrono::milliseconds(static_cast<int64_t>(period_s * 1000));
-        while (!cv_.wait_for(lock, period, [this] { return stop_; }))
-            em.emit({{"event", "progress"}, {"id", id}, {"stage", stage}, {"heartbeat", true}});
+        while (!cv_.wait_for(lock, period, [this] { return stop_; })) {
+            Json event = {{"event", "progress"}, {"id", id}, {"stage", stage}, {"heartbeat", true}};
+            if (fill) fill(event);
+            em.emit(event);
+        }
     });
 }
 

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -31,11 +33,17 @@ struct WorkerState {
 
 WorkerState& worker_state();
 
+// The `scalars` object of a run or bench request {NAME: integer} (server.cpp).
+std::map<std::string, int64_t> scalar_map(const Json& req);
+// The reply to a `load` whose kernel does not compile, diagnostics rendered.
+Json compile_failed_reply(const CompileResult& result);
+
 // Emits {"event":"progress","id":id,"stage":stage,"heartbeat":true} every heartbeat_s
-// seconds for its lifetime.
+// seconds for its lifetime; `fill`, when given, adds fields to each event (e.g. `done` and
+// `total` while the interpreter runs blocks).
 class Heartbeat {
 public:
-    Heartbeat(Emitter& em, const Json& id, std::string stage, double period_s);
+    Heartbeat(Emitter& em, const Json& id, std::string stage, double period_s, std::function<void(Json&)> fill = {});
     ~Heartbeat();
     Heartbeat(const Heartbeat&) = delete;
     Heartbeat& operator=(const Heartbeat&) = delete;
@@ -49,5 +57,11 @@ private:
 
 // The bench op: our kernel and the requested baselines, interleaved; returns the reply body.
 Json handle_bench(const Json& req, WorkerState& st, Emitter& em);
+
+// Runs on the CPU interpreter (cpu_run.cpp): `load` with "device": "cpu" compiles to Tile IR
+// only (no GPU is opened), and `run` of such a kernel checks the memory budget, interprets
+// every block and compares with the sample's C++ reference; returns the reply body.
+Json handle_cpu_load(const CompileRequest& cr, const Json& req, WorkerState& st, Emitter& em);
+Json handle_cpu_run(const Json& req, WorkerState& st, Emitter& em);
 
 }  // namespace tp::worker

@@ -208,8 +208,8 @@ TEST(Limits, RunsOverTheMemoryBudgetAreRefusedBeforeAllocating) {
     EXPECT_FALSE(allocate_args(*t.func, 0, {}, args, &err));
     unsetenv("TILEPLAY_MEMORY_BUDGET");
     EXPECT_TRUE(args.empty());
-    EXPECT_NE(err.find("the run needs 144.0 GiB for its tensors (the largest is `A` float32[4294967552]"), std::string::npos) << err;
-    EXPECT_NE(err.find("over the memory budget of 1.0 GiB"), std::string::npos) << err;
+    EXPECT_NE(err.find("the run needs 144.0 GiB for its tensors (`A` float32[4294967552] 48.0 GiB, `B`"), std::string::npos) << err;
+    EXPECT_NE(err.find("over the memory budget of 1.0 GiB (TILEPLAY_MEMORY_BUDGET); use smaller sizes (`-D`)"), std::string::npos) << err;
 }
 
 TEST(Limits, InterpreterWatchdogStopsAnEndlessLoop) {

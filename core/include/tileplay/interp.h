@@ -36,6 +36,12 @@ struct InterpOptions {
     // Set to true from another thread (the playground's Cancel): the run stops at the next
     // loop iteration or block and reports InterpReport::cancelled.
     const std::atomic<bool>* cancel = nullptr;
+    // Counters another thread may read while the run goes (the worker's progress events):
+    // `total` is set once the grid is known, `done` counts finished blocks.
+    struct Progress {
+        std::atomic<int64_t> total{0}, done{0};
+    };
+    Progress* progress = nullptr;
 };
 
 struct InterpReport {
@@ -57,19 +63,54 @@ struct InterpReport {
 // scalar parameters take a 0-d HostTensor (shape {}). Outputs are written in place.
 InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>& args, const InterpOptions& opts = {});
 
+// The bytes a run may hold for its tensors, and where that figure comes from (a refusal says).
+struct MemoryBudget {
+    int64_t bytes = 0;
+    std::string source;  // "TILEPLAY_MEMORY_BUDGET", "three quarters of this machine's 15.5 GiB", ...
+};
+// TILEPLAY_MEMORY_BUDGET (bytes, or with a K/M/G/T suffix) when set, else three quarters of
+// this machine's physical memory.
+MemoryBudget default_memory_budget();
+int64_t memory_budget_bytes();  // default_memory_budget().bytes
+
+// What a run's tensors need: each parameter's host copy plus the CPU interpreter's
+// double-precision working copy, counted with overflow checks before anything is allocated.
+struct RunMemory {
+    struct Tensor {
+        std::string name;
+        std::string desc;  // "float32[4096, 4096]"
+        std::vector<int64_t> shape;
+        int64_t bytes = 0;
+    };
+    std::vector<Tensor> tensors;  // tensor parameters in signature order
+    int64_t total = 0;
+    std::string overflow;  // set when a size overflows 64-bit byte counts: the message
+};
+RunMemory run_memory(const ir::PrimFunc& f, const std::vector<std::vector<int64_t>>& shapes);
+
+// "the run needs 24.0 GiB for its tensors (`A` float32[...] 8.0 GiB, ...), over the memory
+// budget of 11.7 GiB (<source>); <hint>": the sizes, the budget and what to change.
+std::string memory_refusal(const RunMemory& need, const MemoryBudget& budget, const std::string& hint);
+// The factory parameters whose values size the run's tensors, largest tensors first: a
+// parameter is named when its value is one of a tensor's dimensions (ones are skipped).
+std::vector<std::string> sizing_params(const RunMemory& need, const std::map<std::string, std::string>& bound_params);
+
+// Each parameter's shape from the signature (empty for scalars); symbolic dims take their
+// value from `symbols`. False with `error` set when one is missing.
+bool arg_shapes(const ir::PrimFunc& f, const std::map<std::string, int64_t>& symbols,
+                std::vector<std::vector<int64_t>>& shapes, std::string* error);
+
+// False with `error` set when tensors of these shapes overflow 64-bit byte counts or exceed
+// `budget` (null: default_memory_budget()); allocate_args asks first.
+bool check_run_memory(const ir::PrimFunc& f, const std::vector<std::vector<int64_t>>& shapes, std::string* error,
+                      const MemoryBudget* budget = nullptr);
+
 // Allocates one HostTensor per parameter from the signature: inputs filled by
 // HostTensor::fill_random(seed + parameter position), outputs zeroed. Symbolic dims take
 // their value from `symbols` (by name); false with `error` set when one is missing or the
-// tensors would not fit the memory budget (checked before anything is allocated).
+// tensors would not fit `budget` (null: the default; checked before anything is allocated).
 bool allocate_args(const ir::PrimFunc& f, uint64_t seed, const std::map<std::string, int64_t>& symbols,
-                   std::map<std::string, HostTensor>& args, std::string* error);
-
-// Bytes a run may hold for its tensors: TILEPLAY_MEMORY_BUDGET (bytes, or with a K/M/G/T
-// suffix) when set, else three quarters of this machine's physical memory.
-int64_t memory_budget_bytes();
-// False with `error` set when tensors of these shapes (one per parameter, empty for scalars)
-// overflow 64-bit byte counts or exceed memory_budget_bytes(); allocate_args asks first.
-bool check_run_memory(const ir::PrimFunc& f, const std::vector<std::vector<int64_t>>& shapes, std::string* error);
+                   std::map<std::string, HostTensor>& args, std::string* error, const MemoryBudget* budget = nullptr);
 
 }  // namespace tp
 

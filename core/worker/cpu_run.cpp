@@ -1,0 +1,161 @@
+// The worker's CPU runs (worker_state.h): the playground's Run on the CPU goes through the same
+// child process as a GPU run, so Cancel kills it at once, a run too large for the machine is
+// refused with its sizes before anything is allocated, and a crash in the interpreter takes
+// down only the worker. `load` compiles to Tile IR; `run` interprets every block with progress
+// events and checks the output against the C++ reference of the sample's named baseline.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "ir/ir.h"
+#include "tileplay/interp.h"
+#include "tileplay/sample_header.h"
+#include "worker/worker_state.h"
+
+namespace tp::worker {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// What the interpreter printed, kept to 1 MiB like device printf (server.cpp's take_printed).
+constexpr size_t kPrintedLimit = size_t{1} << 20;
+
+std::string read_source(const CompileRequest& cr) {
+    if (!cr.source.empty() || cr.path.empty()) return cr.source;
+    std::ifstream in(cr.path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// The client's budget (`memory_budget` bytes; `memory_budget_from` says where it was set, for
+// the refusal) or this machine's default.
+MemoryBudget budget_for(const Json& req) {
+    if (!req.contains("memory_budget")) return default_memory_budget();
+    const Json& b = req["memory_budget"];
+    if (!b.is_number_integer() || b.get<int64_t>() <= 0)
+        throw WorkerError("bad_request", "`memory_budget` must be a positive integer of bytes");
+    return {b.get<int64_t>(), req.value("memory_budget_from", std::string("the budget the request gave"))};
+}
+
+// "reduce N (now 268435456), or raise the budget": the parameters sizing the largest tensors.
+std::string reduce_hint(const std::vector<std::string>& names, const std::map<std::string, std::string>& bound) {
+    if (names.empty()) return "use smaller sizes, or raise the budget";
+    std::string list;
+    for (size_t i = 0; i < names.size(); ++i) {
+        list += i == 0 ? "" : i + 1 == names.size() ? " or " : ", ";
+        list += "`" + names[i] + "` (now " + bound.at(names[i]) + ")";
+    }
+    return "reduce " + list + ", or raise the budget";
+}
+
+// The output against the sample's C++ reference, in the `check` shape a GPU run's reply has.
+Json reference_check(const KernelSession& s, std::map<std::string, HostTensor>& args, std::string& note) {
+    ReferenceResult ref = cpu_reference(s.baselines, *s.compiled->func, args);
+    if (!ref.available) {
+        note += "; no reference check (" + ref.error + ")";
+        return nullptr;
+    }
+    CompareResult c = compare_tensors(args.at(ref.output), ref.expected);
+    note += "; checked `" + ref.output + "` against the " + ref.name + " reference";
+    Json out = {{"name", ref.output},    {"rel_fro", c.rel_fro},     {"max_abs", c.max_abs},
+                {"tol", c.tol},          {"compared", c.compared},   {"nonfinite", c.nonfinite},
+                {"worst_index", c.worst_index}, {"pass", c.pass}};
+    return {{"ok", c.pass}, {"against", "cpu reference: " + ref.name}, {"outputs", Json::array({out})}};
+}
+
+std::string interp_error(const InterpReport& rep) {
+    if (!rep.diagnostics.empty()) return rep.diagnostics.front().message;
+    return rep.error.empty() ? std::string("the interpreter stopped") : rep.error;
+}
+
+}  // namespace
+
+Json handle_cpu_load(const CompileRequest& in, const Json& req, WorkerState& st, Emitter& em) {
+    CompileRequest cr = in;
+    cr.stop_after = Stage::Ir;  // the interpreter runs Tile IR: no passes, no NVRTC
+    std::string target = req.value("target", "auto");
+    cr.target = target == "auto" || target.empty() ? "sm_90a" : target;
+    auto t0 = Clock::now();
+    auto result = std::make_shared<CompileResult>();
+    {
+        Heartbeat hb(em, req["id"], "compile", st.opts.heartbeat_s);
+        *result = compile(cr);
+    }
+    double compile_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    if (!result->ok || !result->func) return compile_failed_reply(*result);
+    st.session = KernelSession{};
+    st.session.compiled = result;
+    st.session.cpu = true;
+    st.session.baselines = parse_sample_header(read_source(cr)).baselines;
+    return {{"ok", true}, {"kernel", st.session.describe()}, {"target", "cpu"}, {"compile_ms", compile_ms}};
+}
+
+Json handle_cpu_run(const Json& req, WorkerState& st, Emitter& em) {
+    const ir::PrimFunc& f = *st.session.compiled->func;
+    const KernelInfo& k = st.session.info();
+    const std::map<std::string, int64_t> symbols = scalar_map(req);
+    std::vector<std::vector<int64_t>> shapes;
+    std::string why;
+    if (!arg_shapes(f, symbols, shapes, &why)) throw WorkerError("bad_request", why);
+    // The budget before any allocation: the reply names the sizes and what to reduce.
+    const MemoryBudget budget = budget_for(req);
+    const RunMemory need = run_memory(f, shapes);
+    if (!need.overflow.empty()) throw WorkerError("over_budget", need.overflow);
+    if (need.total > budget.bytes) {
+        std::vector<std::string> names = sizing_params(need, k.bound_params);
+        return {{"ok", false},
+                {"kind", "over_budget"},
+                {"error", memory_refusal(need, budget, reduce_hint(names, k.bound_params))},
+                {"needs_bytes", need.total},
+                {"budget_bytes", budget.bytes},
+                {"reduce", names}};
+    }
+    std::map<std::string, HostTensor> args;
+    {
+        Heartbeat hb(em, req["id"], "inputs", st.opts.heartbeat_s);
+        if (!allocate_args(f, req.value("seed", uint64_t{0}), symbols, args, &why, &budget))
+            throw WorkerError("bad_request", why);
+    }
+    InterpOptions opts;
+    InterpOptions::Progress progress;
+    opts.progress = &progress;
+    std::string printed;
+    size_t dropped = 0;
+    opts.print_sink = [&](const std::string& text) {
+        size_t room = kPrintedLimit > printed.size() ? kPrintedLimit - printed.size() : 0;
+        printed.append(text, 0, std::min(room, text.size()));
+        dropped += text.size() - std::min(room, text.size());
+    };
+    InterpReport rep;
+    {
+        Heartbeat hb(em, req["id"], "interpret", st.opts.heartbeat_s, [&progress](Json& e) {
+            e["done"] = progress.done.load(std::memory_order_relaxed);
+            e["total"] = progress.total.load(std::memory_order_relaxed);
+        });
+        rep = run_on_cpu(f, args, opts);
+    }
+    Json j = {{"ok", rep.ok}, {"device", "cpu"}};
+    if (dropped) printed += "\n[" + std::to_string(dropped) + " more bytes of printed output dropped]\n";
+    // Printed before a failure too: the lines leading up to a failed T.device_assert matter most.
+    if (!printed.empty()) j["printed"] = printed;
+    if (!rep.ok) {
+        j["kind"] = "run_failed";
+        j["error"] = interp_error(rep);
+        return j;
+    }
+    j["interp"] = {{"blocks_run", rep.blocks_run}, {"total_blocks", rep.total_blocks}, {"threads", rep.threads_used}, {"ms", rep.ms}};
+    char head[160];
+    std::snprintf(head, sizeof head, "interpreted %lld blocks in %.1f ms on %d threads", static_cast<long long>(rep.blocks_run), rep.ms,
+                  rep.threads_used);
+    std::string note = head;
+    if (req.value("check", true))
+        if (Json check = reference_check(st.session, args, note); !check.is_null()) j["check"] = check;
+    j["note"] = note;
+    return j;
+}
+
+}  // namespace tp::worker
