@@ -36,7 +36,6 @@
 #include "panels/results/results_panel.h"
 #include "panels/shortcuts/shortcuts_dialog.h"
 #include "panels/welcome/welcome_panel.h"
-#include "session/cpu_runner.h"
 #include "tileplay/doctor.h"
 #include "settings.h"
 #include "theme.h"
@@ -59,7 +58,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     const QString tilec = Settings::tilec_path().isEmpty() ? RunService::default_tilec() : Settings::tilec_path();
     runs_->set_command(tilec, {"worker"});
     tune_->set_command(tilec, {"worker"});
-    cpu_ = new CpuRunner(this);
 
     editor_ = new DslEditor;
     find_ = new FindBar(editor_);
@@ -192,7 +190,6 @@ void MainWindow::build_docks() {
         request_compile(true);
     });
     connect(results_, &ResultsPanel::cancel_requested, runs_, &RunService::cancel);
-    connect(results_, &ResultsPanel::cancel_requested, cpu_, &CpuRunner::cancel);
     connect(results_, &ResultsPanel::cancel_requested, tune_, &TuneService::cancel);
     connect(tune_, &TuneService::progress, results_, &ResultsPanel::progress);
     connect(tune_, &TuneService::finished, this, [this](bool ok, const QString& message) {
@@ -204,7 +201,7 @@ void MainWindow::build_docks() {
         if (screenshot_after_job_) grab_screenshot();
     });
     connect(runs_, &RunService::job_started, this, [this](int total) {
-        results_->job_started(tr(RunService::kind_name(job_kind_)), total);
+        results_->job_started(runs_->job_name(), total);
     });
     connect(runs_, &RunService::progress, results_, &ResultsPanel::progress);
     connect(runs_, &RunService::result, this, &MainWindow::on_run_result);
@@ -216,11 +213,6 @@ void MainWindow::build_docks() {
     connect(runs_, &RunService::worker_died, this, [this](const QString& why) {
         results_->worker_died(why);
         statusBar()->showMessage(why, 8000);
-    });
-    connect(cpu_, &CpuRunner::finished, this, [this](const RunResult& r) {
-        on_run_result(r);
-        results_->job_finished(r.ok, r.ok ? tr("CPU run finished") : r.cancelled ? tr("CPU run cancelled") : tr("CPU run failed: %1").arg(r.error));
-        if (screenshot_after_job_) grab_screenshot();
     });
 }
 
@@ -314,7 +306,6 @@ void MainWindow::build_actions() {
         ->setObjectName("action_tune");
     act(run, tr("&Cancel"), QKeySequence(Qt::CTRL | Qt::Key_Period), [this] {
         runs_->cancel();
-        cpu_->cancel();
         tune_->cancel();
     });
     act(run, tr("Compile &now"), QKeySequence(Qt::Key_F5), [this] { request_compile(true); });
@@ -393,7 +384,6 @@ void MainWindow::closeEvent(QCloseEvent* e) {
         return;
     }
     runs_->cancel();
-    cpu_->cancel();
     Settings::set_window_geometry(saveGeometry());
     Settings::set_window_state(saveState());
     Settings::set_last_file(path_);

@@ -25,7 +25,6 @@ namespace tpui {
 class ChartsPanel;
 class ComparePanel;
 class CodeViewsPanel;
-class CpuRunner;
 class DslEditor;
 class FindBar;
 class OutputLog;
@@ -81,6 +80,10 @@ private:
     void apply_default_layout();  // on first show: proportions that favour the code
     void update_job_actions();    // Benchmark, Sweep and Tune only with Run on a GPU
     void update_cpu_note();       // the sizes a CPU run will use, under the parameters
+    // Header GPU sizes a CPU run keeps because the cpu-args line does not set them (and the
+    // user did not type them): named in the note and in an over-budget refusal.
+    Defines gpu_sizes_on_cpu() const;
+    void start_cpu_run(RunJob job);
     void pin_for_compare();       // the current compile becomes the Compare dock's left side
     void update_compare();        // the current compile becomes its right side (when one is pinned)
     void update_title();
@@ -131,7 +134,6 @@ private:
     CompileService* compile_ = nullptr;
     RunService* runs_ = nullptr;
     TuneService* tune_ = nullptr;  // Tune: the autotuner on a background thread
-    CpuRunner* cpu_ = nullptr;
     CompileResultPtr last_;
     tp::SampleHeader header_;
     QString path_;

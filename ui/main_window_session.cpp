@@ -7,6 +7,7 @@
 #include <QStatusBar>
 #include <QTimer>
 #include <algorithm>
+#include <set>
 
 #include "editor/dsl_editor.h"
 #include "main_window.h"
@@ -20,8 +21,8 @@
 #include "panels/code_views/code_views_panel.h"
 #include "panels/parameters/parameters_panel.h"
 #include "panels/results/results_panel.h"
-#include "session/cpu_runner.h"
 #include "session/tune_service.h"
+#include "settings.h"
 #include "tileplay/tune.h"
 
 namespace tpui {
@@ -164,26 +165,9 @@ void MainWindow::start_job(RunJob::Kind kind) {
         output_log_->clear();
         output_shown_ = false;
     };
-    if (params_->cpu()) {
-        if (kind != RunJob::Kind::Run) {
-            results_->show_message(tr("%1 needs a GPU: CPU runs only check that the kernel runs; choose GPU in Parameters")
-                                       .arg(RunService::kind_name(kind)), true);
-            return;
-        }
-        if (cpu_->busy()) return;
-        // The panel shows the header's GPU problem size (args), which can take the interpreter
-        // minutes: a parameter the user left at that value takes its cpu-args value instead.
-        Defines cpu_args = header_.cpu_args.empty() ? header_.args : header_.cpu_args;
-        auto has = [](const Defines& d, const std::string& k, const std::string* v) {
-            return std::any_of(d.begin(), d.end(), [&](const auto& kv) { return kv.first == k && (!v || kv.second == *v); });
-        };
-        std::erase_if(req.defines, [&](const auto& kv) {
-            return has(header_.args, kv.first, &kv.second) && has(cpu_args, kv.first, nullptr);
-        });
-        req.fallback_defines = cpu_args;
-        results_->job_started(tr("CPU run"), 1);
-        begin_output();
-        cpu_->start(req, 0);
+    if (params_->cpu() && kind != RunJob::Kind::Run) {
+        results_->show_message(tr("%1 needs a GPU: CPU runs only check that the kernel runs; choose GPU in Parameters")
+                                   .arg(RunService::kind_name(kind)), true);
         return;
     }
     RunJob job;
@@ -194,6 +178,11 @@ void MainWindow::start_job(RunJob::Kind kind) {
     job.target = params_->target();
     job.defines = req.defines;
     job.fallback_defines = header_.args;
+    if (params_->cpu()) {
+        begin_output();
+        start_cpu_run(job);
+        return;
+    }
     job.flops_formula = QString::fromStdString(header_.flops);
     job.bytes_formula = QString::fromStdString(header_.bytes);
     for (const auto& b : header_.baselines) job.baselines << QString::fromStdString(b);
@@ -267,6 +256,60 @@ void MainWindow::on_run_result(const RunResult& r) {
     }
 }
 
+// Run on the CPU: the same worker as a GPU run, told to interpret the kernel. The panel shows
+// the header's GPU problem size (args), which can take the interpreter minutes: a parameter the
+// user left at that value takes its cpu-args value instead; one the cpu-args line does not set
+// stays, and is named if the run is refused over the memory budget.
+void MainWindow::start_cpu_run(RunJob job) {
+    Defines cpu_args = header_.cpu_args.empty() ? header_.args : header_.cpu_args;
+    auto has = [](const Defines& d, const std::string& k, const std::string* v) {
+        return std::any_of(d.begin(), d.end(), [&](const auto& kv) { return kv.first == k && (!v || kv.second == *v); });
+    };
+    // As the note under the parameters says: any value the user did not type (the file's GPU
+    // size or the factory's default) gives way to the cpu-args line.
+    std::erase_if(job.defines, [&](const auto& kv) {
+        if (!has(cpu_args, kv.first, nullptr)) return false;
+        for (const auto& r : params_model_->rows())
+            if (r.name == QString::fromStdString(kv.first)) return !r.overridden();
+        return has(header_.args, kv.first, &kv.second);
+    });
+    job.fallback_defines = cpu_args;
+    job.cpu = true;
+    job.memory_budget = qint64(std::max(0, Settings::cpu_memory_budget_mib())) << 20;
+    job.memory_budget_from = tr("the playground's cpu_memory_budget_mib setting");
+    QStringList kept;
+    for (const auto& [k, v] : gpu_sizes_on_cpu()) kept << QString::fromStdString(k + "=" + v);
+    if (!kept.isEmpty())
+        job.budget_note = header_.cpu_args.empty()
+                              ? tr("%1: the header's GPU sizes, since it has no `# tileplay: cpu-args` line; type smaller values in Parameters")
+                                    .arg(kept.join(", "))
+                              : tr("%1: the header's GPU sizes, which its `# tileplay: cpu-args` line does not set; type smaller values in "
+                                   "Parameters, or add them to that line")
+                                    .arg(kept.join(", "));
+    runs_->start(job);
+}
+
+Defines MainWindow::gpu_sizes_on_cpu() const {
+    // Only values that size a tensor of the last compile (a dimension equal to the value):
+    // `threads` or `num_stages` left at the GPU's value cost the interpreter nothing.
+    std::set<std::string> dims;
+    if (last_)
+        for (const auto& p : last_->kernel.params)
+            for (int64_t d : p.shape) dims.insert(std::to_string(d));
+    Defines kept;
+    for (const auto& [k, v] : header_.args) {
+        if (last_ && !dims.count(v)) continue;
+        bool in_cpu_args = std::any_of(header_.cpu_args.begin(), header_.cpu_args.end(), [&](const auto& c) { return c.first == k; });
+        if (in_cpu_args) continue;
+        const QString name = QString::fromStdString(k);
+        bool typed = false;
+        for (const auto& r : params_model_->rows())
+            if (r.name == name && (r.overridden() || r.value != QString::fromStdString(v))) typed = true;
+        if (!typed) kept.emplace_back(k, v);
+    }
+    return kept;
+}
+
 void MainWindow::update_output_title() {
     auto* d = findChild<QDockWidget*>("dock_output");
     if (!d) return;
@@ -284,7 +327,17 @@ void MainWindow::update_cpu_note() {
             for (const auto& r : params_model_->rows())
                 if (r.name == name && !r.overridden() && r.value != QString::fromStdString(v)) used << name + "=" + QString::fromStdString(v);
         }
-    params_->set_note(used.isEmpty() ? QString() : tr("Run on the CPU uses the header's CPU sizes for these: %1").arg(used.join(", ")));
+    QStringList notes;
+    if (!used.isEmpty()) notes << tr("Run on the CPU uses the header's CPU sizes for these: %1").arg(used.join(", "));
+    // A size the cpu-args line does not set runs at the GPU's: say so before the run, not after.
+    QStringList kept;
+    if (params_->cpu() && !header_.cpu_args.empty())
+        for (const auto& [k, v] : gpu_sizes_on_cpu()) kept << QString::fromStdString(k + "=" + v);
+    if (!kept.isEmpty())
+        notes << (used.isEmpty() ? tr("Run on the CPU keeps the header's GPU sizes for these, which its cpu-args line does not set: %1")
+                                 : tr("It keeps the GPU sizes for these, which the cpu-args line does not set: %1"))
+                     .arg(kept.join(", "));
+    params_->set_note(notes.join(". "));
 }
 
 namespace {

@@ -105,7 +105,9 @@ private Q_SLOTS:
         QVERIFY(results->isVisible());
         QVERIFY(!w.findChild<QTableView*>("sweep_table")->isVisible());
 
-        // The same window on the CPU: the interpreter's check, no GPU numbers, no baselines.
+        // The same window on the CPU: the interpreter's check, no GPU numbers, no baselines. CPU
+        // runs go through the worker too: the real one, which interprets the kernel.
+        w.run_service()->set_command(TILEC_PATH, {"worker"});
         params->set_cpu(true);
         w.set_text(read_sample("vector_add.py"), TILEPLAY_SOURCE_DIR "/samples/vector_add.py");
         // The new file compiles on its own: no kernel name or parameter of gemm.py goes with it

@@ -1,7 +1,7 @@
 // The compile service (debounce, newest request wins, stale results dropped) with a slow fake
 // compiler, and the run service driving a fake GPU worker (tests/ui/data/fake_worker.py, the
 // `tilec worker` protocol) that answers with GPU results, dies, crashes and hangs, and prints
-// like device printf. Both runners keep what the kernel printed.
+// like device printf. CPU runs through the real worker are in test_cpu_runs.cpp.
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -12,7 +12,6 @@
 
 #include "models/results_model.h"
 #include "session/compile_service.h"
-#include "session/cpu_runner.h"
 #include "session/run_service.h"
 
 using namespace tpui;
@@ -80,15 +79,6 @@ std::string read_sample(const char* name) {
     QFile f(QStringLiteral(TILEPLAY_SOURCE_DIR "/samples/") + name);
     if (!f.open(QIODevice::ReadOnly)) qFatal("missing sample %s", name);
     return f.readAll().toStdString();
-}
-
-// samples/debug_print.py at its header's cpu-args (M=16 N=32).
-tp::CompileRequest debug_print_request() {
-    tp::CompileRequest r;
-    r.path = "debug_print.py";
-    r.source = read_sample("debug_print.py");
-    r.fallback_defines = {{"M", "16"}, {"N", "32"}};
-    return r;
 }
 
 RunJob debug_print_job(const std::string& extra_source = {}) {
@@ -303,98 +293,6 @@ private Q_SLOTS:
         QCOMPARE(died.count(), 1);
         QVERIFY(died.at(0).at(0).toString().contains("watchdog"));
         QVERIFY(!results.at(0).at(0).value<RunResult>().ok);
-    }
-
-    // Cancel stops a CPU run that would never end (a loop of 2^40 steps) within a second, and
-    // the runner takes the next run.
-    void cpu_run_cancels_within_a_second() {
-        tp::CompileRequest r;
-        r.path = "endless.py";
-        r.source = "import tilelang\nimport tilelang.language as T\n\n@tilelang.jit(out_idx=[-1])\n"
-                   "def endless(N=256):\n    @T.prim_func\n    def main(A: T.Tensor((N,), \"float32\")):\n"
-                   "        with T.Kernel(1, threads=1) as bx:\n            for i in T.serial(1 << 40):\n"
-                   "                A[i % N] = A[i % N] + 1.0\n    return main\n";
-        CpuRunner runner;
-        QSignalSpy done(&runner, &CpuRunner::finished);
-        runner.start(r, 0);
-        QVERIFY(runner.busy());
-        QTest::qWait(300);
-        QCOMPARE(done.count(), 0);
-        QElapsedTimer t;
-        t.start();
-        runner.cancel();
-        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 1000);
-        QVERIFY(t.elapsed() < 1000);
-        RunResult res = done.at(0).at(0).value<RunResult>();
-        QVERIFY(res.cancelled);
-        QVERIFY(!res.ok);
-        QTRY_VERIFY_WITH_TIMEOUT(!runner.busy(), 1000);
-        tp::CompileRequest small;
-        small.path = "vector_add.py";
-        QFile f(QStringLiteral(TILEPLAY_SOURCE_DIR "/samples/vector_add.py"));
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        small.source = f.readAll().toStdString();
-        small.fallback_defines = {{"N", "1000"}};
-        runner.start(small, 1);
-        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 10000);
-        QVERIFY(done.at(1).at(0).value<RunResult>().ok);
-    }
-
-    // A CPU run of a sample checks its output against the named baseline's C++ reference; a
-    // kernel that computes something else is reported wrong, not merely "ran".
-    void cpu_run_checks_against_reference() {
-        QFile f(QStringLiteral(TILEPLAY_SOURCE_DIR "/samples/vector_add.py"));
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        tp::CompileRequest r;
-        r.path = "vector_add.py";
-        r.source = f.readAll().toStdString();
-        r.fallback_defines = {{"N", "1000"}};
-        RunResult ok = CpuRunner::run(r, 1);
-        QVERIFY2(ok.ok, qPrintable(ok.error));
-        QVERIFY(ok.cpu);
-        QVERIFY(ok.correct);
-        QCOMPARE(ok.rel_error, 0.0);
-        QVERIFY(ok.median_ms < 0);  // no GPU timing on a CPU run
-
-        std::string wrong = r.source;
-        wrong.replace(wrong.find("A[idx] + B[idx]"), 15, "A[idx] - B[idx]");
-        r.source = wrong;
-        RunResult bad = CpuRunner::run(r, 1);
-        QVERIFY(bad.ok);
-        QVERIFY(!bad.correct);
-        QVERIFY(bad.rel_error > 0.1);
-    }
-
-    // The interpreter's T.print lines reach the result: block (0, 0) prints the scalar, then
-    // each element of the 4x8 shared tile and of the register fragment, one line each.
-    void cpu_run_keeps_printed_lines() {
-        RunResult r = CpuRunner::run(debug_print_request(), 0);
-        QVERIFY2(r.ok && r.correct, qPrintable(r.error));
-        QStringList lines = r.printed.split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), 1 + 32 + 32);
-        QCOMPARE(lines[0], QString("msg='first element of the tile' BlockIdx=(0, 0, 0), ThreadIdx=(0, 0, 0): dtype=int value=0"));
-        QVERIFY(lines[1].startsWith("msg='A tile in shared memory' BlockIdx=(0, 0, 0), ThreadIdx=(0, 0, 0): buffer=A_shared, index=0, dtype=float value="));
-        QVERIFY(lines[33].startsWith("msg='scaled tile in registers'"));
-        // The registers hold the shared tile times `scale` (2.0).
-        double a = lines[1].section("value=", 1).toDouble(), b = lines[33].section("value=", 1).toDouble();
-        QVERIFY2(qAbs(b - 2 * a) < 1e-5, qPrintable(lines[1] + " / " + lines[33]));
-
-        // Every block printing: megabytes of lines, kept to the cap with a note.
-        tp::CompileRequest loud = debug_print_request();
-        loud.source.replace(loud.source.rfind("if bx == 0 and by == 0:"), 23, "if bx >= 0:");  // the code, not the comment
-        loud.fallback_defines = {{"M", "64"}, {"N", "256"}};
-        RunResult big = CpuRunner::run(loud, 0);
-        QVERIFY2(big.ok, qPrintable(big.error));
-        QVERIFY(big.printed.toUtf8().size() <= kPrintedLimit + 100);
-        QVERIFY2(big.printed.toUtf8().size() > kPrintedLimit - 200, qPrintable(QString::number(big.printed.size()) + big.printed.right(300)));
-        QVERIFY(big.printed.endsWith(" more bytes of printed output not shown]\n"));
-
-        // A failed assertion fails the run and names the message.
-        tp::CompileRequest fire = debug_print_request();
-        fire.defines = {{"limit", "0"}};
-        RunResult failed = CpuRunner::run(fire, 0);
-        QVERIFY(!failed.ok);
-        QVERIFY2(failed.error.contains("input larger than limit"), qPrintable(failed.error));
     }
 
     // The worker's `printed` reaches the result for run and bench, and after a trapped

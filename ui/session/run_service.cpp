@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QMap>
 #include <map>
 
 #include "tileplay/sample_header.h"
@@ -43,6 +44,10 @@ const char* RunService::kind_name(RunJob::Kind k) {
         case RunJob::Kind::Tune: return "Tune";
     }
     return "";
+}
+
+QString RunService::job_name() const {
+    return job_.cpu ? tr("CPU run") : tr(kind_name(job_.kind));
 }
 
 QString RunService::default_tilec() {
@@ -139,6 +144,7 @@ void RunService::start(const RunJob& job) {
     active_ = true;
     index_ = 0;
     failures_ = 0;
+    last_error_.clear();
     peers_pass_ = false;
     best_index_.reset();
     Q_EMIT job_started(int(job_.configs.size()));
@@ -154,7 +160,7 @@ void RunService::cancel() {
         proc_->waitForFinished(2000);
     }
     killing_ = false;
-    finish(false, tr("%1 cancelled").arg(kind_name(job_.kind)));
+    finish(false, tr("%1 cancelled").arg(job_name()));
 }
 
 void RunService::next_config() {
@@ -167,9 +173,12 @@ void RunService::next_config() {
         Q_EMIT progress(total, total, tr("timing the best configuration beside its peers"));
     } else if (peers_pass_ || index_ >= job_.configs.size()) {
         index_ = job_.configs.size();
-        QString where = device_name_.isEmpty() ? QString() : tr(" on %1").arg(device_name_);
-        QString msg = failures_ ? tr("%1 finished%2: %3 of %4 configurations failed").arg(kind_name(job_.kind), where).arg(failures_).arg(total)
-                                : tr("%1 finished%2").arg(kind_name(job_.kind), where);
+        QString where = device_name_.isEmpty() || job_.cpu ? QString() : tr(" on %1").arg(device_name_);
+        QString msg = failures_ ? tr("%1 finished%2: %3 of %4 configurations failed").arg(job_name(), where).arg(failures_).arg(total)
+                                : tr("%1 finished%2").arg(job_name(), where);
+        // One configuration that did not run: its reason is the message (a CPU run refused
+        // over the memory budget says so where the user looks).
+        if (total == 1 && failures_ == 1 && !last_error_.isEmpty()) msg = tr("%1 failed%2: %3").arg(job_name(), where, last_error_);
         finish(failures_ < total, msg);
         return;
     }
@@ -183,14 +192,17 @@ void RunService::next_config() {
     QJsonObject load{{"op", "load"}, {"path", job_.path}, {"kernel", job_.kernel}, {"target", job_.target},
                      {"defines", pairs_json(defs)}, {"fallback_defines", pairs_json(job_.fallback_defines)}};
     if (!job_.source.isEmpty()) load["source"] = job_.source;
+    if (job_.cpu) load["device"] = "cpu";
     kernel_info_ = {};  // a failed load must not describe the previous configuration's kernel
-    Q_EMIT progress(int(index_), total, tr("compiling configuration %1 of %2").arg(index_ + 1).arg(total));
+    Q_EMIT progress(int(index_), total, job_.cpu ? tr("CPU run: compiling to Tile IR")
+                                                 : tr("compiling configuration %1 of %2").arg(index_ + 1).arg(total));
     send(load);
 }
 
 RunResult RunService::base_result() const {
     RunResult r;
-    r.device = device_name_;
+    r.cpu = job_.cpu;
+    if (!job_.cpu) r.device = device_name_;
     const Defines& cfg = job_.configs[index_];
     QStringList parts;
     for (const auto& [k, v] : cfg) {
@@ -224,14 +236,88 @@ void RunService::on_line(const QByteArray& line) {
     if (!doc.isObject()) return;  // stray output is not ours to interpret
     QJsonObject msg = doc.object();
     if (active_) watchdog_.start();  // any sign of life resets the watchdog
-    if (msg.contains("event")) {
-        QString text = msg.value("message").toString(msg.value("event").toString());
-        Q_EMIT progress(int(index_), int(job_.configs.size()), text);
-        return;
-    }
+    if (msg.contains("event")) return on_event(msg);
     if (hello_id_ && msg.value("id").toInteger() == hello_id_) return on_hello(msg);
     if (msg.value("id").toInteger() != waiting_id_) return;  // late reply to an abandoned request
     on_reply(msg);
+}
+
+// Progress while the worker computes: the stage it is in, and for a CPU run the blocks the
+// interpreter has done, which drive the bar of a single run.
+void RunService::on_event(const QJsonObject& msg) {
+    int done = int(index_), total = int(job_.configs.size());
+    const QString stage = msg.value("stage").toString();
+    QString text = msg.value("message").toString();
+    const qint64 blocks = msg.value("total").toInteger(), ran = msg.value("done").toInteger();
+    if (stage == "interpret" && blocks > 0) {
+        if (total == 1) done = int(ran * 1000 / blocks), total = 1000;
+        if (text.isEmpty()) text = tr("%1: %2 of %3 blocks interpreted").arg(job_name()).arg(ran).arg(blocks);
+    }
+    if (text.isEmpty() && !stage.isEmpty()) {
+        static const QMap<QString, const char*> names = {{"compile", "compiling"}, {"inputs", "preparing the inputs"},
+                                                          {"check", "checking against the interpreter"},
+                                                          {"interpret", "interpreting on the CPU"},
+                                                          {"torch", "timing the PyTorch peers"}, {"bench", "timing"}};
+        text = names.contains(stage) ? tr(names.value(stage)) : stage;
+        if (msg.contains("total")) text += tr(": %1 of %2").arg(ran).arg(msg.value("total").toInteger());
+    }
+    Q_EMIT progress(done, total, text.isEmpty() ? msg.value("event").toString() : text);
+}
+
+void RunService::on_failed(const QJsonObject& msg) {
+    RunResult r = base_result();
+    r.ok = false;
+    r.correct = false;
+    r.error = msg.value("error").toString(tr("the worker reported an error"));
+    // Over the CPU memory budget: the caller may know why a size is that large.
+    if (msg.value("kind").toString() == "over_budget" && !job_.budget_note.isEmpty()) r.error += "; " + job_.budget_note;
+    if (msg.value("diagnostics").isString()) r.note = msg.value("diagnostics").toString().trimmed();
+    // A failed T.device_assert prints its message before the kernel traps: the fatal reply
+    // carries it, and it says more than the CUDA error does.
+    r.printed = cap_printed(msg.value("printed").toString());
+    if (msg.value("fatal").toBool()) abandon_worker(tr("the kernel failed: %1").arg(r.error));
+    if (peers_pass_) {  // the configuration itself was timed: only the peers are missing
+        Q_EMIT peers(r);
+        next_config();
+        return;
+    }
+    ++failures_;
+    last_error_ = r.error;
+    Q_EMIT result(r);
+    ++index_;
+    next_config();
+}
+
+// After a successful `load`: the `run` (CPU or GPU) or the `bench` of this configuration.
+void RunService::send_run() {
+    const Defines& cfg = job_.configs[index_];
+    auto vars = bindings(job_, cfg);
+    const QJsonObject bound = kernel_info_.value("bound_params").toObject();
+    for (auto it = bound.begin(); it != bound.end(); ++it)
+        if (!vars.count(it.key().toStdString())) vars[it.key().toStdString()] = it.value().toVariant().toDouble();
+    bool bench = job_.kind != RunJob::Kind::Run && !job_.cpu;
+    QJsonObject req{{"op", bench ? "bench" : "run"}, {"seed", double(job_.seed)}, {"check", true}};
+    if (job_.check_blocks > 0) req["check_blocks"] = job_.check_blocks;
+    if (job_.cpu && job_.memory_budget > 0) {
+        req["memory_budget"] = job_.memory_budget;
+        if (!job_.memory_budget_from.isEmpty()) req["memory_budget_from"] = job_.memory_budget_from;
+    }
+    if (bench) {
+        req["warmup"] = job_.warmup;
+        req["iters"] = job_.iters;
+        req["flush_l2"] = true;
+        auto f = tp::eval_formula(job_.flops_formula.toStdString(), vars);
+        auto b = tp::eval_formula(job_.bytes_formula.toStdString(), vars);
+        req["flops"] = f ? *f : 0.0;
+        req["bytes"] = b ? *b : 0.0;
+        // A Benchmark times its peers beside the kernel; a sweep only beside its best config.
+        bool with_peers = job_.kind == RunJob::Kind::Bench || peers_pass_;
+        req["baselines"] = with_peers ? QJsonArray::fromStringList(job_.baselines) : QJsonArray();
+    }
+    const int total = int(job_.configs.size());
+    if (job_.cpu) Q_EMIT progress(0, total, tr("CPU run: interpreting"));
+    else Q_EMIT progress(int(index_), total, tr("%1 configuration %2 of %3").arg(bench ? tr("timing") : tr("running")).arg(index_ + 1).arg(total));
+    send(req);
 }
 
 void RunService::on_reply(const QJsonObject& msg) {
@@ -240,56 +326,15 @@ void RunService::on_reply(const QJsonObject& msg) {
     bool ok = msg.value("ok").toBool();
     QString op = waiting_op_;
     waiting_id_ = 0;
-    if (!ok) {
-        RunResult r = base_result();
-        r.ok = false;
-        r.correct = false;
-        r.error = msg.value("error").toString(tr("the worker reported an error"));
-        if (msg.value("diagnostics").isString()) r.note = msg.value("diagnostics").toString().trimmed();
-        // A failed T.device_assert prints its message before the kernel traps: the fatal reply
-        // carries it, and it says more than the CUDA error does.
-        r.printed = cap_printed(msg.value("printed").toString());
-        if (msg.value("fatal").toBool()) abandon_worker(tr("the kernel failed: %1").arg(r.error));
-        if (peers_pass_) {  // the configuration itself was timed: only the peers are missing
-            Q_EMIT peers(r);
-            next_config();
-            return;
-        }
-        ++failures_;
-        Q_EMIT result(r);
-        ++index_;
-        next_config();
-        return;
-    }
+    if (!ok) return on_failed(msg);
     if (op == "load") {
         kernel_info_ = msg.value("kernel").toObject();
-        const Defines& cfg = job_.configs[index_];
-        auto vars = bindings(job_, cfg);
-        const QJsonObject bound = kernel_info_.value("bound_params").toObject();
-        for (auto it = bound.begin(); it != bound.end(); ++it)
-            if (!vars.count(it.key().toStdString())) vars[it.key().toStdString()] = it.value().toVariant().toDouble();
-        bool bench = job_.kind != RunJob::Kind::Run;
-        QJsonObject req{{"op", bench ? "bench" : "run"}, {"seed", double(job_.seed)}, {"check", true}};
-        if (job_.check_blocks > 0) req["check_blocks"] = job_.check_blocks;
-        if (bench) {
-            req["warmup"] = job_.warmup;
-            req["iters"] = job_.iters;
-            req["flush_l2"] = true;
-            auto f = tp::eval_formula(job_.flops_formula.toStdString(), vars);
-            auto b = tp::eval_formula(job_.bytes_formula.toStdString(), vars);
-            req["flops"] = f ? *f : 0.0;
-            req["bytes"] = b ? *b : 0.0;
-            // A Benchmark times its peers beside the kernel; a sweep only beside its best config.
-            bool with_peers = job_.kind == RunJob::Kind::Bench || peers_pass_;
-            req["baselines"] = with_peers ? QJsonArray::fromStringList(job_.baselines) : QJsonArray();
-        }
-        Q_EMIT progress(int(index_), int(job_.configs.size()),
-                        tr("%1 configuration %2 of %3").arg(bench ? tr("timing") : tr("running")).arg(index_ + 1).arg(job_.configs.size()));
-        send(req);
+        send_run();
         return;
     }
     RunResult r = run_result_from_json(msg);
-    if (r.device.isEmpty()) r.device = device_name_;  // a `run` reply does not name the GPU
+    r.cpu = r.cpu || job_.cpu;
+    if (r.device.isEmpty() && !job_.cpu) r.device = device_name_;  // a `run` reply does not name the GPU
     RunResult base = base_result();
     r.config = base.config;
     r.params = base.params;
@@ -333,6 +378,7 @@ void RunService::on_worker_gone() {
         return;
     }
     ++failures_;
+    last_error_ = r.error;
     Q_EMIT result(r);
     if (failed_to_start) {
         finish(false, why);

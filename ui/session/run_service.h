@@ -5,8 +5,10 @@
 // T.device_assert's message). Each fresh worker is first asked `hello` so results name the
 // GPU they ran on. Cancel kills the worker; a worker that dies (a fatal CUDA error reply, a
 // crash, a hang caught by the watchdog) is reported, the configuration is marked failed, and a
-// fresh worker carries on. A Benchmark times the peers beside the kernel; a Sweep times the
-// configurations alone, then its fastest correct one beside the peers (the `peers` signal).
+// fresh worker carries on. A Run on the CPU takes the same path: the worker interprets the
+// kernel, reports the blocks done as it goes, and refuses a run over the memory budget before
+// allocating. A Benchmark times the peers beside the kernel; a Sweep times the configurations
+// alone, then its fastest correct one beside the peers (the `peers` signal).
 #pragma once
 
 #include <QByteArray>
@@ -37,6 +39,13 @@ struct RunJob {
     int warmup = 10, iters = 50;
     int check_blocks = 0;  // thread blocks the interpreter checks per config; 0: the worker's 64
     quint64 seed = 0;
+    // Run on the CPU interpreter in the worker (Kind::Run only): no GPU is opened, the run is
+    // refused before allocating when its tensors need more than `memory_budget` bytes (0: the
+    // worker's default), and `budget_note` is added to that refusal (why a size is large).
+    bool cpu = false;
+    qint64 memory_budget = 0;
+    QString memory_budget_from;  // where the budget was set, for the refusal
+    QString budget_note;
 };
 
 class RunService : public QObject {
@@ -53,10 +62,14 @@ public:
     void cancel();
     bool busy() const { return active_; }
     int workers_started() const { return workers_started_; }
+    // The running worker's process id; 0 when none runs.
+    qint64 worker_pid() const { return proc_ ? proc_->processId() : 0; }
     // The GPU of the current worker from its `hello` reply; empty until it answered.
     QString device_name() const { return device_name_; }
 
     static const char* kind_name(RunJob::Kind k);
+    // "CPU run" for a run on the interpreter, else kind_name(): what the Results panel says.
+    QString job_name() const;
     static QString default_tilec();
 
 Q_SIGNALS:
@@ -75,6 +88,9 @@ private:
     void on_stdout();
     void on_line(const QByteArray& line);
     void on_reply(const QJsonObject& msg);
+    void on_event(const QJsonObject& msg);
+    void on_failed(const QJsonObject& msg);
+    void send_run();
     void on_worker_gone();
     void on_hello(const QJsonObject& msg);
     void abandon_worker(const QString& why);
@@ -101,6 +117,7 @@ private:
     bool killing_ = false;  // we killed the worker on purpose (cancel)
     size_t index_ = 0;      // current config
     int failures_ = 0;
+    QString last_error_;  // why the last failed configuration did not run
     bool peers_pass_ = false;  // timing the best config beside the peers (after the sweep)
     std::optional<size_t> best_index_;
     double best_ms_ = 0;
