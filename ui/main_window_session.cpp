@@ -277,15 +277,17 @@ void MainWindow::start_cpu_run(RunJob job) {
     job.cpu = true;
     job.memory_budget = qint64(std::max(0, Settings::cpu_memory_budget_mib())) << 20;
     job.memory_budget_from = tr("the playground's cpu_memory_budget_mib setting");
-    QStringList kept;
+    QStringList kept, notes;
     for (const auto& [k, v] : gpu_sizes_on_cpu()) kept << QString::fromStdString(k + "=" + v);
     if (!kept.isEmpty())
-        job.budget_note = header_.cpu_args.empty()
-                              ? tr("%1: the header's GPU sizes, since it has no `# tileplay: cpu-args` line; type smaller values in Parameters")
-                                    .arg(kept.join(", "))
-                              : tr("%1: the header's GPU sizes, which its `# tileplay: cpu-args` line does not set; type smaller values in "
-                                   "Parameters, or add them to that line")
-                                    .arg(kept.join(", "));
+        notes << (header_.cpu_args.empty()
+                      ? tr("%1: the header's GPU sizes, since it has no `# tileplay: cpu-args` line; type smaller values in Parameters")
+                      : tr("%1: the header's GPU sizes, which its `# tileplay: cpu-args` line does not set; type smaller values in "
+                           "Parameters, or add them to that line"))
+                     .arg(kept.join(", "));
+    // Where the budget can be raised, when it is the worker's default.
+    if (Settings::cpu_memory_budget_mib() <= 0) notes << tr("the cpu_memory_budget_mib setting (MiB) sets another budget");
+    job.budget_note = notes.join("; ");
     runs_->start(job);
 }
 
