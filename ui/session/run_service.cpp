@@ -260,6 +260,8 @@ void RunService::on_event(const QJsonObject& msg) {
                                                           {"torch", "timing the PyTorch peers"}, {"bench", "timing"}};
         text = names.contains(stage) ? tr(names.value(stage)) : stage;
         if (msg.contains("total")) text += tr(": %1 of %2").arg(ran).arg(msg.value("total").toInteger());
+        // A CPU run's check is against the sample's C++ reference, not the interpreter.
+        if (job_.cpu) text = job_name() + ": " + (stage == "check" ? tr("checking against the C++ reference") : text);
     }
     Q_EMIT progress(done, total, text.isEmpty() ? msg.value("event").toString() : text);
 }
