@@ -1,7 +1,8 @@
 // The playground as a new user finds it, end to end, in one window: start with no file, open
-// each sample from the welcome page, change a parameter, make and fix an error, Run on the CPU,
-// Cancel a long run, Sweep (refused on the CPU, then through a fake GPU worker), Charts and
-// their export, the light theme, and kill -9 with recovery. The test functions run in order
+// each sample from the welcome page, change a parameter, make and fix an error, Run on the CPU
+// (in the `tilec worker` child process), Cancel a long run (the worker is killed), Sweep
+// (refused on the CPU, then through a fake GPU worker), Charts and their export, the light
+// theme, and kill -9 with recovery. The test functions run in order
 // and share the window, as a user's session would; each step checks the models behind the
 // panels and that the window grabs as a real picture (not blank, not one colour). Set
 // TILEPLAY_SCENARIO_SHOTS=DIR to keep each step's PNG there for a person to look at.
@@ -290,12 +291,16 @@ private Q_SLOTS:
         check_shot("error-fixed");
     }
 
-    // Run on the CPU interpreter: one row, checked, no GPU numbers, with the typed block_N.
+    // Run on the CPU interpreter: one row, checked, no GPU numbers, with the typed block_N. It
+    // runs in a `tilec worker` child process, as a GPU run does.
     void run_on_the_cpu() {
         params()->set_cpu(true);
         QTRY_VERIFY(!w_->compile_service()->busy());
+        const int workers = w_->run_service()->workers_started();
         w_->findChild<QAction*>("action_run")->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(results_status().contains("CPU run finished"), 30000);
+        QCOMPARE(w_->run_service()->workers_started(), workers + 1);
+        QVERIFY(w_->run_service()->worker_pid() > 0);
         QCOMPARE(results()->rowCount(), 1);
         QVERIFY(results()->index(0, ResultsModel::Name).data().toString().contains("CPU interpreter"));
         QVERIFY2(results()->index(0, ResultsModel::Error).data().toString().contains("✓"),
@@ -309,7 +314,7 @@ private Q_SLOTS:
     }
 
     // gemm at 1024^3 in the interpreter takes far longer than the test: Cancel ends it within
-    // a couple of seconds and the window keeps answering events meanwhile.
+    // a second and the window keeps answering events meanwhile.
     void cancel_a_long_run() {
         open_from_welcome("gemm.py");
         for (const char* p : {"M", "N", "K"}) params_model()->set_value(p, "1024");
@@ -328,11 +333,15 @@ private Q_SLOTS:
         QVERIFY2(results_status().contains("CPU run") && !results_status().contains("finished"), qPrintable(results_status()));
         check_shot("long-run");
         if (QTest::currentTestFailed()) return;
+        const qint64 worker = w_->run_service()->worker_pid();
+        QVERIFY(worker > 0);
         QElapsedTimer stop;
         stop.start();
         QTest::mouseClick(cancel, Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(results_status().contains("cancelled"), 5000);
         qInfo("    cancelled in %lld ms", stop.elapsed());
+        QVERIFY2(stop.elapsed() < 1000, qPrintable(QString::number(stop.elapsed())));
+        QCOMPARE(::kill(pid_t(worker), 0), -1);  // the worker interpreting it is gone
         QVERIFY(!cancel->isEnabled());
         for (const char* p : {"M", "N", "K"}) params_model()->reset_value(p);
         check_shot("long-run-cancelled");
