@@ -162,15 +162,27 @@ bool compile_once(const NvrtcApi& a, const std::string& source, const std::strin
     return ok;
 }
 
-// --minimal (NVRTC 12.4+) leaves out of the built-in prelude what generated code never uses:
-// texture and surface functions, the cudadevrt runtime calls, device-side launch and the
-// runtime API's types. That prelude is parsed for every kernel, and the option cuts the front
-// end of a small kernel by about a third (docs/compile-time.md); PTX and cubin are unchanged.
-bool supports_minimal() {
+bool version_at_least(int want_major, int want_minor) {
     int major = 0, minor = 0;
     const auto& a = api();
     if (!a.handle || a.version(&major, &minor) != 0) return false;
-    return major > 12 || (major == 12 && minor >= 4);
+    return major > want_major || (major == want_major && minor >= want_minor);
+}
+
+// Options that make NVRTC do less without changing what it produces (PTX and cubin stay
+// byte-identical; docs/compile-time.md has the figures).
+std::vector<std::string> lean_options() {
+    std::vector<std::string> o;
+    // --minimal (12.4+) leaves out of the built-in prelude, parsed for every kernel, what
+    // generated code never uses: textures and surfaces, cudadevrt calls, device-side launch and
+    // the runtime API's types. The front end gets about a third shorter.
+    if (version_at_least(12, 4)) o.push_back("--minimal");
+    // NVRTC 12.9+ keeps its own cache of compiled programs. Setting it up costs about 200 ms of
+    // the first compile in every process (233 of 279 ms for an empty kernel on the H200), more
+    // than a whole small kernel, and CUDA_CACHE_DISABLE skips only its lookups, not that. Our
+    // module cache (module_cache.h) already serves repeated compiles, from memory or disk.
+    if (version_at_least(12, 9)) o.push_back("-no-cache");
+    return o;
 }
 
 }  // namespace
@@ -178,7 +190,8 @@ bool supports_minimal() {
 void keep_ptxas_reports() {
     // Seen on the H200: a second identical compile returned only the front end's warnings, no
     // "Used N registers" (cuda-python issue 1124 reports the same). A compile costs at most
-    // about a second, so the report matters more than the cache.
+    // about a second, so the report matters more than the cache. From NVRTC 12.9, -no-cache
+    // (lean_options) also turns that cache off, and skips setting it up.
     setenv("CUDA_CACHE_DISABLE", "1", 0);
 }
 
@@ -204,7 +217,7 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& name, co
         return out;
     }
     std::vector<std::string> common = {"-std=c++17", "-default-device"};
-    if (supports_minimal()) common.push_back("--minimal");
+    for (auto& o : lean_options()) common.push_back(std::move(o));
     if (opts.lineinfo) common.push_back("-lineinfo");
     if (opts.fast_math) common.push_back("--use_fast_math");
     for (const auto& e : opts.extra) common.push_back(e);
