@@ -177,10 +177,11 @@ std::vector<std::string> lean_options() {
     // generated code never uses: textures and surfaces, cudadevrt calls, device-side launch and
     // the runtime API's types. The front end gets about a third shorter.
     if (version_at_least(12, 4)) o.push_back("--minimal");
-    // NVRTC 12.9+ keeps its own cache of compiled programs. Setting it up costs about 200 ms of
-    // the first compile in every process (233 of 279 ms for an empty kernel on the H200), more
-    // than a whole small kernel, and CUDA_CACHE_DISABLE skips only its lookups, not that. Our
-    // module cache (module_cache.h) already serves repeated compiles, from memory or disk.
+    // NVRTC 12.9+ keeps its own cache of compiled programs, and setting it up loads and
+    // initialises the CUDA driver (libcuda): about 200 ms of the first compile in every process
+    // on a machine with a GPU (233 of 279 ms for an empty kernel on the H200), more than a whole
+    // small kernel. CUDA_CACHE_DISABLE skips only the cache's lookups, not that. Our module cache
+    // (module_cache.h) already serves repeated compiles, from memory or disk.
     if (version_at_least(12, 9)) o.push_back("-no-cache");
     return o;
 }
