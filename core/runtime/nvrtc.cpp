@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -112,9 +113,12 @@ std::string program_log(const NvrtcApi& a, nvrtcProgram prog) {
     return log;
 }
 
-// One NVRTC compilation; fills ptx (and cubin when want_cubin) and the log.
+constexpr nvrtcResult kInvalidOption = 5;  // NVRTC_ERROR_INVALID_OPTION
+
+// One NVRTC compilation; fills ptx (and cubin when want_cubin) and the log. *invalid_option
+// tells the caller that NVRTC refused an option rather than the source.
 bool compile_once(const NvrtcApi& a, const std::string& source, const std::string& name,
-                  const std::vector<std::string>& options, bool want_cubin, NvrtcOutput& out) {
+                  const std::vector<std::string>& options, bool want_cubin, NvrtcOutput& out, bool* invalid_option) {
     const auto& headers = codegen::embedded_runtime_headers();
     std::vector<std::string> texts, names;
     for (const auto& [n, t] : headers) {
@@ -141,6 +145,7 @@ bool compile_once(const NvrtcApi& a, const std::string& source, const std::strin
         return false;
     }
     r = a.compile_program(prog, static_cast<int>(op.size()), op.data());
+    *invalid_option = r == kInvalidOption;
     std::string log = program_log(a, prog);
     if (!log.empty()) out.log += (out.log.empty() ? "" : "\n") + log;
     bool ok = r == 0;
@@ -169,10 +174,16 @@ bool version_at_least(int want_major, int want_minor) {
     return major > want_major || (major == want_major && minor >= want_minor);
 }
 
+// Set when NVRTC refused an option while lean_options() were in use (a library that lacks one
+// its version number promises): every compile then goes without them, since they only save
+// time. Had another option been refused, the retry fails the same way and reports it.
+std::atomic<bool> lean_refused{false};
+
 // Options that make NVRTC do less without changing what it produces (PTX and cubin stay
 // byte-identical; docs/compile-time.md has the figures).
 std::vector<std::string> lean_options() {
     std::vector<std::string> o;
+    if (lean_refused) return o;
     // --minimal (12.4+) leaves out of the built-in prelude, parsed for every kernel, what
     // generated code never uses: textures and surfaces, cudadevrt calls, device-side launch and
     // the runtime API's types. The front end gets about a third shorter.
@@ -240,8 +251,13 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& name, co
         out.ok = true;
         return out;
     }
-    bool ok = compile_once(a, source, name, o, real, out);
+    bool invalid_option = false;
+    bool ok = compile_once(a, source, name, o, real, out, &invalid_option);
     out.ptx_ms = ms_since(t0);
+    if (!ok && invalid_option && !lean_refused && !lean_options().empty()) {
+        lean_refused = true;
+        return nvrtc_compile(source, name, opts);
+    }
     if (!ok) return out;
     out.ok = true;
     module_cache_store(key, {out.ptx, out.cubin, out.log});
