@@ -15,6 +15,21 @@ using namespace ir;
 
 namespace {
 
+// Whether a statement reads variable v, and whether an expression calls anything (a binding
+// whose value calls nothing can go when nothing reads it).
+struct Reads : IRVisitor {
+    const VarNode* v = nullptr;
+    bool found = false, calls = false;
+    void visit_Var(const VarNode& n, const Expr& e) override {
+        found |= &n == v;
+        IRVisitor::visit_Var(n, e);
+    }
+    void visit_Call(const CallNode& n, const Expr& e) override {
+        calls = true;
+        IRVisitor::visit_Call(n, e);
+    }
+};
+
 Expr rebuild_binary(BinaryOp op, Expr a, Expr b, Span span) {
     auto cb = as_const_int(b);
     if (auto* inner = a->as<BinaryNode>(); inner && cb && a->dtype.is_int() && b->dtype == a->dtype) {
@@ -108,6 +123,13 @@ protected:
         }
         if (auto r = bounds_of(v, range_)) range_[n.var.get()] = *r;
         Stmt b = mutate(n.body);
+        // A binding nothing reads (the i, j a lowered T.Parallel body no longer uses): gone from
+        // the CUDA a user reads and from what NVRTC has to optimise away.
+        Reads used, pure;
+        used.v = n.var.get();
+        used.visit(b);
+        pure.visit(v);
+        if (!used.found && !pure.calls) return b;
         if (v == n.value && b == n.body) return s;
         return std::make_shared<LetStmtNode>(n.var, v, b, n.span);
     }

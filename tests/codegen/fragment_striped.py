@@ -7,7 +7,6 @@
 # CHECK: float x[4];
 # CHECK: tp::striped_load_global<512, 16, 128, 4, false>(&x[0], &A[(((by * 32) * 20) + (bx * 16))], 20, (100 - (by * 32)), (20 - (bx * 16)), tx);
 # CHECK: for (int tp_r = 0; tp_r < 4; ++tp_r) {
-# CHECK-NEXT: const int tp_e = ((((tp_r / 4) * 512) + (tx * 4)) + (tp_r % 4));
 # CHECK: x[tp_r] = (x[tp_r] * 2.0f);
 # CHECK: tp::striped_store_global<512, 16, 128, 4, false>(&x[0], &B[
 # CHECK-NOT: __syncthreads

@@ -11,7 +11,7 @@
 # CHECK: tp::reduce_rows<tp::AccLayout<64, 128, 2, 2>, tp::ReduceOp::Max, true>(&logits_frag[0], &max_val[0], &tp_reduce_scratch[0], tx);
 # CHECK: expand_max_idx[tp_f_1] = ((max_val[(((tp_f_1 / 32) * 2) + ((tp_f_1 % 4) / 2))] == logits_frag[tp_f_1]) ? j : expand_max_idx[tp_f_1]);
 # CHECK: tp::reduce_rows<tp::AccLayout<64, 128, 2, 2>, tp::ReduceOp::Max, true>(&expand_max_idx[0], &max_idx[0], &tp_reduce_scratch[0], tx);
-# CHECK: topk_indices[((((bx * 64) + i_2) * 6) + k)] = max_idx[tp_s];
+# CHECK: topk_indices[((((bx * 64) + i) * 6) + k)] = max_idx[tp_s];
 # PTX: .visible .entry tl_topk_kernel(
 # PTX: shfl.sync.bfly.b32
 # PTX: max.s32

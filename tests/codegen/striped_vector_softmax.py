@@ -11,9 +11,7 @@
 # CHECK-NOT: if ((bx < 8192))
 # CHECK: tp::striped_load_global<8192, 8192, 256, 8, true>(&x[0], &X[(bx * 8192)], 8192, 1, 8192, tx);
 # CHECK-NEXT: tp::reduce_striped<1, 8192, 256, 1, tp::ReduceOp::Max, true, 8>(&x[0], &row_max[0], &tp_reduce_scratch[0], tx);
-# CHECK: const int tp_e = ((((tp_r / 8) * 2048) + (tx * 8)) + (tp_r % 8));
 # CHECK: tp::reduce_striped<1, 8192, 256, 1, tp::ReduceOp::Sum, true, 8>(
-# CHECK: const int tp_e_1 = ((((tp_r_1 / 8) * 2048) + (tx * 8)) + (tp_r_1 % 8));
 # CHECK: tp::striped_store_global<8192, 8192, 256, 8, true>(&x[0], &Y[(bx * 8192)], 8192, 1, 8192, tx);
 # CHECK-NOT: X[
 # PTX-COUNT-4: ld.global.nc.v4.u32
@@ -27,5 +25,4 @@
 # ROWS: tp::striped_store_global<16384, 8192, 256, 8, false>(&x[0], &Y[((bx * 2) * 8192)], 8192, (1001 - (bx * 2)), 8192, tx);
 # fp32 tensors: runs of 4 (16 bytes).
 # F32: tp::striped_load_global<8192, 8192, 256, 4, true>(
-# F32: const int tp_e = ((((tp_r / 4) * 1024) + (tx * 4)) + (tp_r % 4));
 # F32: tp::striped_store_global<8192, 8192, 256, 4, true>(
