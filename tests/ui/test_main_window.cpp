@@ -348,6 +348,9 @@ private Q_SLOTS:
         QSignalSpy clicked(&wide, &BarChart::barClicked);
         wide.click_bar(0);
         QCOMPARE(clicked.at(0).at(0).toInt(), 100);  // the fastest
+        // TILEPLAY_SCENARIO_SHOTS=DIR keeps the short chart's picture for a person to look at.
+        if (const QString out = qEnvironmentVariable("TILEPLAY_SCENARIO_SHOTS"); !out.isEmpty())
+            QVERIFY(wide.grab().save(out + "/chart_64_configs_short.png"));
         wide.resize(1400, 600);
         QTRY_COMPARE(wide.shown(), size_t(64));
         RooflineChart r;
