@@ -278,16 +278,24 @@ void RunService::on_failed(const QJsonObject& msg) {
     // carries it, and it says more than the CUDA error does.
     r.printed = cap_printed(msg.value("printed").toString());
     if (msg.value("fatal").toBool()) abandon_worker(tr("the kernel failed: %1").arg(r.error));
-    if (peers_pass_) {  // the configuration itself was timed: only the peers are missing
-        Q_EMIT peers(r);
-        next_config();
-        return;
-    }
+    if (peers_only(r)) return;
+    report_failure(r);
+    ++index_;
+    next_config();
+}
+
+// In the peers pass the configuration itself was timed already: a reply is only the peers'.
+bool RunService::peers_only(const RunResult& r) {
+    if (!peers_pass_) return false;
+    Q_EMIT peers(r);
+    next_config();
+    return true;
+}
+
+void RunService::report_failure(const RunResult& r) {
     ++failures_;
     last_error_ = r.error;
     Q_EMIT result(r);
-    ++index_;
-    next_config();
 }
 
 // After a successful `load`: the `run` (CPU or GPU) or the `bench` of this configuration.
@@ -340,11 +348,7 @@ void RunService::on_reply(const QJsonObject& msg) {
     RunResult base = base_result();
     r.config = base.config;
     r.params = base.params;
-    if (peers_pass_) {
-        Q_EMIT peers(r);
-        next_config();
-        return;
-    }
+    if (peers_only(r)) return;
     if (!r.correct) ++failures_;
     if (r.ok && r.correct && r.has_timing() && (!best_index_ || r.median_ms < best_ms_)) {
         best_index_ = index_;
@@ -374,14 +378,8 @@ void RunService::on_worker_gone() {
     r.ok = false;
     r.correct = false;
     r.error = why;
-    if (peers_pass_) {
-        Q_EMIT peers(r);
-        next_config();
-        return;
-    }
-    ++failures_;
-    last_error_ = r.error;
-    Q_EMIT result(r);
+    if (peers_only(r)) return;
+    report_failure(r);
     if (failed_to_start) {
         finish(false, why);
         return;

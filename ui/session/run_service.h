@@ -95,6 +95,8 @@ private:
     void on_hello(const QJsonObject& msg);
     void abandon_worker(const QString& why);
     void next_config();
+    bool peers_only(const RunResult& r);
+    void report_failure(const RunResult& r);
     void finish(bool ok, const QString& message);
     RunResult base_result() const;
 
