@@ -14,6 +14,7 @@
 
 #include "eval/staging.h"
 #include "eval/value.h"
+#include "transform/global_layout.h"
 #include "tileplay/diagnostics.h"
 
 namespace tp::eval {
@@ -34,6 +35,8 @@ struct KernelContext {
     std::vector<ir::Var> block_vars, thread_vars;  // of the open T.Kernel
     ir::DataType index_type = ir::DataType::int32();  // int64 where tensors or the launch reach 2^31
     std::set<std::string> buffer_names;          // unique names within the kernel
+    // T.Layout annotations of global tensors, applied to the whole body when the kernel closes.
+    std::vector<transform::GlobalLayout> global_layouts;
 };
 
 class Evaluator {

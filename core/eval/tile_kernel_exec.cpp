@@ -155,12 +155,20 @@ Flow exec_kernel_with(Evaluator& ev, const ast::With& w, const Value& specv, con
     }
     ev.kernel->block_vars = bvars;
     ev.kernel->thread_vars = tvars;
+    ev.kernel->global_layouts.clear();
     ev.stager.begin_kernel();
     ev.stager.push_frame();
     Flow fl = ev.exec_block(w.body, sc);
     auto stmts = ev.stager.pop_frame();
     if (fl != Flow::Normal) ev.fail(DiagKind::UnsupportedConstruct, w.span, {"return/break", " inside `with T.Kernel(...)`"});
     ir::Stmt body = ev.stager.end_kernel(Stager::seal(std::move(stmts), w.span));
+    if (!ev.kernel->global_layouts.empty()) {
+        transform::GlobalLayoutError err;
+        auto laid_out = transform::apply_global_layouts(body, ev.kernel->global_layouts, &err);
+        if (!laid_out) ev.fail(DiagKind::TypeMismatch, err.span, {err.message});
+        body = *laid_out;
+        ev.kernel->global_layouts.clear();
+    }
     ev.stager.emit(std::make_shared<ir::KernelLaunchNode>(spec.grid, bvars, spec.threads, tvars, body, w.span));
     ev.kernel->kernel_seen = true;
     return Flow::Normal;

@@ -1,5 +1,5 @@
 // Tile operations: T.copy, T.gemm, T.fill/T.clear, T.reduce_*, T.atomic_add, T.print,
-// T.device_assert, T.use_swizzle, T.annotate_layout, with TileLang's region rules
+// T.device_assert, T.use_swizzle, with TileLang's region rules
 // (a point `A[i, j]` takes its extents from the other operand, aligned to trailing dims).
 #include "eval/tile_internal.h"
 
@@ -266,17 +266,6 @@ void register_tile_ops(Reg& r) {
             if (order != "row" && order != "col") ev.fail(DiagKind::TypeMismatch, rd.span(1), {"`order` must be \"row\" or \"col\", got \"" + order + "\""});
             bool en = rd.get(2) ? ev.as_bool(*rd.get(2), rd.span(2), "enable") : true;
             ev.stager.emit(std::make_shared<ir::SwizzleOpNode>(static_cast<int>(p), order == "row", en, a.span));
-            return Value::none();
-        });
-    add(r, "annotate_layout", "T.annotate_layout({buffer: layout})", "attach a memory layout to shared buffers",
-        [](Evaluator& ev, CallArgs& a) -> Value {
-            ArgReader rd(ev, a, "T.annotate_layout", {"layout_map"});
-            require_kernel(ev, "T.annotate_layout", a.span);
-            const Value& m = rd.require(0);
-            if (m.kind != VK::Dict) ev.fail(DiagKind::TypeMismatch, rd.span(0), {"`T.annotate_layout` expects a dict {buffer: layout}, got " + type_name(m)});
-            std::vector<std::pair<ir::Buffer, std::string>> l;
-            for (const auto& [k, v] : m.as<DictObj>()->items) l.emplace_back(ev.as_buffer(k, rd.span(0), "T.annotate_layout"), to_str(v));
-            ev.stager.emit(std::make_shared<ir::LayoutAnnotationOpNode>(std::move(l), a.span));
             return Value::none();
         });
     add(r, "region", "T.region(A[i, j], access, *extents)", "a region of a buffer starting at a point with the given extents",
