@@ -10,6 +10,7 @@
 #include "transform/check_resources.h"
 #include "transform/coarsen_blocks.h"
 #include "transform/heavy_blocks_first.h"
+#include "transform/fma_gemm.h"
 #include "transform/hoist_gemm_operand.h"
 #include "transform/fold_accumulator_clear.h"
 #include "transform/guard_masks.h"
@@ -59,6 +60,9 @@ const std::vector<Pass>& passes() {
         // Blocks whose loops run longest (a causal key loop) are launched first, so they do
         // not stretch the last wave.
         {"heavy-blocks-first", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::heavy_blocks_first(f); }},
+        // T.gemm on types no Tensor-Core path takes (float32, int8...) becomes multiply-add
+        // loops here, so layout inference lays out its accumulator like element-wise code.
+        {"fma-gemm", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine& d) { return transform::fma_gemm(f, d); }},
         // sm_90a: a gemm's loop-invariant shared A (attention's Q) copied once into registers
         // before the loop, so each issue reads only B from shared memory (RS wgmma).
         {"hoist-gemm-operand", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
