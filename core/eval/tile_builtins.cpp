@@ -16,7 +16,7 @@ struct Registry {
 
 const std::vector<std::string>& dtype_attr_names() {
     static const std::vector<std::string> n = {
-        "float16", "bfloat16", "float32", "float64", "float", "half", "double", "int8", "int16", "int32", "int64",
+        "float16", "bfloat16", "float32", "tfloat32", "float64", "float", "half", "double", "int8", "int16", "int32", "int64",
         "uint8", "uint16", "uint32", "uint64", "bool", "float8_e4m3", "float8_e4m3fn", "float8_e5m2", "float8_e5m2fnuz", "float8_e4m3fnuz"};
     return n;
 }

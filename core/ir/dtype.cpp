@@ -87,6 +87,9 @@ std::optional<DataType> DataType::parse(const std::string& raw) {
         {"f16", DataType(Float, 16)},
         {"float32", DataType(Float, 32)}, {"fp32", DataType(Float, 32)}, {"float", DataType(Float, 32)},
         {"f32", DataType(Float, 32)},
+        // TileLang's tf32 is float32 storage that only Tensor-Core multiplies round to 10
+        // mantissa bits; here it is float32 (our fp32 T.gemm multiplies in full precision).
+        {"tfloat32", DataType(Float, 32)}, {"tf32", DataType(Float, 32)},
         {"float64", DataType(Float, 64)}, {"fp64", DataType(Float, 64)}, {"double", DataType(Float, 64)},
         {"f64", DataType(Float, 64)},
         {"bfloat16", DataType(BFloat, 16)}, {"bf16", DataType(BFloat, 16)},
