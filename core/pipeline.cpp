@@ -21,6 +21,7 @@
 #include "transform/pipeline_loops.h"
 #include "transform/producer_consumer.h"
 #include "transform/shared_budget.h"
+#include "transform/shared_reuse.h"
 #include "transform/simplify.h"
 #include "transform/verify.h"
 #include "transform/wgmma_waits.h"
@@ -84,6 +85,9 @@ const std::vector<Pass>& passes() {
         {"lower-tile-ops", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) { return transform::lower_tile_ops(f, o.target, d); }},
         // Multi-buffers the cp.async copies of T.Pipelined loops; emits its own waits and barriers.
         {"pipeline-loops", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine&) { return transform::pipeline_loops(f, o.target); }},
+        // A block over the shared-memory limit reuses the bytes of buffers whose lifetimes are
+        // over (the epilogue tile in the pipeline's rings), once every buffer exists.
+        {"share-shared-memory", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine&) { return transform::share_shared_memory(f, o.target); }},
         // Every pass that adds shared buffers has run: the laid-out total must fit the block.
         {"check-shared-budget", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
              return transform::check_shared_budget(*f, o.target, d) ? f : nullptr; }},

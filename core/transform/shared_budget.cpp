@@ -2,6 +2,7 @@
 #include "transform/shared_budget.h"
 
 #include "ir/functor.h"
+#include "transform/shared_reuse.h"
 
 namespace tp::transform {
 
@@ -14,9 +15,11 @@ int64_t shared_bytes(const PrimFunc& f, bool aligned, const std::map<const Buffe
         bool aligned = false;
         const std::map<const BufferNode*, int64_t>* scale = nullptr;
         int64_t end = 0;
+        const PrimFunc* func = nullptr;
         void visit_Allocate(const AllocateNode& n, const Stmt& s) override {
             const Buffer& b = n.buffer;
-            if (b->scope == Scope::Shared) {
+            // Buffers share_shared_memory placed are inside the planned bytes `end` starts at.
+            if (b->scope == Scope::Shared && !planned_shared_offset(*func, *b)) {
                 int64_t elems = 1;
                 for (const auto& d : b->shape) elems = as_const_int(d) ? elems * *as_const_int(d) : 0;
                 auto it = scale->find(b.get());
@@ -29,6 +32,8 @@ int64_t shared_bytes(const PrimFunc& f, bool aligned, const std::map<const Buffe
     } sum;
     sum.aligned = aligned;
     sum.scale = &scale;
+    sum.func = &f;
+    sum.end = planned_shared_bytes(f);
     sum.visit(f.body);
     return sum.end;
 }

@@ -10,6 +10,7 @@
 #include "ir/functor.h"
 #include "transform/producer_consumer.h"
 #include "transform/shared_budget.h"
+#include "transform/shared_reuse.h"
 
 namespace tp::codegen {
 
@@ -146,8 +147,10 @@ void CudaEmitter::stmt(const Stmt& s) {
                     // and wgmma kernels); 1-D buffers (mbarriers, epilogue vectors) need only 16.
                     int64_t align = aligned_tiles(func) && b->shape.size() > 1 ? 1024 : 16;
                     int64_t off = (dynamic_smem_bytes + align - 1) / align * align;
+                    // Buffers whose lifetimes do not overlap may share bytes (transform/shared_reuse).
+                    if (auto planned = transform::planned_shared_offset(func, *b)) off = *planned;
                     dynamic_smem_offsets.emplace_back(b.get(), off);
-                    dynamic_smem_bytes = off + bytes;
+                    dynamic_smem_bytes = std::max(dynamic_smem_bytes, off + bytes);
                     emit(ty + "* " + name + " = reinterpret_cast<" + ty + "*>(tp_smem + " + std::to_string(off) + ");");
                 }
             }
@@ -298,6 +301,7 @@ CudaModule generate_cuda(const ir::PrimFunc& func, const Target& target, const s
         else cur = nullptr;
     }
     em.current_dsl_line = func.span.valid() ? func.span.begin.line : 0;
+    em.dynamic_smem_bytes = transform::planned_shared_bytes(func);  // unplanned buffers go after the plan
     em.stmt(func.body);
     if (em.failed || diags.has_errors()) return m;
 
