@@ -22,6 +22,7 @@
 #include "transform/producer_consumer.h"
 #include "transform/shared_budget.h"
 #include "transform/shared_reuse.h"
+#include "transform/serial_reduce.h"
 #include "transform/simplify.h"
 #include "transform/verify.h"
 #include "transform/wgmma_waits.h"
@@ -64,6 +65,9 @@ const std::vector<Pass>& passes() {
         // T.gemm on types no Tensor-Core path takes (float32, int8...) becomes multiply-add
         // loops here, so layout inference lays out its accumulator like element-wise code.
         {"fma-gemm", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine& d) { return transform::fma_gemm(f, d); }},
+        // Likewise T.reduce_* from shared memory (no registers to reduce across threads): a
+        // serial loop per destination element, laid out by layout inference.
+        {"serial-reduce", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::serial_reduce(f); }},
         // sm_90a: a gemm's loop-invariant shared A (attention's Q) copied once into registers
         // before the loop, so each issue reads only B from shared memory (RS wgmma).
         {"hoist-gemm-operand", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
