@@ -133,7 +133,9 @@ TEST(Tune, DryRunFiltersPerTargetWithoutCompiling) {
     EXPECT_EQ(kept75 + smem75, 64);
     EXPECT_EQ(kept90 + smem90, 64);
     EXPECT_GT(smem75, smem90);  // 64 KB per block on sm_75, 227 KB on sm_90
-    EXPECT_GT(smem90, 0);       // 256x256 tiles with block_K=64 exceed even sm_90
+    // 256x256 tiles with block_K=64 fit sm_90 once the epilogue tile reuses the drained
+    // pipeline's bytes (share-shared-memory); on sm_75 most configs still do not.
+    EXPECT_EQ(smem90, 0);
     EXPECT_GT(kept75, 0);
     EXPECT_TRUE(fs::is_empty(tmp.path));  // a dry run is never cached
 }
