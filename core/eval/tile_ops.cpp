@@ -91,6 +91,49 @@ ir::BufferRegion complete_region(Evaluator& ev, const RegionObj& a, const Region
     return out;
 }
 
+namespace {
+
+// T.cumsum over a shared tile along `dim`: every line along the other dims is independent
+// (a T.Parallel nest) and scanned by a serial loop, inclusive, from either end.
+ir::Stmt scan_lines(const ir::Buffer& src, const ir::Buffer& dst, int dim, bool reverse, Span span) {
+    size_t rank = src->shape.size();
+    std::vector<ir::Var> vars;
+    std::vector<ir::Expr> extents;
+    for (size_t d = 0; d < rank; ++d)
+        if (d != static_cast<size_t>(dim)) {
+            vars.push_back(std::make_shared<ir::VarNode>("tp_s" + std::to_string(d), ir::DataType::int32(), ir::VarKind::Loop, span));
+            extents.push_back(src->shape[d]);
+        }
+    auto at = [&](const ir::Expr& pos) {
+        std::vector<ir::Expr> idx;
+        size_t v = 0;
+        for (size_t d = 0; d < rank; ++d) idx.push_back(d == static_cast<size_t>(dim) ? pos : ir::Expr(vars[v++]));
+        return idx;
+    };
+    ir::Expr n = src->shape[static_cast<size_t>(dim)];
+    auto j = std::make_shared<ir::VarNode>("tp_scan", ir::DataType::int32(), ir::VarKind::Loop, span);
+    // Forward: pos = j (1..n-1) adds dst[pos-1]; reverse: pos = n-1-j adds dst[pos+1].
+    ir::Expr pos = reverse ? ir::make_binary(ir::BinaryOp::Sub, ir::make_binary(ir::BinaryOp::Sub, n, ir::int_imm(1)), j) : ir::Expr(j);
+    ir::Expr prev = ir::make_binary(reverse ? ir::BinaryOp::Add : ir::BinaryOp::Sub, pos, ir::int_imm(1));
+    ir::Expr first = reverse ? ir::make_binary(ir::BinaryOp::Sub, n, ir::int_imm(1)) : ir::int_imm(0);
+    auto load = [&](const ir::Buffer& b, const ir::Expr& p) { return std::make_shared<ir::BufferLoadNode>(b, at(p), span); };
+    ir::Expr sum = ir::make_binary(ir::BinaryOp::Add, load(dst, prev), ir::make_cast(dst->dtype, load(src, pos), span), span);
+    ir::Stmt body = std::make_shared<ir::ForNode>(j, ir::int_imm(1), ir::make_binary(ir::BinaryOp::Sub, n, ir::int_imm(1)), ir::ForKind::Serial,
+                                                  std::make_shared<ir::BufferStoreNode>(dst, at(pos), sum, span), span);
+    if (src != dst)
+        body = ir::make_seq({std::make_shared<ir::BufferStoreNode>(dst, at(first), ir::make_cast(dst->dtype, load(src, first), span), span), body}, span);
+    for (size_t i = vars.size(); i-- > 0;) body = std::make_shared<ir::ForNode>(vars[i], ir::int_imm(0), extents[i], ir::ForKind::Parallel, body, span);
+    return body;
+}
+
+ir::BufferRegion whole(const ir::Buffer& b) {
+    ir::BufferRegion r{b, {}};
+    for (const auto& d : b->shape) r.region.push_back({ir::int_imm(0), d});
+    return r;
+}
+
+}  // namespace
+
 void register_tile_ops(Reg& r) {
     add(r, "copy", "T.copy(src, dst, *, coalesced_width=None, disable_tma=False)", "copy a tile between global, shared and fragment memory",
         [](Evaluator& ev, CallArgs& a) -> Value {
@@ -266,6 +309,37 @@ void register_tile_ops(Reg& r) {
             if (order != "row" && order != "col") ev.fail(DiagKind::TypeMismatch, rd.span(1), {"`order` must be \"row\" or \"col\", got \"" + order + "\""});
             bool en = rd.get(2) ? ev.as_bool(*rd.get(2), rd.span(2), "enable") : true;
             ev.stager.emit(std::make_shared<ir::SwizzleOpNode>(static_cast<int>(p), order == "row", en, a.span));
+            return Value::none();
+        });
+    add(r, "cumsum", "T.cumsum(src, dst=None, dim=0, reverse=False)", "inclusive prefix sum of a shared or fragment tile along dim",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.cumsum", {"src", "dst", "dim", "reverse"});
+            require_kernel(ev, "T.cumsum", a.span);
+            ir::Buffer src = ev.as_buffer(rd.require(0), rd.span(0), "T.cumsum");
+            ir::Buffer dst = rd.get(1) && !rd.get(1)->is_none() ? ev.as_buffer(*rd.get(1), rd.span(1), "T.cumsum") : src;
+            int64_t rank = static_cast<int64_t>(src->shape.size());
+            int64_t dim = rd.get(2) ? ev.as_int(*rd.get(2), rd.span(2), "dim") : 0;
+            if (dim < 0) dim += rank;
+            if (rank == 0 || dim < 0 || dim >= rank)
+                ev.fail(DiagKind::TypeMismatch, rd.span(2), {"`T.cumsum` dim " + std::to_string(dim) + " is out of range for `" + src->name + "`"});
+            if (dst->shape.size() != src->shape.size())
+                ev.fail(DiagKind::ShapeMismatch, a.span, {"`T.cumsum` of `" + src->name + "` into `" + dst->name + "` of another rank"});
+            bool reverse = rd.get(3) && ev.as_bool(*rd.get(3), rd.span(3), "reverse");
+            auto local = [](const ir::Buffer& b) { return b->scope == ir::Scope::Fragment || b->scope == ir::Scope::Local; };
+            if (!local(src) && !local(dst)) {
+                ev.stager.emit(scan_lines(src, dst, static_cast<int>(dim), reverse, a.span));
+                return Value::none();
+            }
+            // A line of a register tile is spread over threads: scan it in shared memory, as
+            // TileLang's cumsum of a fragment does (copy in, scan, copy out).
+            std::string name = src->name + "_scan";
+            for (int k = 1; ev.kernel->buffer_names.count(name); ++k) name = src->name + "_scan_" + std::to_string(k);
+            ev.kernel->buffer_names.insert(name);
+            auto tmp = std::make_shared<ir::BufferNode>(name, dst->dtype, src->shape, ir::Scope::Shared, a.span);
+            ev.stager.add_allocation(tmp, nullptr, a.span);
+            ev.stager.emit(std::make_shared<ir::CopyOpNode>(whole(src), whole(tmp), a.span));
+            ev.stager.emit(scan_lines(tmp, tmp, static_cast<int>(dim), reverse, a.span));
+            ev.stager.emit(std::make_shared<ir::CopyOpNode>(whole(tmp), whole(dst), a.span));
             return Value::none();
         });
     add(r, "region", "T.region(A[i, j], access, *extents)", "a region of a buffer starting at a point with the given extents",
