@@ -137,7 +137,7 @@ const StmtNode* single(const StmtNode* s) {
     return s;
 }
 
-std::optional<ParallelNest> parallel_nest(const Stmt& s) {
+std::optional<ParallelNest> match_parallel_nest(const Stmt& s) {
     ParallelNest n;
     const StmtNode* cur = single(s.get());
     while (auto* f = cur ? cur->as<ForNode>() : nullptr) {

@@ -56,7 +56,7 @@ struct ParallelNest {
     // variable per dimension in order, over the buffer's whole shape.
     bool stores_whole_buffer() const;
 };
-std::optional<ParallelNest> parallel_nest(const ir::Stmt& s);
+std::optional<ParallelNest> match_parallel_nest(const ir::Stmt& s);
 // The nest's loops and lets around another store.
 ir::Stmt rebuild(const ParallelNest& nest, ir::Stmt store);
 

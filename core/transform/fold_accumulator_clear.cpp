@@ -26,21 +26,11 @@ const BufferNode* zeroed_fragment(const Stmt& s) {
     if (auto* f = s->as<FillOpNode>())
         return f->dst.buffer->scope == Scope::Fragment && whole_buffer(f->dst) && is_zero(f->value) ? f->dst.buffer.get() : nullptr;
     // for i, j in T.Parallel(M, N): C[i, j] = 0 over C's whole (M, N) shape
-    std::vector<const ForNode*> nest;
-    const StmtNode* cur = s.get();
-    while (auto* f = cur->as<ForNode>()) {
-        if (f->for_kind != ForKind::Parallel || as_const_int(f->min) != 0) return nullptr;
-        nest.push_back(f);
-        cur = f->body.get();
-    }
-    auto* st = cur->as<BufferStoreNode>();
-    if (nest.empty() || !st || st->buffer->scope != Scope::Fragment || !is_zero(st->value)) return nullptr;
-    if (st->indices.size() != nest.size() || st->buffer->shape.size() != nest.size()) return nullptr;
-    for (size_t d = 0; d < nest.size(); ++d) {
-        auto ext = as_const_int(nest[d]->extent), dim = as_const_int(st->buffer->shape[d]);
-        if (st->indices[d].get() != nest[d]->loop_var.get() || !ext || !dim || *ext != *dim) return nullptr;
-    }
-    return st->buffer.get();
+    auto nest = match_parallel_nest(s);
+    if (!nest || !nest->lets.empty() || nest->store->buffer->scope != Scope::Fragment || !is_zero(nest->store->value) ||
+        !nest->stores_whole_buffer())
+        return nullptr;
+    return nest->store->buffer.get();
 }
 
 // A mask fill: a T.Parallel nest over a whole fragment storing T.if_then_else(c, x, y) with x
@@ -59,7 +49,7 @@ bool zero_or_infinite(const Expr& e) {
 }
 
 std::optional<MaskFill> mask_fill(const Stmt& s) {
-    auto nest = parallel_nest(s);
+    auto nest = match_parallel_nest(s);
     if (!nest || nest->store->buffer->scope != Scope::Fragment || !nest->store->buffer->dtype.is_float() || !nest->stores_whole_buffer())
         return std::nullopt;
     auto* sel = nest->store->value->as<SelectNode>();

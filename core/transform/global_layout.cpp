@@ -140,13 +140,7 @@ protected:
     }
     Stmt visit_FillOp(const FillOpNode& n, const Stmt& s) override {
         if (!find(n.dst.buffer)) return IRMutator::visit_FillOp(n, s);
-        std::vector<Expr> extents;
-        for (size_t d : non_unit_dims(n.dst)) extents.push_back(n.dst.region[d].extent);
-        auto vars = nest_vars(extents.size(), n.span);
-        auto [idx, cond] = region_access(n.dst, vars);
-        Stmt body = std::make_shared<BufferStoreNode>(n.dst.buffer, idx, make_cast(n.dst.buffer->dtype, n.value, n.span), n.span);
-        if (cond) body = std::make_shared<IfThenElseNode>(cond, body, nullptr, n.span);
-        return mutate(parallel_nest(vars, extents, body, n.span));
+        return mutate(fill_nest(n.dst, n.value, n.span));
     }
     Stmt visit_AtomicAddOp(const AtomicAddOpNode& n, const Stmt& s) override {
         auto* src = std::get_if<BufferRegion>(&n.src);

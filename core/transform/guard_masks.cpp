@@ -23,7 +23,7 @@ bool same_element(const Expr& e, const BufferStoreNode& st) {
 struct Guard : IRMutator {
     Stmt visit_For(const ForNode& n, const Stmt& s) override {
         if (n.for_kind != ForKind::Parallel) return IRMutator::visit_For(n, s);
-        auto nest = parallel_nest(s);
+        auto nest = match_parallel_nest(s);
         if (!nest || nest->store->buffer->scope != Scope::Fragment) return IRMutator::visit_For(n, s);
         auto* sel = nest->store->value->as<SelectNode>();
         if (!sel) return s;

@@ -131,6 +131,16 @@ Stmt copy_nest(const BufferRegion& src, const BufferRegion& dst, Span span) {
     });
 }
 
+Stmt fill_nest(const BufferRegion& dst, const Expr& value, Span span) {
+    std::vector<Expr> extents;
+    for (size_t d : non_unit_dims(dst)) extents.push_back(dst.region[d].extent);
+    auto vars = nest_vars(extents.size(), span);
+    auto [idx, cond] = region_access(dst, vars);
+    Stmt body = std::make_shared<BufferStoreNode>(dst.buffer, idx, make_cast(dst.buffer->dtype, value, span), span);
+    if (cond) body = std::make_shared<IfThenElseNode>(cond, body, nullptr, span);
+    return parallel_nest(vars, extents, body, span);
+}
+
 std::optional<Tile2D> tile_2d(const BufferRegion& r) {
     auto nd = non_unit_dims(r);
     size_t rank = r.region.size();

@@ -41,6 +41,9 @@ using ElementBody = std::function<ir::Stmt(ir::Expr value, const ir::Expr& src_c
                                            const ir::Expr& dst_cond)>;
 ir::Stmt region_nest(const ir::BufferRegion& src, const ir::BufferRegion& dst, Span span, const ElementBody& element);
 ir::Stmt copy_nest(const ir::BufferRegion& src, const ir::BufferRegion& dst, Span span);
+// T.fill of `dst` with `value` as a T.Parallel nest over its non-unit dims, each store guarded
+// where the region may leave its buffer.
+ir::Stmt fill_nest(const ir::BufferRegion& dst, const ir::Expr& value, Span span);
 
 // A region seen as a rows x cols tile whose columns are contiguous in memory (the last dim of
 // the buffer): origin element, row stride, and how many rows/cols lie inside the buffer.

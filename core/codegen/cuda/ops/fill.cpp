@@ -23,14 +23,6 @@ Stmt lower_fill(const FillOpNode& n, const Stmt& s, FragmentLowering& cx) {
     }, n.span);
 }
 
-Stmt lower_fill(const FillOpNode& n, ThreadLowering&) {
-    std::vector<Expr> extents;
-    for (size_t d : non_unit_dims(n.dst)) extents.push_back(n.dst.region[d].extent);
-    auto vars = nest_vars(extents.size(), n.span);
-    auto [didx, dcond] = region_access(n.dst, vars);
-    Stmt body = std::make_shared<BufferStoreNode>(n.dst.buffer, didx, make_cast(n.dst.buffer->dtype, n.value, n.span), n.span);
-    if (dcond) body = std::make_shared<IfThenElseNode>(dcond, body, nullptr, n.span);
-    return parallel_nest(vars, extents, body, n.span);
-}
+Stmt lower_fill(const FillOpNode& n, ThreadLowering&) { return fill_nest(n.dst, n.value, n.span); }
 
 }  // namespace tp::codegen::cuda
