@@ -16,6 +16,7 @@
 #include "runtime/nvrtc.h"
 #include "target.h"
 #include "tileplay/source_reader.h"
+#include "transform/occupancy_retry.h"
 #include "transform/producer_consumer.h"
 #include "transform/register_pressure.h"
 
@@ -280,6 +281,28 @@ static Diagnostic fast_path_remark(const CompileResult& r, const std::vector<std
     return d;
 }
 
+// A memory-bound kernel that registers hold under half the SM's warps (occupancy_retry.h) is
+// compiled again asking ptxas for more blocks per SM; the first build that spills nothing and
+// uses fewer registers replaces `r`, and `base` takes its pass config.
+static void retry_for_occupancy(CompileRequest& base, CompileResult& r) {
+    if (!r.ok || !r.func || !r.lowered_func || r.resources.registers <= 0) return;
+    int64_t threads = 1;
+    for (int64_t t : r.kernel.threads) threads *= t;
+    auto target = parse_target(base.target);
+    if (!target) return;
+    for (int blocks : transform::occupancy_retry_blocks(*r.func, *r.lowered_func, r.resources, threads, *target)) {
+        CompileRequest more = base;
+        more.pass_configs.emplace_back("tp.min_blocks_per_sm", std::to_string(blocks));
+        CompileResult capped = compile_once(more);
+        if (capped.ok && capped.resources.spill_store_bytes <= 0 && capped.resources.stack_bytes <= 0 &&
+            capped.resources.registers < r.resources.registers) {
+            r = std::move(capped);
+            base = std::move(more);
+            return;
+        }
+    }
+}
+
 // A running wgmma group owns its accumulator and operand registers until its wait: if ptxas
 // spills registers of a kernel whose groups overlap other work, a spill or refill could land
 // on one of them and silently corrupt the result. Such a kernel is compiled again with every
@@ -303,6 +326,7 @@ CompileResult compile(const CompileRequest& req) {
             remarks.push_back(fast_path_remark(r, {"two blocks per SM", why, "one block per SM gets the whole register file"}));
         }
     }
+    retry_for_occupancy(base, r);
     const bool async = r.lowered_func && r.lowered_func->attrs.count("tp.async_wgmma");
     if (r.ok && async && r.resources.spill_store_bytes > 0) {
         CompileRequest again = base;

@@ -2,7 +2,7 @@
 // `# tileplay: tune` line, no -T): the factory's schedule parameters,
 // recognised by TileLang's naming conventions and varied around the value the
 // run uses. Tile sizes (block_M, BLOCK_N, blk_m, tile_k, ...) take the value /4
-// .. x4, threads 64 .. 512, stages 1 .. 4, vector widths 1 .. 16; the static
+// .. x4, threads 64 .. 1024, stages 1 .. 4, vector widths 1 .. 16; the static
 // filter then drops the configs the target cannot run (shared memory, threads,
 // tile shapes the lowering refuses). Memory-bound kernels (a softmax's rows per
 // block, a norm's threads) are where a user most often did not write a tuning
@@ -51,7 +51,7 @@ std::vector<std::string> values(Knob k, long long center, bool narrow) {
                 if (!narrow || m <= 2) v.insert(center * m), v.insert(std::max(1LL, center / m));
             break;
         case Knob::Threads:
-            for (long long t : {64, 128, 256, 512}) v.insert(t);
+            for (long long t : {64, 128, 256, 512, 1024}) v.insert(t);
             v.insert(center);
             break;
         case Knob::Stages:

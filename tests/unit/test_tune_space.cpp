@@ -114,7 +114,7 @@ TEST(TuneSpace, PrecedenceCommandLineThenDecoratorThenHeader) {
     auto dflt = space_of(file("", ""));
     ASSERT_TRUE(dflt.ok);
     EXPECT_EQ(dflt.origin, "default space over the factory's schedule parameters (block_N, threads)");
-    EXPECT_EQ(dflt.configs.size(), size_t(5 * 4));  // block_N 32..512, threads 64..512
+    EXPECT_EQ(dflt.configs.size(), size_t(5 * 5));  // block_N 32..512, threads 64..1024
 }
 
 TEST(TuneSpace, DefaultAxesVaryScheduleParametersOnly) {
@@ -128,7 +128,7 @@ TEST(TuneSpace, DefaultAxesVaryScheduleParametersOnly) {
     // Tile axes narrowed to /2..x2 to stay within 256 configs, block_M around the run's 32.
     EXPECT_EQ(axes[0].second, (std::vector<std::string>{"16", "32", "64"}));
     EXPECT_EQ(axes[1].second, (std::vector<std::string>{"64", "128", "256"}));
-    EXPECT_EQ(axes[2].second, (std::vector<std::string>{"64", "128", "256", "512"}));
+    EXPECT_EQ(axes[2].second, (std::vector<std::string>{"64", "128", "256", "512", "1024"}));
     EXPECT_EQ(axes[3].second, (std::vector<std::string>{"1", "2", "3", "4"}));
     EXPECT_TRUE(tp::default_tune_axes({{"N", "", "int", true}}, {}).empty());
 }

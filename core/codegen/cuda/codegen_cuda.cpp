@@ -4,6 +4,7 @@
 // reach this point get NotYetLowered at their line.
 #include "codegen/cuda/codegen_cuda.h"
 
+#include <cstdlib>
 #include <sstream>
 
 #include "codegen/cuda/codegen_cuda_impl.h"
@@ -317,7 +318,11 @@ CudaModule generate_cuda(const ir::PrimFunc& func, const Target& target, const s
         m.headers_used.push_back(h);
     }
     out.push_back({"", 0});
-    std::string sig = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + (ws ? ", " + std::to_string(transform::ws_blocks_per_sm(func)) : "") + ") " + m.kernel_name + "(";
+    // The second bound (minimum blocks per SM) caps ptxas's registers per thread: the split
+    // kernel's register plan, or compile()'s occupancy retry for a memory-bound kernel.
+    int min_blocks = ws ? transform::ws_blocks_per_sm(func) : 0;
+    if (auto it = func.attrs.find("tp.min_blocks_per_sm"); !ws && it != func.attrs.end()) min_blocks = std::max(0, std::atoi(it->second.c_str()));
+    std::string sig = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + (min_blocks > 0 ? ", " + std::to_string(min_blocks) : "") + ") " + m.kernel_name + "(";
     for (size_t i = 0; i < params.size(); ++i) sig += (i ? ", " : "") + params[i];
     uint32_t fline = func.span.valid() ? func.span.begin.line : 0;
     out.push_back({sig + ") {", fline});
