@@ -31,7 +31,7 @@ struct WgmmaSmem {
     static constexpr int kRowBytes = COLS * EB;
     static_assert(kRowBytes == 32 || kRowBytes == 64 || kRowBytes % 128 == 0, "wgmma operand rows are 32, 64 or a multiple of 128 bytes");
     static constexpr int kPanelCols = kRowBytes >= 128 ? 128 / EB : COLS;
-    static constexpr int kSwizzleBytes = kPanelCols * EB;      // 128, 64 or 32
+    static constexpr int kSwizzleBytes = kPanelCols * EB;       // 128, 64 or 32
     static constexpr int kStep = 32 / EB;                       // elements of K per wgmma
     static constexpr unsigned kAtomBytes = 8u * kSwizzleBytes;  // 8 rows: the SBO
     static constexpr unsigned kPanelBytes = unsigned(ROWS) * kSwizzleBytes;
@@ -39,16 +39,31 @@ struct WgmmaSmem {
     // K-major operand (rows are M or N, COLS is K): rows r0.. (a multiple of 8), k step k.
     // Within a swizzled row the step is a byte offset of the start address; the hardware
     // applies the swizzle to the final address.
-    static __device__ __forceinline__ unsigned long long k_major(const void* base, int r0, int k) {
+    // Offsets are in the descriptor's 16-byte units, each term exact (panels, 8-row atoms and
+    // k steps are multiples of 16 bytes), so a runtime row never needs a shift per wgmma.
+    static __device__ __forceinline__ unsigned k_major_offset(int r0, int k) {
         const int col = kStep * k;
-        const char* p = static_cast<const char*>(base) + (col / kPanelCols) * kPanelBytes + r0 * kSwizzleBytes + (col % kPanelCols) * EB;
-        return wgmma_desc_swizzle(p, 16, kAtomBytes, kSwizzleBytes);
+        return unsigned(col / kPanelCols) * (kPanelBytes / 16) + unsigned(r0) * (kSwizzleBytes / 16) + unsigned(col % kPanelCols) * EB / 16;
     }
     // MN-major operand (rows are K, COLS is M or N): columns c0.. (a multiple of the panel
     // width), k16 step k; the LBO steps from one panel to the next along M or N.
+    static __device__ __forceinline__ unsigned mn_major_offset(int c0, int k) {
+        return unsigned(c0 / kPanelCols) * (kPanelBytes / 16) + unsigned(k) * kSwizzleBytes;
+    }
+    // The tile's descriptor at its base, built once per gemm: every wgmma of the call then
+    // only adds its offset to the start address (desc_at), one 32-bit add, instead of a
+    // 64-bit address conversion, mask, shift and or per instruction.
+    static __device__ __forceinline__ unsigned long long k_major_base(const void* base) {
+        return wgmma_desc_swizzle(base, 16, kAtomBytes, kSwizzleBytes);
+    }
+    static __device__ __forceinline__ unsigned long long mn_major_base(const void* base) {
+        return wgmma_desc_swizzle(base, kPanelBytes, kAtomBytes, kSwizzleBytes);
+    }
+    static __device__ __forceinline__ unsigned long long k_major(const void* base, int r0, int k) {
+        return desc_at(k_major_base(base), k_major_offset(r0, k));
+    }
     static __device__ __forceinline__ unsigned long long mn_major(const void* base, int c0, int k) {
-        const char* p = static_cast<const char*>(base) + (c0 / kPanelCols) * kPanelBytes + 16 * k * kSwizzleBytes;
-        return wgmma_desc_swizzle(p, kPanelBytes, kAtomBytes, kSwizzleBytes);
+        return desc_at(mn_major_base(base), mn_major_offset(c0, k));
     }
 };
 
@@ -68,9 +83,13 @@ struct WgmmaGrid {
 // Two A-fragment elements as one operand register: the bits when they are already T, else
 // rounded in one paired conversion.
 template <class T>
-__device__ __forceinline__ unsigned pack_operand(const T& lo, const T& hi) { return pack2(lo, hi); }
+__device__ __forceinline__ unsigned pack_operand(const T& lo, const T& hi) {
+    return pack2(lo, hi);
+}
 template <class T>
-__device__ __forceinline__ unsigned pack_operand(float lo, float hi) { return pack_float2<T>(lo, hi); }
+__device__ __forceinline__ unsigned pack_operand(float lo, float hi) {
+    return pack_float2<T>(lo, hi);
+}
 
 // ZERO: the group overwrites the accumulator (scale-d = 0 on the first k step, T.gemm's
 // clear_accum) instead of adding to it. `fence` orders the threads' generic-proxy writes of the
@@ -91,15 +110,17 @@ __device__ __forceinline__ void gemm_wgmma_ss(const T* A, const TB* B, float* ac
     const int m0 = G::m0(tid), n0 = G::n0(tid);
     // The tiles were written through the generic proxy (cp.async, st.shared) and the block
     // barrier ordered them; the tensor cores read through the async proxy.
+    const unsigned long long a0 = TRANS_A ? SA::mn_major_base(A) : SA::k_major_base(A);
+    const unsigned long long b0 = TRANS_B ? SB::k_major_base(B) : SB::mn_major_base(B);
     if (fence) fence_proxy_async();
     wgmma_fence();
 #pragma unroll
     for (int k = 0; k < BK / SA::kStep; ++k) {
-        const unsigned long long db = TRANS_B ? SB::k_major(B, n0, k) : SB::mn_major(B, n0, k);
+        const unsigned long long db = desc_at(b0, TRANS_B ? SB::k_major_offset(n0, k) : SB::mn_major_offset(n0, k));
 #pragma unroll
         for (int t = 0; t < G::MT; ++t) {
             const int m = m0 + t * G::kMStep;
-            const unsigned long long da = TRANS_A ? SA::mn_major(A, m, k) : SA::k_major(A, m, k);
+            const unsigned long long da = desc_at(a0, TRANS_A ? SA::mn_major_offset(m, k) : SA::k_major_offset(m, k));
             if constexpr (EB == 1)
                 wgmma_ss8<G::WN, T, TB>(acc + t * (G::WN / 2), da, db, ZERO && k == 0 ? 0 : 1);
             else
@@ -119,13 +140,14 @@ __device__ __forceinline__ void gemm_wgmma_rs(const FragT* a, const T* B, float*
     using G = WgmmaGrid<BM, BN, WARPS_M, WARPS_N>;
     using SB = WgmmaSmem<TRANS_B ? BN : BK, TRANS_B ? BK : BN>;
     const int n0 = G::n0(tid);
+    const unsigned long long b0 = TRANS_B ? SB::k_major_base(B) : SB::mn_major_base(B);
 #pragma unroll
     for (int i = 0; i < G::MT * (BK / 2); i += 2) packed[i / 2] = pack_operand<T>(a[i], a[i + 1]);
     if (fence) fence_proxy_async();
     wgmma_fence();
 #pragma unroll
     for (int k = 0; k < BK / 16; ++k) {
-        const unsigned long long db = TRANS_B ? SB::k_major(B, n0, k) : SB::mn_major(B, n0, k);
+        const unsigned long long db = desc_at(b0, TRANS_B ? SB::k_major_offset(n0, k) : SB::mn_major_offset(n0, k));
 #pragma unroll
         for (int t = 0; t < G::MT; ++t) wgmma_rs<G::WN, T, TRANS_B>(acc + t * (G::WN / 2), packed + t * (BK / 4) + 4 * k, db, ZERO && k == 0 ? 0 : 1);
     }
@@ -140,11 +162,12 @@ __device__ __forceinline__ void gemm_wgmma_rs_packed(const unsigned* a, const T*
     using G = WgmmaGrid<BM, BN, WARPS_M, WARPS_N>;
     using SB = WgmmaSmem<TRANS_B ? BN : BK, TRANS_B ? BK : BN>;
     const int n0 = G::n0(tid);
+    const unsigned long long b0 = TRANS_B ? SB::k_major_base(B) : SB::mn_major_base(B);
     if (fence) fence_proxy_async();
     wgmma_fence();
 #pragma unroll
     for (int k = 0; k < BK / 16; ++k) {
-        const unsigned long long db = TRANS_B ? SB::k_major(B, n0, k) : SB::mn_major(B, n0, k);
+        const unsigned long long db = desc_at(b0, TRANS_B ? SB::k_major_offset(n0, k) : SB::mn_major_offset(n0, k));
 #pragma unroll
         for (int t = 0; t < G::MT; ++t) wgmma_rs<G::WN, T, TRANS_B>(acc + t * (G::WN / 2), a + t * (BK / 4) + 4 * k, db, ZERO && k == 0 ? 0 : 1);
     }

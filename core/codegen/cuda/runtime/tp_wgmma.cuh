@@ -59,6 +59,14 @@ __device__ __forceinline__ unsigned long long wgmma_desc_swizzle(const void* sme
     return d | (mode << 62);
 }
 
+// A descriptor `units` * 16 bytes further into shared memory: only the start-address field
+// (bits 0-13, the address >> 4) changes, and shared addresses stay under 2^18 bytes, so adding
+// to the low word never carries into the LBO field.
+__device__ __forceinline__ unsigned long long desc_at(unsigned long long desc, unsigned units) {
+    const unsigned lo = static_cast<unsigned>(desc) + units;
+    return (desc & 0xFFFFFFFF00000000ull) | lo;
+}
+
 // --- ordering -------------------------------------------------------------------------------
 // Before the first wgmma of a batch: orders earlier register and shared-memory writes
 // (accumulators, RS A fragments) before the async proxy reads them.
