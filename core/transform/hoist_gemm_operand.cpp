@@ -1,6 +1,7 @@
 // hoist_gemm_operand (see hoist_gemm_operand.h).
 #include "transform/hoist_gemm_operand.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -17,6 +18,16 @@ namespace {
 
 constexpr int64_t kMaxOperandWords = 32;    // registers a thread the hoisted tile may take
 constexpr int64_t kMaxFragmentWords = 160;  // registers a thread all fragments may take then
+
+// ...and no more than the register budget of `threads` consumers less 40 for addresses and
+// temporaries: the budget setmaxnreg gives them beside a 24-register producer warpgroup
+// (producer_consumer), at most 240. Two warpgroups get 240, so 160 holds; three get 160, and
+// an attention kernel at D=64 whose fragments already take 128 spilled with Q hoisted.
+int64_t fragment_word_limit(int64_t threads) {
+    if (threads <= 0) return kMaxFragmentWords;
+    const int64_t budget = std::min<int64_t>(240, (65536 - 128 * 24) / threads / 8 * 8);
+    return std::min(kMaxFragmentWords, budget - 40);
+}
 
 int64_t elements(const Buffer& b) {
     int64_t n = 1;
@@ -79,7 +90,7 @@ struct Hoist : IRMutator {
         GemmOpNode rs(g);
         rs.A = ops::whole_region(std::make_shared<BufferNode>(a->name, a->dtype, a->shape, Scope::Fragment, g.span));
         if (ops::WgmmaPlan p = ops::plan_wgmma(rs, *target, threads); !p.ok || !p.rs || p.warps_n != 1) return false;
-        if (w > kMaxOperandWords || fragment_words + w > kMaxFragmentWords) {
+        if (w > kMaxOperandWords || fragment_words + w > fragment_word_limit(threads)) {
             diags->report(DiagKind::FastPathNotTaken, g.span,
                           {"`" + a->name + "` in registers (an RS wgmma)",
                            "it needs " + std::to_string(w) + " registers a thread beside the fragments' " + std::to_string(fragment_words),
