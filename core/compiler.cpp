@@ -281,7 +281,7 @@ static Diagnostic fast_path_remark(const CompileResult& r, const std::vector<std
     return d;
 }
 
-// A memory-bound kernel that registers hold under half the SM's warps (occupancy_retry.h) is
+// A memory-bound kernel that registers hold to a quarter of the SM's warps (occupancy_retry.h) is
 // compiled again asking ptxas for more blocks per SM; the first build that spills nothing and
 // uses fewer registers replaces `r`, and `base` takes its pass config.
 static void retry_for_occupancy(CompileRequest& base, CompileResult& r) {

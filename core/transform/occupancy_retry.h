@@ -1,8 +1,8 @@
 // occupancy_retry: when ptxas gives a memory-bound kernel so many registers per thread that
-// fewer than half of the SM's warps can be resident, how many blocks per SM to ask for in a
-// second compile (__launch_bounds__(T, B) caps the registers). A memory-bound kernel hides
-// DRAM latency with warps in flight; ptxas, free to use 255 registers, spends them on
-// unrolled temporaries instead (a softmax row of 8000 fp16 on 256 threads took 100 registers,
+// at most a quarter of the SM's warps can be resident, how many blocks per SM (for up to half
+// the warps) to ask for in a second compile (__launch_bounds__(T, B) caps the registers). A
+// memory-bound kernel hides DRAM latency with warps in flight; ptxas, free to use 255
+// registers, spends them on unrolled temporaries instead (a softmax row of 8000 fp16 on 256 threads took 100 registers,
 // two blocks to an SM, and ran at a third of the bandwidth of a 4096-wide one).
 #pragma once
 
@@ -19,7 +19,7 @@ namespace tp::transform {
 // with, most first (the first build that does not spill is kept), or none when a retry cannot
 // help: the kernel has a T.gemm (Tensor-Core kernels
 // size their registers on purpose), is warp-specialized, registers are not what limits it,
-// half the warps are already resident, or the cap would leave its fragments too few
+// more than a quarter of the warps are already resident, or the cap would leave its fragments too few
 // registers. `tp.disable_occupancy_retry` switches it off.
 std::vector<int> occupancy_retry_blocks(const ir::PrimFunc& traced, const ir::PrimFunc& lowered, const ResourceUsage& ru, int64_t threads,
                                         const Target& target);

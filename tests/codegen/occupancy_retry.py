@@ -5,7 +5,7 @@
 # registers per thread, two blocks (16 warps) to an SM. It has no T.gemm and registers are
 # what limit it, so compile() builds it again for more blocks per SM, keeping the first cap
 # that spills nothing (three blocks here; four would spill). A 4096-wide row already fits
-# half the warps and is left alone, as is any kernel with the retry switched off.
+# more than a quarter of the warps and is left alone, as is any kernel with the retry off.
 # RETRY: .minnctapersm 3
 # OFF-NOT: .minnctapersm
 import tilelang.language as T
