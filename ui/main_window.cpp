@@ -133,7 +133,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         params_->set_cpu(!gpu);
         Settings::set_device("auto");  // set_cpu saved its choice; keep deciding at each start
         if (!gpu) no_gpu_note_ = tr("No CUDA device on this machine (%1): Run uses the CPU interpreter at the sample's CPU sizes. "
-                                    "Benchmark, Sweep and Tune need a GPU.")
+                                    "Sweep checks each configuration there; Benchmark and Tune need a GPU.")
                                      .arg(QString::fromStdString(why));
     } else {
         params_->set_cpu(device == "cpu");
@@ -341,15 +341,20 @@ void MainWindow::build_actions() {
     update_job_actions();
 }
 
-// Benchmark, Sweep and Tune time kernels on the GPU: with Run on the CPU they are off, and say
-// why where the user looks (their tooltip).
+// Benchmark and Tune time kernels on the GPU: with Run on the CPU they are off, and say why
+// where the user looks (their tooltip). A Sweep runs there too: each configuration on the
+// interpreter at the cpu-args sizes, checked, which shows which schedules are right.
 void MainWindow::update_job_actions() {
     const bool gpu = params_ && !params_->cpu();
-    for (const char* name : {"action_bench", "action_sweep", "action_tune"})
+    for (const char* name : {"action_bench", "action_tune"})
         if (auto* a = findChild<QAction*>(name)) {
             a->setEnabled(gpu);
             a->setToolTip(gpu ? a->text().remove('&') : tr("%1 needs a GPU: choose GPU under Run on (Parameters)").arg(a->text().remove('&')));
         }
+    if (auto* a = findChild<QAction*>("action_sweep"))
+        a->setToolTip(gpu ? a->text().remove('&')
+                          : tr("Sweep on the CPU: every configuration runs on the interpreter at the cpu-args sizes and is checked; "
+                               "timings need a GPU"));
 }
 
 void MainWindow::update_recent_menu() {

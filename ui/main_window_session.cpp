@@ -165,7 +165,7 @@ void MainWindow::start_job(RunJob::Kind kind) {
         output_log_->clear();
         output_shown_ = false;
     };
-    if (params_->cpu() && kind != RunJob::Kind::Run) {
+    if (params_->cpu() && kind != RunJob::Kind::Run && kind != RunJob::Kind::Sweep) {
         results_->show_message(tr("%1 needs a GPU: CPU runs only check that the kernel runs; choose GPU in Parameters")
                                    .arg(RunService::kind_name(kind)), true);
         return;
@@ -178,7 +178,7 @@ void MainWindow::start_job(RunJob::Kind kind) {
     job.target = params_->target();
     job.defines = req.defines;
     job.fallback_defines = header_.args;
-    if (params_->cpu()) {
+    if (params_->cpu() && kind == RunJob::Kind::Run) {
         begin_output();
         start_cpu_run(job);
         return;
@@ -206,6 +206,14 @@ void MainWindow::start_job(RunJob::Kind kind) {
         // everywhere; `tilec sweep` checks 16 by default, `tilec bench` 64.
         job.check_blocks = 8;
         sweep_model_->clear();
+        if (params_->cpu()) {
+            // A CPU sweep: each configuration interpreted at the cpu-args sizes and checked
+            // whole (the interpreter runs every block anyway).
+            job.check_blocks = 0;
+            begin_output();
+            start_cpu_run(job);
+            return;
+        }
         if (kind == RunJob::Kind::Tune) {
             // Tune is the autotuner itself (tp::run_tune, as `tilec tune`): compiles on every
             // core, times configs under one GPU lock, checks them, caches the answer.

@@ -214,7 +214,7 @@ private Q_SLOTS:
     }
 
     // Edit has Undo/Redo/Cut/Copy/Paste/Select all acting on the editor, Help an About; with Run
-    // on the CPU, Benchmark, Sweep and Tune are off and say why.
+    // on the CPU, Benchmark and Tune are off and say why; Sweep checks configs there.
     void edit_menu_help_and_gpu_only_actions() {
         MainWindow w;
         w.editor()->setText("abc");
@@ -237,7 +237,10 @@ private Q_SLOTS:
         auto* bench = w.findChild<QAction*>("action_bench");
         QVERIFY(!bench->isEnabled());
         QVERIFY(bench->toolTip().contains("needs a GPU"));
-        QVERIFY(!w.findChild<QAction*>("action_sweep")->isEnabled());
+        QVERIFY(!w.findChild<QAction*>("action_tune")->isEnabled());
+        // A sweep runs on the interpreter too, and its tooltip says what it does there.
+        QVERIFY(w.findChild<QAction*>("action_sweep")->isEnabled());
+        QVERIFY(w.findChild<QAction*>("action_sweep")->toolTip().contains("interpreter"));
         params->set_cpu(false);
         QVERIFY(bench->isEnabled());
         w.editor()->setModified(false);

@@ -347,25 +347,54 @@ private Q_SLOTS:
         check_shot("long-run-cancelled");
     }
 
-    // Without a GPU a sweep cannot run on the CPU: Sweep, Benchmark and Tune are off and say
-    // why. Through a GPU worker (a fake one here) the sweep fills the table and the charts.
+    // Without a GPU, Benchmark and Tune are off and say why; a Sweep runs every configuration
+    // of the file's space on the interpreter at the cpu-args sizes (the real worker) and
+    // checks each, and the charts say that timings need a GPU. Through a GPU worker (a fake
+    // one here) the sweep fills the table and the charts.
     void sweep() {
         params()->set_cpu(true);
-        for (const char* name : {"action_sweep", "action_bench", "action_tune"}) {
+        for (const char* name : {"action_bench", "action_tune"}) {
             QAction* a = w_->findChild<QAction*>(name);
             QVERIFY2(!a->isEnabled(), name);
             QVERIFY2(a->toolTip().contains("needs a GPU"), qPrintable(a->toolTip()));
         }
-        check_shot("sweep-needs-gpu");
-        if (QTest::currentTestFailed()) return;
-        w_->run_service()->set_command(PYTHON3, {UI_TEST_DATA "/fake_worker.py"});
-        params()->set_cpu(false);
-        QVERIFY(w_->findChild<QAction*>("action_sweep")->isEnabled());
+        QAction* sweep_action = w_->findChild<QAction*>("action_sweep");
+        QVERIFY(sweep_action->isEnabled());
         open_from_welcome("gemm_autotune.py");
         const tp::SampleHeader header = tp::parse_sample_header(w_->editor()->text().toStdString());
         tp::TuneSpace space = tp::find_tune_space(sample("gemm_autotune.py").toStdString(), w_->editor()->text().toStdString(),
                                                   header.kernel, {}, header.args, params()->target().toStdString());
         QVERIFY(space.ok && space.configs.size() > 1);
+        {
+            QSignalSpy done(w_->run_service(), &RunService::job_finished);
+            QElapsedTimer t;
+            t.start();
+            sweep_action->trigger();
+            QVERIFY(QTest::qWaitFor([&] { return done.count() > 0; }, 120000));
+            qInfo("    CPU sweep of %d configurations in %lld ms", int(space.configs.size()), t.elapsed());
+            QVERIFY2(done.last().at(0).toBool(), qPrintable(done.last().at(1).toString()));
+            auto* model = w_->findChild<SweepModel*>();
+            QCOMPARE(model->rowCount(), int(space.configs.size()));
+            for (const auto& r : model->rows()) {
+                QVERIFY2(r.cpu && r.ok && r.correct, qPrintable(r.config + ": " + r.error));
+                QVERIFY2(r.wall_ms > 0, qPrintable(r.config));
+            }
+            QVERIFY(model->data(model->index(0, SweepModel::Latency)).toString().startsWith("CPU "));
+            auto* latency = w_->findChild<BarChart*>("chart_latency");
+            QVERIFY(latency->bars().empty());
+            QVERIFY2(latency->note().contains("CPU sweep: " + QString::number(space.configs.size()) + " of"), qPrintable(latency->note()));
+            QVERIFY(!w_->findChild<ChartsPanel*>()->export_png(dir_.filePath("cpu-sweep.png")));
+            check_shot("cpu-sweep");
+            if (QTest::currentTestFailed()) return;
+            auto* charts = w_->findChild<QDockWidget*>("dock_charts");
+            charts->raise();
+            QTRY_VERIFY(!charts->visibleRegion().isEmpty());
+            check_shot("cpu-sweep-charts");
+            if (QTest::currentTestFailed()) return;
+        }
+        w_->run_service()->set_command(PYTHON3, {UI_TEST_DATA "/fake_worker.py"});
+        params()->set_cpu(false);
+        QVERIFY(w_->findChild<QAction*>("action_sweep")->isEnabled());
         QSignalSpy done(w_->run_service(), &RunService::job_finished);
         w_->findChild<QAction*>("action_sweep")->trigger();
         QVERIFY(QTest::qWaitFor([&] { return done.count() > 0; }, 60000));

@@ -177,7 +177,8 @@ void BarChart::rebuild() {
     chart_->removeAllSeries();
     for (auto* a : chart_->axes()) chart_->removeAxis(a), delete a;
     set_title(note_.isEmpty() ? title_ : title_ + QStringLiteral(" — ") + note_);
-    set_placeholder(bars_.empty() ? tr("%1: run a sweep (Ctrl+Alt+S) to fill this chart").arg(title_) : QString());
+    // Empty: the note (a CPU sweep's, say) tells why before the generic hint does.
+    set_placeholder(!bars_.empty() ? QString() : !note_.isEmpty() ? note_ : tr("%1: run a sweep (Ctrl+Alt+S) to fill this chart").arg(title_));
     chart_->setBackgroundBrush(t.base);
     chart_->setTitleBrush(t.text);
     chart_->legend()->setLabelColor(t.text);

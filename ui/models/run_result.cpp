@@ -84,6 +84,8 @@ RunResult run_result_from_json(const QJsonObject& o) {
     r.min_ms = num(t, {"min_ms"});
     r.median_ms = num(t, {"median_ms", "ms"});
     r.wall_ms = num(o, {"wall_ms"});
+    // A CPU run's time is the interpreter's (not a GPU timing: has_timing() stays false).
+    if (r.cpu && r.wall_ms < 0) r.wall_ms = num(o.value("interp").toObject(), {"ms"});
     r.spread_pct = num(t, {"spread_pct", "spread"});
     r.tflops = num(t, {"tflops"}, num(o, {"tflops"}));
     r.gbps = num(t, {"gbps", "gb_s"}, num(o, {"gbps", "gb_s"}));

@@ -93,7 +93,11 @@ QVariant SweepModel::data(const QModelIndex& index, int role) const {
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
     switch (index.column()) {
         case Config: return r.config;
-        case Latency: return r.cpu ? tr("CPU") : ResultsModel::format_ms(r.median_ms);
+        case Latency:
+            // The interpreter's time says nothing of the GPU's: named as such.
+            if (r.cpu && role == Qt::ToolTipRole) return tr("the CPU interpreter's time, which says nothing of the GPU's: timings need a GPU");
+            if (r.cpu) return r.wall_ms > 0 ? tr("CPU %1").arg(ResultsModel::format_ms(r.wall_ms)) : tr("CPU");
+            return ResultsModel::format_ms(r.median_ms);
         case Tflops: return ResultsModel::format_number(r.tflops, 2);
         case Gbps: return ResultsModel::format_number(r.gbps, 0);
         case Error: return r.rel_error < 0 ? QStringLiteral("—") : QString::number(r.rel_error, 'e', 2);

@@ -47,7 +47,8 @@ const char* RunService::kind_name(RunJob::Kind k) {
 }
 
 QString RunService::job_name() const {
-    return job_.cpu ? tr("CPU run") : tr(kind_name(job_.kind));
+    if (job_.cpu) return job_.kind == RunJob::Kind::Sweep ? tr("CPU sweep") : tr("CPU run");
+    return tr(kind_name(job_.kind));
 }
 
 QString RunService::default_tilec() {
@@ -79,8 +80,14 @@ RunService::~RunService() {
 }
 
 void RunService::set_command(const QString& program, const QStringList& args) {
+    if (program == program_ && args == args_) return;
     program_ = program;
     args_ = args;
+    // An idle worker of the old command would answer the next job: the next one starts anew.
+    if (proc_ && !active_ && proc_->state() != QProcess::NotRunning) {
+        proc_->kill();
+        proc_->waitForFinished(2000);
+    }
 }
 
 void RunService::ensure_worker() {
@@ -194,8 +201,8 @@ void RunService::next_config() {
     if (!job_.source.isEmpty()) load["source"] = job_.source;
     if (job_.cpu) load["device"] = "cpu";
     kernel_info_ = {};  // a failed load must not describe the previous configuration's kernel
-    Q_EMIT progress(int(index_), total, job_.cpu ? tr("CPU run: compiling to Tile IR")
-                                                 : tr("compiling configuration %1 of %2").arg(index_ + 1).arg(total));
+    Q_EMIT progress(int(index_), total, job_.cpu && total == 1 ? tr("CPU run: compiling to Tile IR")
+                                                               : tr("compiling configuration %1 of %2").arg(index_ + 1).arg(total));
     send(load);
 }
 
@@ -325,7 +332,8 @@ void RunService::send_run() {
         req["baselines"] = with_peers ? QJsonArray::fromStringList(job_.baselines) : QJsonArray();
     }
     const int total = int(job_.configs.size());
-    if (job_.cpu) Q_EMIT progress(0, total, tr("CPU run: interpreting"));
+    if (job_.cpu && total == 1) Q_EMIT progress(0, total, tr("CPU run: interpreting"));
+    else if (job_.cpu) Q_EMIT progress(int(index_), total, tr("interpreting configuration %1 of %2").arg(index_ + 1).arg(total));
     else Q_EMIT progress(int(index_), total, tr("%1 configuration %2 of %3").arg(bench ? tr("timing") : tr("running")).arg(index_ + 1).arg(total));
     send(req);
 }

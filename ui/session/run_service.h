@@ -54,7 +54,8 @@ public:
     explicit RunService(QObject* parent = nullptr);
     ~RunService() override;
 
-    // The worker command; default: the tilec next to this executable (or $TILEC), "worker".
+    // The worker command; default: the tilec next to this executable (or $TILEC), "worker". An
+    // idle worker of another command is stopped, so the next job starts the new one.
     void set_command(const QString& program, const QStringList& args);
     void set_watchdog_ms(int ms) { watchdog_ms_ = ms; }
 

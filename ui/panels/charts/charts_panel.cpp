@@ -163,26 +163,37 @@ void ChartsPanel::refresh() {
     for (BarChart* c : {latency_, tflops_}) c->set_label_key(label_key(varying));
     latency_->set_data(std::move(lat), std::move(lat_refs));
     tflops_->set_data(std::move(tf), std::move(tf_refs));
-    // The best config's ratio to the best peer, measured beside it in one alternating call.
-    latency_->set_note(model_->best_peer_summary());
-    tflops_->set_note(model_->best_peer_summary());
+    // The best config's ratio to the best peer, measured beside it in one alternating call. A
+    // sweep on the CPU checked its configs but timed none: the charts say so instead of
+    // drawing the interpreter's times as if they were the GPU's.
+    int cpu = 0, cpu_ok = 0;
+    for (const auto& r : model_->rows())
+        if (r.cpu) ++cpu, cpu_ok += r.ok && r.correct ? 1 : 0;
+    const QString note = rows.empty() && cpu > 0
+                             ? tr("CPU sweep: %1 of %2 configurations ran and passed their check on the interpreter; latency and "
+                                  "TFLOP/s need a GPU (Run on: GPU)")
+                                   .arg(cpu_ok)
+                                   .arg(cpu)
+                             : model_->best_peer_summary();
+    latency_->set_note(note);
+    tflops_->set_note(note);
     roofline_->set_points(std::move(pts));
-    // Nothing measured yet: an export would write blank axes.
-    const bool any = model_->rowCount() > 0;
+    // Nothing drawn yet: an export would write blank axes.
+    const bool any = !rows.empty();
     for (QToolButton* b : {png_, csv_}) {
         b->setEnabled(any);
-        b->setToolTip(any ? QString() : tr("Run a Sweep (or a Benchmark) first: there is nothing to export yet"));
+        b->setToolTip(any ? QString() : tr("Run a Sweep (or a Benchmark) on a GPU first: there is nothing to export yet"));
     }
 }
 
 bool ChartsPanel::export_png(const QString& path) {
     auto* c = qobject_cast<ChartWidget*>(tabs_->currentWidget());
-    return c && model_->rowCount() > 0 && c->save_png(path);
+    return c && !shown_.empty() && c->save_png(path);
 }
 
 bool ChartsPanel::export_csv(const QString& path) {
     auto* c = qobject_cast<ChartWidget*>(tabs_->currentWidget());
-    return c && model_->rowCount() > 0 && c->save_csv(path);
+    return c && !shown_.empty() && c->save_csv(path);
 }
 
 }  // namespace tpui
