@@ -216,26 +216,27 @@ void format(const DV& v, int level, bool indent, bool spans, std::string& out, b
         out += "]";
         return;
     }
-    std::vector<std::string> args;
+    // Whether the node fits one line is known before its fields are formatted (a simple field
+    // is an atom, an empty list or a node without fields), so each field is written straight
+    // into `out`: formatting them into strings first copied every subtree once per level
+    // above it, seconds for a chain of 500 elifs.
+    auto is_simple = [](const DV& f) { return f.kind == DV::AtomK || (f.kind == DV::ListK ? f.items.empty() : f.fields.empty()); };
     bool allsimple = true;
-    for (size_t i = 0; i < v.fields.size(); ++i) {
-        std::string a = std::string(v.names[i]) + "=";
-        bool s = false;
-        format(v.fields[i], level, indent, spans, a, s);
-        allsimple = allsimple && s;
-        args.push_back(std::move(a));
-    }
+    for (const auto& f : v.fields) allsimple = allsimple && is_simple(f);
+    const bool one_line = allsimple && v.fields.size() <= 3;
     out += v.text;
     if (spans && v.span.valid()) out += span_text(v.span);
     out += "(";
-    bool one_line = allsimple && args.size() <= 3;
     if (!one_line) out += prefix;
-    for (size_t i = 0; i < args.size(); ++i) {
+    for (size_t i = 0; i < v.fields.size(); ++i) {
         if (i) out += one_line ? ", " : sep;
-        out += args[i];
+        out += v.names[i];
+        out += '=';
+        bool s = false;
+        format(v.fields[i], level, indent, spans, out, s);
     }
     out += ")";
-    simple = one_line && args.empty();
+    simple = one_line && v.fields.empty();
 }
 
 }  // namespace

@@ -64,7 +64,17 @@ public:
     struct DepthGuard {
         Parser& p;
         explicit DepthGuard(Parser& parser);
-        ~DepthGuard() { --p.depth_; }
+        ~DepthGuard() { --p.depth_, --p.tree_depth_; }
+    };
+    // Bounds the tree's depth, which left-associative chains (`a.b.c...`, `a+b+...`, `f()()`)
+    // grow without recursing here: every later pass (the AST dump, the evaluator) recurses on
+    // it. Each link() of a chain takes a level of tree_depth_ until the guard goes.
+    struct ChainGuard {
+        Parser& p;
+        int links = 0;
+        explicit ChainGuard(Parser& parser) : p(parser) {}
+        void link();
+        ~ChainGuard() { p.tree_depth_ -= links; }
     };
 
     // ---- statements (parser_stmt.cpp, parser_compound.cpp, parser_definitions.cpp)
@@ -145,6 +155,7 @@ public:
     size_t pos_ = 0;
     DiagnosticEngine& diags_;
     int depth_ = 0;
+    int tree_depth_ = 0;  // depth_'s levels plus the links of the chains being parsed
     int speculating_ = 0;  // > 0 while trying an alternative; errors then are not reported
 };
 

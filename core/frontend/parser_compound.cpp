@@ -40,6 +40,10 @@ StmtPtr Parser::if_statement(SourceLoc begin) {
     s->test = named_expression();
     s->body = block();
     if (at_kw("elif")) {
+        // Each elif nests the next If in this one's orelse: a level of the tree, and of this
+        // function's recursion.
+        ChainGuard chain(*this);
+        chain.link();
         s->orelse.push_back(if_statement(here()));
     } else if (accept_kw("else")) {
         s->orelse = block();

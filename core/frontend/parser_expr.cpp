@@ -11,7 +11,10 @@ using namespace parse_detail;
 
 namespace {
 
-constexpr size_t kMaxChain = 1000;  // longest left-associative chain (`a+b+...`, `a.b.c...`)
+constexpr size_t kMaxChain = 1000;  // longest comparison chain (`a < b < ...`, a flat node)
+// Deepest expression tree (ChainGuard): with AddressSanitizer's larger frames the AST dump
+// overflowed the 8 MB stack at about 700 levels of `a.b.b...`.
+constexpr int kMaxTreeDepth = 500;
 
 // Binary operator precedence for the Pratt loop; 0 when the token is not a binary operator.
 int binary_prec(const Token& t, OperatorKind& op) {
@@ -49,7 +52,19 @@ bool starts_expression(const Token& t) {
 }  // namespace parse_detail
 
 Parser::DepthGuard::DepthGuard(Parser& parser) : p(parser) {
-    if (++p.depth_ > 200) p.fail_syntax("too deeply nested; the limit is 200 levels of nesting");
+    ++p.tree_depth_;
+    if (++p.depth_ > 200) {
+        // No destructor runs for a constructor that throws, and speculative parses go on.
+        --p.depth_, --p.tree_depth_;
+        p.fail_syntax("too deeply nested; the limit is 200 levels of nesting");
+    }
+}
+
+void Parser::ChainGuard::link() {
+    ++links;
+    if (++p.tree_depth_ > kMaxTreeDepth)
+        p.fail_syntax("nested too deeply; the limit is " + std::to_string(kMaxTreeDepth) +
+                      " levels of operators, attributes, calls, subscripts, elifs and brackets together");
 }
 
 ExprPtr Parser::expression() {
@@ -222,7 +237,7 @@ ExprPtr Parser::comparison() {
 ExprPtr Parser::binary(int min_prec) {
     SourceLoc b = here();
     ExprPtr left = factor();
-    size_t chain = 0;
+    ChainGuard chain(*this);
     while (true) {
         OperatorKind op{};
         int prec = binary_prec(peek(), op);
@@ -234,7 +249,7 @@ ExprPtr Parser::binary(int min_prec) {
         n->right = binary(prec + 1);
         finish(*n, b);
         left = std::move(n);
-        if (++chain > kMaxChain) fail_syntax("expression too long");
+        chain.link();
     }
     return left;
 }
@@ -280,8 +295,9 @@ ExprPtr Parser::power() {
 ExprPtr Parser::primary() {
     SourceLoc b = here();
     ExprPtr e = atom();
-    for (size_t chain = 0;; ++chain) {
-        if (chain > kMaxChain) fail_syntax("expression too long");
+    ChainGuard chain(*this);
+    for (bool first = true;; first = false) {
+        if (!first) chain.link();
         if (accept_op(".")) {
             auto n = node<Attribute>(b);
             n->value = std::move(e);

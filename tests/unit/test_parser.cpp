@@ -180,6 +180,36 @@ TEST(Parser, DeepNestingIsReportedNotACrash) {
     EXPECT_FALSE(parse(fs + "\n").module);
 }
 
+// Left-associative chains grow the tree without recursing in the parser; every later pass
+// recurses on it (a 700-link attribute chain overflowed the AST dump's stack under ASan, found
+// by CI's short fuzz run). Chains and brackets count together up to 500 levels.
+TEST(Parser, DeepChainsAreReportedNotACrash) {
+    auto chain = [](const std::string& head, const std::string& link, int n) {
+        std::string s = "x = " + head;
+        for (int i = 0; i < n; ++i) s += link;
+        return s + "\n";
+    };
+    EXPECT_TRUE(parse(chain("a", ".b", 400)).module);
+    EXPECT_TRUE(parse(chain("a", "+b", 400)).module);
+    for (const char* link : {".b", "+b", "()", "[0]", "*b"}) {
+        Diagnostic d = error_of(chain("a", link, 700));
+        EXPECT_EQ(d.kind, DiagKind::InvalidSyntax) << link;
+        EXPECT_NE(d.message.find("nested too deeply"), std::string::npos) << link << ": " << d.message;
+    }
+    // Brackets and chain links add up: 150 parentheses around a 400-term sum is too deep.
+    std::string mixed = "x = " + std::string(150, '(') + "a";
+    for (int i = 0; i < 400; ++i) mixed += "+b";
+    EXPECT_EQ(error_of(mixed + std::string(150, ')') + "\n").kind, DiagKind::InvalidSyntax);
+    // An elif nests the next If in the orelse: 600 of them are too deep, 400 are not.
+    std::string elifs = "if a: pass\n";
+    for (int i = 0; i < 400; ++i) elifs += "elif b: pass\n";
+    EXPECT_TRUE(parse(elifs).module);
+    for (int i = 0; i < 200; ++i) elifs += "elif b: pass\n";
+    EXPECT_NE(error_of(elifs).message.find("nested too deeply"), std::string::npos);
+    // A failed speculative parse gives its levels back: later statements still parse.
+    EXPECT_TRUE(parse(chain("a", ".b", 400) + chain("a", ".b", 400)).module);
+}
+
 TEST(Parser, ParseExpression) {
     auto file = SourceFile::from_string("-D", "2 * (M + 1)");
     DiagnosticEngine diags(file);
