@@ -8,6 +8,7 @@
 #include <set>
 
 #include "ir/functor.h"
+#include "transform/fragment_access.h"
 #include "transform/tile_lowering.h"
 
 namespace tp::transform {
@@ -29,6 +30,7 @@ std::vector<int64_t> const_shape(const Buffer& b) {
 struct Access {
     const BufferNode* buffer;
     std::vector<Expr> indices;
+    bool write = false;
 };
 struct Nest {
     std::vector<const VarNode*> vars;
@@ -44,7 +46,9 @@ public:
     std::vector<const GemmOpNode*> gemms;
     std::vector<const ReduceOpNode*> reduces;
     std::vector<const CopyOpNode*> copies;
+    std::vector<const BufferNode*> atomic_srcs;  // fragments T.atomic_add adds from
     std::vector<Nest> nests;
+    std::set<const BufferNode*> scalar;  // fragments accessed outside every T.Parallel loop
     Nest* cur = nullptr;
 
     void visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override {
@@ -55,9 +59,22 @@ public:
         if (n.buffer->scope == Scope::Fragment) frags[n.buffer.get()] = n.buffer;
         IRVisitor::visit_Allocate(n, s);
     }
-    void visit_GemmOp(const GemmOpNode& n, const Stmt& s) override { gemms.push_back(&n); IRVisitor::visit_GemmOp(n, s); }
-    void visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) override { reduces.push_back(&n); IRVisitor::visit_ReduceOp(n, s); }
-    void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override { copies.push_back(&n); IRVisitor::visit_CopyOp(n, s); }
+    void visit_GemmOp(const GemmOpNode& n, const Stmt& s) override {
+        gemms.push_back(&n);
+        IRVisitor::visit_GemmOp(n, s);
+    }
+    void visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) override {
+        reduces.push_back(&n);
+        IRVisitor::visit_ReduceOp(n, s);
+    }
+    void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
+        copies.push_back(&n);
+        IRVisitor::visit_CopyOp(n, s);
+    }
+    void visit_AtomicAddOp(const AtomicAddOpNode& n, const Stmt& s) override {
+        if (auto* r = std::get_if<BufferRegion>(&n.src)) atomic_srcs.push_back(r->buffer.get());
+        IRVisitor::visit_AtomicAddOp(n, s);
+    }
     void visit_For(const ForNode& n, const Stmt& s) override {
         if (n.for_kind != ForKind::Parallel || cur) return IRVisitor::visit_For(n, s);
         Nest nest;
@@ -80,12 +97,19 @@ public:
         cur = nullptr;
     }
     void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
-        if (cur && n.buffer->scope == Scope::Fragment) cur->frags.push_back({n.buffer.get(), n.indices});
+        note(n.buffer, n.indices, false);
         IRVisitor::visit_BufferLoad(n, e);
     }
     void visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override {
-        if (cur && n.buffer->scope == Scope::Fragment) cur->frags.push_back({n.buffer.get(), n.indices});
+        note(n.buffer, n.indices, true);
         IRVisitor::visit_BufferStore(n, s);
+    }
+    void note(const Buffer& b, const std::vector<Expr>& idx, bool write) {
+        if (b->scope != Scope::Fragment) return;
+        if (cur)
+            cur->frags.push_back({b.get(), idx, write});
+        else
+            scalar.insert(b.get());
     }
 };
 
@@ -157,7 +181,8 @@ public:
             } else if (!acc_for(cs[0], cs[1], g->policy, acc)) {
                 diags.report(DiagKind::NotYetLowered, g->span,
                              {"T.gemm with a " + std::to_string(cs[0]) + "x" + std::to_string(cs[1]) + " accumulator on " +
-                                  std::to_string(c.threads) + " threads (each warp needs 16-row, 8-column tiles)", "CUDA"});
+                                  std::to_string(c.threads) + " threads (each warp needs 16-row, 8-column tiles)",
+                              "CUDA"});
                 continue;
             }
             assign(g->C.buffer.get(), acc, g->span);
@@ -196,8 +221,10 @@ public:
             const BufferNode *s = cp->src.buffer.get(), *d = cp->dst.buffer.get();
             if (cp->src.buffer->scope != Scope::Fragment || cp->dst.buffer->scope != Scope::Fragment) continue;
             if (const_shape(cp->src.buffer) != const_shape(cp->dst.buffer)) continue;
-            if (get(s).kind != FragLayout::None) assign(d, get(s), cp->span);
-            else if (get(d).kind != FragLayout::None) assign(s, get(d), cp->span);
+            if (get(s).kind != FragLayout::None)
+                assign(d, get(s), cp->span);
+            else if (get(d).kind != FragLayout::None)
+                assign(s, get(d), cp->span);
         }
         for (const auto& n : c.nests) {
             if (n.extents.empty()) continue;
@@ -255,6 +282,67 @@ public:
     }
 };
 
+// Fragments the code reads or writes one element at a time, the way TileLang replicates them:
+// accessed outside every T.Parallel loop (`rms[0] += x` in serial code, `if mask[k]:` in a
+// pipelined loop) or in one at indices that are not its loop variables in order (`c[i]` in a
+// loop over (i, j)). Such a small fragment is held whole by every thread (Replicated), so every
+// thread runs the serial code on its own copy and any loop may read it anywhere. It must be
+// written only where every thread writes all of it: serial code, copies and fills from memory,
+// and loops over replicated fragments only (a loop partitioned over the threads would leave
+// each copy partly written). Larger ones stay striped (stage_fragments moves such accesses
+// through shared memory).
+constexpr int64_t kMaxReplicatedElems = 64;
+
+void replicate_scalar_fragments(const Collector& c, Inference& inf) {
+    std::set<const BufferNode*> odd = c.scalar, cand;
+    for (const auto& n : c.nests)
+        for (const auto& a : n.frags) {
+            if (!c.frags.count(a.buffer)) continue;
+            auto idx = squeeze_unit_dims(c.frags.at(a.buffer), a.indices);
+            bool own = idx.size() == n.vars.size();
+            for (size_t k = 0; own && k < idx.size(); ++k) own = is_var(idx[k], n.vars[k]);
+            if (!own) odd.insert(a.buffer);
+        }
+    for (const auto* b : odd) {
+        auto it = c.frags.find(b);
+        if (it == c.frags.end() || inf.get(b).kind != FragLayout::None) continue;
+        auto shape = const_shape(it->second);
+        int64_t elems = 1;
+        for (int64_t d : shape) elems *= d;
+        if (shape.size() == it->second->shape.size() && elems <= kMaxReplicatedElems) cand.insert(b);
+    }
+    // Written or read by an op that lays it out itself (gemm operands, reductions, fragment to
+    // fragment copies) or adds it once per owner (T.atomic_add): not replicated.
+    for (auto* g : c.gemms)
+        for (const BufferNode* b : {g->A.buffer.get(), g->B.buffer.get(), g->C.buffer.get()}) cand.erase(b);
+    for (auto* r : c.reduces) {
+        cand.erase(r->src.get());
+        cand.erase(r->dst.get());
+    }
+    for (auto* cp : c.copies)
+        if (cp->src.buffer->scope == Scope::Fragment) cand.erase(cp->dst.buffer.get());
+    for (auto* b : c.atomic_srcs) cand.erase(b);
+    auto replicated = [&](const BufferNode* b) { return cand.count(b) || inf.get(b).kind == FragLayout::Replicated; };
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (const auto& n : c.nests) {
+            bool whole = n.extents.size() == n.vars.size();
+            for (const auto& a : n.frags) whole &= replicated(a.buffer);
+            if (whole) continue;
+            for (const auto& a : n.frags)
+                if (a.write && cand.erase(a.buffer)) changed = true;
+        }
+    }
+    for (const auto* b : cand) {
+        FragLayout rep;
+        rep.kind = FragLayout::Replicated;
+        rep.threads = c.threads;
+        rep.elems = 1;
+        for (int64_t d : const_shape(c.frags.at(b))) rep.elems *= d;
+        inf.assign(b, rep, c.frags.at(b)->span);
+    }
+}
+
 // Run length V of striped fragments (see fragment_layout.h). A fragment copied to or from
 // global memory wants V elements of the narrowest such tensor to make 16 bytes, so those
 // copies become 16-byte accesses (striped_copy.cpp; a run of a wider tensor takes several).
@@ -281,9 +369,7 @@ int64_t striped_run(int64_t elems, int64_t threads, int64_t v, int64_t row) {
 }
 
 void choose_striped_runs(const Collector& c, std::map<const BufferNode*, FragLayout>& layouts) {
-    auto vec_type = [](DataType t) {
-        return t == DataType::float32() || t == DataType::float16() || t == DataType::bfloat16();
-    };
+    auto vec_type = [](DataType t) { return t == DataType::float32() || t == DataType::float16() || t == DataType::bfloat16(); };
     std::map<int64_t, int64_t> want;  // elems -> smallest V wanted (0: none yet, 1: vetoed)
     auto striped = [&](const BufferNode* b) {
         auto it = layouts.find(b);
@@ -336,6 +422,12 @@ std::map<const BufferNode*, FragLayout> infer_fragment_layouts(const PrimFunc& f
         inf.changed = false;
         inf.propagate();
     } while (inf.changed);
+    // Then what only element-wise code uses; their row vectors follow (propagate again).
+    replicate_scalar_fragments(c, inf);
+    while (inf.changed) {
+        inf.changed = false;
+        inf.propagate();
+    }
     for (const auto& [b, buf] : c.frags) {
         if (inf.get(b).kind != FragLayout::None) continue;
         FragLayout s;

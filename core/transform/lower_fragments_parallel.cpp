@@ -4,6 +4,7 @@
 #include <functional>
 #include <optional>
 
+#include "transform/fragment_access.h"
 #include "transform/lower_fragments_internal.h"
 
 namespace tp::transform::frag_lowering {
@@ -22,15 +23,7 @@ struct FragAccessScan : IRVisitor {
     }
 };
 
-// Indices of a fragment access without those on unit dims (always 0), so x[0, j] of a
-// (1, N) fragment matches a 1-D loop over j.
-std::vector<Expr> squeeze(const Buffer& b, const std::vector<Expr>& idx) {
-    if (idx.size() != b->shape.size()) return idx;
-    std::vector<Expr> out;
-    for (size_t k = 0; k < idx.size(); ++k)
-        if (!(as_const_int(b->shape[k]) == 1 && as_const_int(idx[k]) == 0)) out.push_back(idx[k]);
-    return out;
-}
+std::vector<Expr> squeeze(const Buffer& b, const std::vector<Expr>& idx) { return squeeze_unit_dims(b, idx); }
 
 }  // namespace
 
@@ -47,30 +40,13 @@ Expr FragLowerer::frag_index(const Buffer& b, const std::vector<Expr>& full_idx,
         }
         return off;
     }
-    auto var_is = [&](size_t k, size_t v) { return k < idx.size() && v < ctx->vars.size() && idx[k].get() == ctx->vars[v]; };
-    if (ctx && l) {
-        const FragLayout& d = ctx->drv;
-        if (d.kind == FragLayout::Acc) {
-            if (l->kind == FragLayout::Acc && *l == d && idx.size() == 2 && var_is(0, 0) && var_is(1, 1)) return ctx->local;
-            if (l->kind == FragLayout::Row && l->same_rows(d) && idx.size() == 1 && var_is(0, 0)) return d.row_slot_of(ctx->local);
-            if (l->kind == FragLayout::Col && l->same_cols(d) && idx.size() == 1 && var_is(0, 1)) return d.col_slot_of(ctx->local);
-        } else if (d.kind == FragLayout::Row || d.kind == FragLayout::Col) {
-            bool same = d.kind == FragLayout::Row ? l->same_rows(d) : l->same_cols(d);
-            if (l->kind == d.kind && same && idx.size() == 1 && var_is(0, 0)) return ctx->local;
-        } else if (d.kind == FragLayout::Striped && l->kind == FragLayout::Striped && l->elems == d.elems && l->vec == d.vec) {
-            // The loop's vars in order; a var of extent 1 is always 0 and may be left out
-            // (dgamma[j] inside T.Parallel(1, D) over x_hat[i, j]: the same element order).
-            std::vector<size_t> want;
-            for (size_t v = 0; v < ctx->vars.size(); ++v)
-                if (idx.size() == ctx->vars.size() || ctx->ext[v] != 1) want.push_back(v);
-            bool all = idx.size() == want.size();
-            for (size_t k = 0; all && k < idx.size(); ++k) all &= var_is(k, want[k]);
-            if (all) return ctx->local;
-        }
+    if (ctx && l && follows_driver(*l, ctx->drv, idx, ctx->vars, ctx->ext)) {
+        // Under an accumulator, a row (column) vector is read at the row (column) slot.
+        if (ctx->drv.kind == FragLayout::Acc && l->kind == FragLayout::Row) return ctx->drv.row_slot_of(ctx->local);
+        if (ctx->drv.kind == FragLayout::Acc && l->kind == FragLayout::Col) return ctx->drv.col_slot_of(ctx->local);
+        return ctx->local;
     }
-    fail("an access to fragment `" + b->name + "` that does not follow its layout (" + (l ? l->describe() : "unknown") +
-             ")",
-         span);
+    fail("an access to fragment `" + b->name + "` that does not follow its layout (" + (l ? l->describe() : "unknown") + ")", span);
     return int_imm(0);
 }
 
@@ -114,18 +90,16 @@ Stmt FragLowerer::visit_For(const ForNode& n, const Stmt& s) {
         std::optional<FragLayout> found;
         void check(const Buffer& b, const std::vector<Expr>& full_idx) {
             const FragLayout* l = self->layout_of(b);
-            std::vector<Expr> idx = squeeze(b, full_idx);
-            if (found || !l || idx.size() != vars->size()) return;
-            for (size_t k = 0; k < idx.size(); ++k)
-                if (idx[k].get() != (*vars)[k]) return;
-            bool fits = (l->kind == FragLayout::Acc && ext->size() == 2 && (*ext)[0] == l->bm && (*ext)[1] == l->bn) ||
-                        (l->kind == FragLayout::Row && ext->size() == 1 && (*ext)[0] == l->bm) ||
-                        (l->kind == FragLayout::Col && ext->size() == 1 && (*ext)[0] == l->bn) ||
-                        l->kind == FragLayout::Striped;
-            if (fits) found = *l;
+            if (!found && l && drives_nest(*l, squeeze(b, full_idx), *vars, *ext)) found = *l;
         }
-        void visit_BufferLoad(const BufferLoadNode& x, const Expr& e) override { check(x.buffer, x.indices); IRVisitor::visit_BufferLoad(x, e); }
-        void visit_BufferStore(const BufferStoreNode& x, const Stmt& st) override { check(x.buffer, x.indices); IRVisitor::visit_BufferStore(x, st); }
+        void visit_BufferLoad(const BufferLoadNode& x, const Expr& e) override {
+            check(x.buffer, x.indices);
+            IRVisitor::visit_BufferLoad(x, e);
+        }
+        void visit_BufferStore(const BufferStoreNode& x, const Stmt& st) override {
+            check(x.buffer, x.indices);
+            IRVisitor::visit_BufferStore(x, st);
+        }
     } finder;
     finder.self = this;
     finder.vars = &c.vars;
@@ -141,8 +115,14 @@ Stmt FragLowerer::visit_For(const ForNode& n, const Stmt& s) {
                 const FragLayout* l = self->layout_of(b);
                 ok &= l && l->kind == FragLayout::Replicated;
             }
-            void visit_BufferLoad(const BufferLoadNode& x, const Expr& e) override { check(x.buffer); IRVisitor::visit_BufferLoad(x, e); }
-            void visit_BufferStore(const BufferStoreNode& x, const Stmt& st) override { check(x.buffer); IRVisitor::visit_BufferStore(x, st); }
+            void visit_BufferLoad(const BufferLoadNode& x, const Expr& e) override {
+                check(x.buffer);
+                IRVisitor::visit_BufferLoad(x, e);
+            }
+            void visit_BufferStore(const BufferStoreNode& x, const Stmt& st) override {
+                check(x.buffer);
+                IRVisitor::visit_BufferStore(x, st);
+            }
         } only;
         only.self = this;
         only.visit(s);
@@ -183,7 +163,8 @@ Stmt FragLowerer::visit_For(const ForNode& n, const Stmt& s) {
             body = std::make_shared<LetStmtNode>(nest[k]->loop_var, v, body, span);
             stride *= ext[k];
         }
-        if (d.elems % (d.threads * std::max<int64_t>(d.vec, 1)) != 0) body = std::make_shared<IfThenElseNode>(make_binary(BinaryOp::LT, e, int_imm(d.elems)), body, nullptr, span);
+        if (d.elems % (d.threads * std::max<int64_t>(d.vec, 1)) != 0)
+            body = std::make_shared<IfThenElseNode>(make_binary(BinaryOp::LT, e, int_imm(d.elems)), body, nullptr, span);
         return std::make_shared<LetStmtNode>(e, d.striped_elem(tid, local), body, span);
     };
     const char* name = d.kind == FragLayout::Acc ? "tp_f" : d.kind == FragLayout::Striped ? "tp_r" : "tp_s";
