@@ -24,6 +24,7 @@
 #include "transform/shared_reuse.h"
 #include "transform/serial_reduce.h"
 #include "transform/simplify.h"
+#include "transform/stage_fragments.h"
 #include "transform/verify.h"
 #include "transform/wgmma_waits.h"
 
@@ -72,6 +73,10 @@ const std::vector<Pass>& passes() {
         // before the loop, so each issue reads only B from shared memory (RS wgmma).
         {"hoist-gemm-operand", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
              return transform::hoist_gemm_operand(f, o.target, d); }},
+        // Loops that reach fragment elements other threads hold go through shared copies,
+        // decided on the layouts layout-inference is about to choose (it re-infers after).
+        {"stage-fragments", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
+             return transform::stage_fragments(f, o.target, d); }},
         // Fragments to registers first: everything that touches them (T.Parallel loops, T.gemm,
         // T.reduce_*, fragment copies) needs their layout; gemm tiles get their swizzle here.
         {"layout-inference", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {

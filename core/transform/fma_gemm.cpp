@@ -22,8 +22,10 @@ Expr element(const BufferRegion& r, const Expr& row, const Expr& col, Span span)
     return std::make_shared<BufferLoadNode>(r.buffer, idx, span);
 }
 
+// Any thread reads shared and global operands; a fragment operand read at (i, k) in the loop
+// over C is staged through shared memory by stage_fragments where its layout does not hold it.
 bool readable_by_all(const BufferRegion& r) {
-    return r.region.size() >= 2 && (r.buffer->scope == Scope::Shared || r.buffer->scope == Scope::Global);
+    return r.region.size() >= 2 && (r.buffer->scope == Scope::Shared || r.buffer->scope == Scope::Global || r.buffer->scope == Scope::Fragment);
 }
 
 class Expand : public IRMutator {
@@ -32,8 +34,8 @@ public:
 
 protected:
     Stmt visit_GemmOp(const GemmOpNode& n, const Stmt& s) override {
-        if (gemm_has_tensor_core_types(n) || !readable_by_all(n.A) || !readable_by_all(n.B) ||
-            n.C.buffer->scope != Scope::Fragment || n.C.region.size() < 2)
+        if (gemm_has_tensor_core_types(n) || !readable_by_all(n.A) || !readable_by_all(n.B) || n.C.buffer->scope != Scope::Fragment ||
+            n.C.region.size() < 2)
             return s;
         size_t ra = n.A.region.size(), rc = n.C.region.size();
         Expr m = n.C.region[rc - 2].extent, nn = n.C.region[rc - 1].extent;
@@ -51,10 +53,11 @@ protected:
                                               std::make_shared<BufferStoreNode>(n.C.buffer, cl->indices, sum, n.span), n.span);
         if (n.clear_accum)
             body = make_seq({std::make_shared<BufferStoreNode>(n.C.buffer, cl->indices, make_cast(ct, int_imm(0)), n.span), body}, n.span);
-        diags->report(DiagKind::FastPathNotTaken, n.span,
-                      {"Tensor Cores", "no mma.sync or wgmma path here takes T.gemm on " + n.A.buffer->dtype.name() + " x " +
-                                           n.B.buffer->dtype.name() + " -> " + ct.name(),
-                       "this T.gemm runs as multiply-add loops"});
+        diags->report(
+            DiagKind::FastPathNotTaken, n.span,
+            {"Tensor Cores",
+             "no mma.sync or wgmma path here takes T.gemm on " + n.A.buffer->dtype.name() + " x " + n.B.buffer->dtype.name() + " -> " + ct.name(),
+             "this T.gemm runs as multiply-add loops"});
         return parallel_nest(vars, {m, nn}, body, n.span);
     }
 };

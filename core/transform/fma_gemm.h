@@ -3,7 +3,8 @@
 // of multiply-adds, before layout inference, so C gets a layout from that loop like any other
 // element-wise fragment code. The result is the same product the interpreter computes (no tf32
 // rounding of the inputs); it is slow, so a FastPathNotTaken remark at the T.gemm says so.
-// Operands must be whole tiles readable by any thread: A and B in shared or global memory.
+// A and B in shared or global memory, or fragments: stage_fragments (after this pass) moves the
+// loop's reads of a fragment operand through a shared copy when its layout does not hold them.
 #pragma once
 
 #include "ir/ir.h"

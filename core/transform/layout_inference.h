@@ -34,4 +34,8 @@ ir::PrimFuncPtr layout_inference(const ir::PrimFuncPtr& func, const Target& targ
 std::map<const ir::BufferNode*, FragLayout> infer_fragment_layouts(
     const ir::PrimFunc& func, DiagnosticEngine& diags, const std::map<const ir::GemmOpNode*, ops::WgmmaPlan>* wgmma = nullptr);
 
+// The gemms that lower to wgmma (sm_90a), each with its plan; a FastPathNotTaken remark at
+// every other one says why it stays on mma.sync.
+std::map<const ir::GemmOpNode*, ops::WgmmaPlan> plan_wgmma_gemms(const ir::PrimFunc& f, const Target& target, DiagnosticEngine& diags);
+
 }  // namespace tp::transform

@@ -61,6 +61,8 @@ struct Gemms : IRVisitor {
     void visit_GemmOp(const GemmOpNode& n, const Stmt& s) override { gemms.push_back(&n); IRVisitor::visit_GemmOp(n, s); }
 };
 
+}  // namespace
+
 // The gemms that lower to wgmma (sm_90a), each with its plan; a remark at every other one.
 // A shared tile read by a wgmma gemm and an mma.sync one cannot have both layouts: the wgmma
 // gemms on such tiles fall back too. Warp-specialized kernels (planned before) keep their own
@@ -99,6 +101,8 @@ std::map<const GemmOpNode*, ops::WgmmaPlan> plan_wgmma_gemms(const PrimFunc& f, 
         diags.report(DiagKind::FastPathNotTaken, n->span, {"wgmma", why, "this T.gemm runs on mma.sync"});
     return out;
 }
+
+namespace {
 
 // Gemm operand tiles that can be swizzled; a gemm needs both or neither of A and B.
 std::set<const BufferNode*> swizzled_tiles(const PrimFunc& f) {

@@ -1,0 +1,198 @@
+// stage_fragments (see stage_fragments.h).
+#include "transform/stage_fragments.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "ir/functor.h"
+#include "ops/access.h"
+#include "transform/fragment_access.h"
+#include "transform/layout_inference.h"
+
+namespace tp::transform {
+
+using namespace ir;
+
+namespace {
+
+struct FragAccess {
+    Buffer buffer;
+    std::vector<Expr> indices;
+    bool write = false;
+    bool conditional = false;  // under an `if` inside the loop
+};
+
+// The fragment accesses of a nest body in the order the rewrite meets them (a store before
+// the loads of its value), as the driver is chosen by the first that fits.
+struct AccessScan : IRVisitor {
+    std::vector<FragAccess> found;
+    int cond_depth = 0;
+    void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
+        if (n.buffer->scope == Scope::Fragment) found.push_back({n.buffer, n.indices, false, cond_depth > 0});
+        IRVisitor::visit_BufferLoad(n, e);
+    }
+    void visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override {
+        if (n.buffer->scope == Scope::Fragment) found.push_back({n.buffer, n.indices, true, cond_depth > 0});
+        IRVisitor::visit_BufferStore(n, s);
+    }
+    void visit_IfThenElse(const IfThenElseNode& n, const Stmt& s) override {
+        visit(n.cond);
+        ++cond_depth;
+        visit(n.then_case);
+        if (n.else_case) visit(n.else_case);
+        --cond_depth;
+    }
+};
+
+// Loads and stores of the staged fragments go to their shared tiles.
+struct Redirect : IRMutator {
+    const std::map<const BufferNode*, Buffer>* to;
+    Expr visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
+        auto it = to->find(n.buffer.get());
+        if (it == to->end()) return IRMutator::visit_BufferLoad(n, e);
+        std::vector<Expr> idx;
+        for (const auto& i : n.indices) idx.push_back(mutate(i));
+        return std::make_shared<BufferLoadNode>(it->second, idx, n.span);
+    }
+    Stmt visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override {
+        auto it = to->find(n.buffer.get());
+        if (it == to->end()) return IRMutator::visit_BufferStore(n, s);
+        std::vector<Expr> idx;
+        for (const auto& i : n.indices) idx.push_back(mutate(i));
+        return std::make_shared<BufferStoreNode>(it->second, idx, mutate(n.value), n.span);
+    }
+};
+
+class Stager : public IRMutator {
+public:
+    std::map<const BufferNode*, FragLayout> layouts;
+    DiagnosticEngine* diags = nullptr;
+
+    Stmt visit_Allocate(const AllocateNode& n, const Stmt& s) override {
+        Stmt body = mutate(n.body);
+        auto it = stages.find(n.buffer.get());
+        if (it != stages.end()) body = std::make_shared<AllocateNode>(it->second, nullptr, body, n.span);
+        if (body == n.body) return s;
+        return std::make_shared<AllocateNode>(n.buffer, n.init, body, n.span);
+    }
+
+    Stmt visit_For(const ForNode& n, const Stmt& s) override {
+        if (n.for_kind != ForKind::Parallel) return IRMutator::visit_For(n, s);
+        std::vector<const ForNode*> nest = {&n};
+        while (auto* inner = nest.back()->body->as<ForNode>()) {
+            if (inner->for_kind != ForKind::Parallel) break;
+            nest.push_back(inner);
+        }
+        std::vector<const VarNode*> vars;
+        std::vector<int64_t> ext;
+        for (auto* f : nest) {
+            auto e = as_const_int(f->extent);
+            if (!e || as_const_int(f->min) != 0) return s;  // refused by the rewrite, with its message
+            vars.push_back(f->loop_var.get());
+            ext.push_back(*e);
+        }
+        AccessScan scan;
+        scan.visit(nest.back()->body);
+        std::set<const BufferNode*> staged = misplaced(scan.found, vars, ext);
+        if (staged.empty()) return s;
+        return stage(n, s, scan.found, staged, vars, ext);
+    }
+
+private:
+    std::map<const BufferNode*, Buffer> stages;  // fragment -> its shared tile
+
+    const FragLayout* layout(const Buffer& b) const {
+        auto it = layouts.find(b.get());
+        return it == layouts.end() ? nullptr : &it->second;
+    }
+
+    // The fragments of the nest that the rewrite could not lower where they are accessed.
+    std::set<const BufferNode*> misplaced(const std::vector<FragAccess>& acc, const std::vector<const VarNode*>& vars,
+                                          const std::vector<int64_t>& ext) const {
+        const FragLayout* drv = nullptr;
+        for (const auto& a : acc) {
+            const FragLayout* l = layout(a.buffer);
+            if (l && drives_nest(*l, squeeze_unit_dims(a.buffer, a.indices), vars, ext)) {
+                drv = l;
+                break;
+            }
+        }
+        std::set<const BufferNode*> out;
+        bool replicated = false;
+        for (const auto& a : acc) {
+            const FragLayout* l = layout(a.buffer);
+            if (!l) return {};  // a symbolic shape: reported by the rewrite
+            if (l->kind == FragLayout::Replicated) {
+                replicated = true;
+                continue;
+            }
+            if (!drv || !follows_driver(*l, *drv, squeeze_unit_dims(a.buffer, a.indices), vars, ext)) out.insert(a.buffer.get());
+        }
+        // With no driver the nest becomes a block-wide loop over shared memory; replicated
+        // fragments in it would have every thread run all of it.
+        if (!drv && replicated) return {};
+        return out;
+    }
+
+    // Whether the nest's stores of `b` write every element of it: unconditional, each at a
+    // permutation of all the loop variables over its shape.
+    static bool written_whole(const Buffer& b, const std::vector<FragAccess>& acc, const std::vector<const VarNode*>& vars,
+                              const std::vector<int64_t>& ext) {
+        bool any = false;
+        for (const auto& a : acc) {
+            if (a.buffer != b) continue;
+            if (!a.write || a.conditional || a.indices.size() != vars.size() || b->shape.size() != vars.size()) return false;
+            std::set<const VarNode*> seen;
+            for (size_t k = 0; k < a.indices.size(); ++k) {
+                auto* v = a.indices[k]->as<VarNode>();
+                size_t pos = std::find(vars.begin(), vars.end(), v) - vars.begin();
+                if (!v || pos == vars.size() || !seen.insert(v).second || as_const_int(b->shape[k]) != ext[pos]) return false;
+            }
+            any = true;
+        }
+        return any;
+    }
+
+    Stmt stage(const ForNode& n, const Stmt& s, const std::vector<FragAccess>& acc, const std::set<const BufferNode*>& staged,
+               const std::vector<const VarNode*>& vars, const std::vector<int64_t>& ext) {
+        std::map<const BufferNode*, Buffer> to;
+        std::vector<Stmt> pre, post;
+        std::string names;
+        for (const auto& a : acc) {
+            if (!staged.count(a.buffer.get()) || to.count(a.buffer.get())) continue;
+            Buffer& tile = stages[a.buffer.get()];
+            if (!tile)
+                tile = std::make_shared<BufferNode>(a.buffer->name + "_stage", a.buffer->dtype, a.buffer->shape, Scope::Shared, a.buffer->span);
+            to[a.buffer.get()] = tile;
+            bool written = false;
+            for (const auto& b : acc) written |= b.buffer == a.buffer && b.write;
+            if (!written_whole(a.buffer, acc, vars, ext))
+                pre.push_back(std::make_shared<CopyOpNode>(ops::whole_region(a.buffer), ops::whole_region(tile), n.span));
+            if (written) post.push_back(std::make_shared<CopyOpNode>(ops::whole_region(tile), ops::whole_region(a.buffer), n.span));
+            names += (names.empty() ? "`" : ", `") + a.buffer->name + "`";
+        }
+        diags->report(DiagKind::FastPathNotTaken, n.span,
+                      {"register access of " + names, "the loop reaches elements that other threads hold", "they go through a shared-memory copy"});
+        Redirect r;
+        r.to = &to;
+        pre.push_back(r.mutate(s));
+        pre.insert(pre.end(), post.begin(), post.end());
+        return make_seq(pre, n.span);
+    }
+};
+
+}  // namespace
+
+PrimFuncPtr stage_fragments(const PrimFuncPtr& func, const Target& target, DiagnosticEngine& diags) {
+    // The layouts layout-inference will choose; its own run reports any problem with them.
+    DiagnosticEngine quiet;
+    auto wgmma = plan_wgmma_gemms(*func, target, quiet);
+    Stager st;
+    st.layouts = infer_fragment_layouts(*func, quiet, &wgmma);
+    if (quiet.has_errors()) return func;
+    st.diags = &diags;
+    return mutate_func(func, st);
+}
+
+}  // namespace tp::transform
