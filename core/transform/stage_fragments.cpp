@@ -9,6 +9,7 @@
 #include "ops/access.h"
 #include "transform/fragment_access.h"
 #include "transform/layout_inference.h"
+#include "transform/tile_lowering.h"
 
 namespace tp::transform {
 
@@ -71,8 +72,7 @@ public:
 
     Stmt visit_Allocate(const AllocateNode& n, const Stmt& s) override {
         Stmt body = mutate(n.body);
-        auto it = stages.find(n.buffer.get());
-        if (it != stages.end()) body = std::make_shared<AllocateNode>(it->second, nullptr, body, n.span);
+        if (fresh.count(n.buffer.get())) body = std::make_shared<AllocateNode>(stages->at(n.buffer.get()), nullptr, body, n.span);
         if (body == n.body) return s;
         return std::make_shared<AllocateNode>(n.buffer, n.init, body, n.span);
     }
@@ -99,8 +99,40 @@ public:
         return stage(n, s, scan.found, staged, vars, ext);
     }
 
+    // A T.gemm on mma.sync reads a register A only in the layout its accumulator gives it, whole
+    // rows per warp; on a warp grid that splits columns (or a transposed A) the warps would
+    // share rows, so A goes through a shared tile and the gemm reads both operands from there.
+    Stmt visit_GemmOp(const GemmOpNode& n, const Stmt& s) override {
+        if (n.A.buffer->scope != Scope::Fragment || wgmma.count(&n) || !whole_buffer(n.A) || n.A.buffer->shape.size() != 2) return s;
+        const FragLayout *cl = layout(n.C.buffer), *al = layout(n.A.buffer);
+        auto bk = as_const_int(n.A.buffer->shape[n.transpose_A ? 0 : 1]);
+        if (!cl || cl->kind != FragLayout::Acc || !bk) return s;
+        bool rs = al && al->kind == FragLayout::Acc && !n.transpose_A && cl->warps_n == 1 && al->warps_n == 1 && al->bm == cl->bm &&
+                  al->warps_m == cl->warps_m && al->bn == *bk;
+        if (rs) return s;
+        Buffer tile = tile_of(n.A.buffer);
+        diags->report(DiagKind::FastPathNotTaken, n.span,
+                      {"T.gemm with A in registers", "the accumulator's warp grid does not give each warp whole rows of A in its own layout",
+                       "`" + n.A.buffer->name + "` goes through a shared-memory copy"});
+        auto g = std::make_shared<GemmOpNode>(n);
+        g->A = ops::whole_region(tile);
+        return make_seq({std::make_shared<CopyOpNode>(n.A, ops::whole_region(tile), n.span), g}, n.span);
+    }
+
+    std::map<const GemmOpNode*, ops::WgmmaPlan> wgmma;
+    std::map<const BufferNode*, Buffer>* stages = nullptr;  // fragment -> its shared tile, over all rounds
+
 private:
-    std::map<const BufferNode*, Buffer> stages;  // fragment -> its shared tile
+    std::set<const BufferNode*> fresh;  // fragments whose tile this round allocates
+
+    Buffer tile_of(const Buffer& b) {
+        Buffer& tile = (*stages)[b.get()];
+        if (!tile) {
+            tile = std::make_shared<BufferNode>(b->name + "_stage", b->dtype, b->shape, Scope::Shared, b->span);
+            fresh.insert(b.get());
+        }
+        return tile;
+    }
 
     const FragLayout* layout(const Buffer& b) const {
         auto it = layouts.find(b.get());
@@ -161,9 +193,7 @@ private:
         std::string names;
         for (const auto& a : acc) {
             if (!staged.count(a.buffer.get()) || to.count(a.buffer.get())) continue;
-            Buffer& tile = stages[a.buffer.get()];
-            if (!tile)
-                tile = std::make_shared<BufferNode>(a.buffer->name + "_stage", a.buffer->dtype, a.buffer->shape, Scope::Shared, a.buffer->span);
+            Buffer tile = tile_of(a.buffer);
             to[a.buffer.get()] = tile;
             bool written = false;
             for (const auto& b : acc) written |= b.buffer == a.buffer && b.write;
@@ -185,14 +215,25 @@ private:
 }  // namespace
 
 PrimFuncPtr stage_fragments(const PrimFuncPtr& func, const Target& target, DiagnosticEngine& diags) {
-    // The layouts layout-inference will choose; its own run reports any problem with them.
-    DiagnosticEngine quiet;
-    auto wgmma = plan_wgmma_gemms(*func, target, quiet);
-    Stager st;
-    st.layouts = infer_fragment_layouts(*func, quiet, &wgmma);
-    if (quiet.has_errors()) return func;
-    st.diags = &diags;
-    return mutate_func(func, st);
+    // Staging changes the layouts the rest gets (a gemm operand no longer seeded by its gemm
+    // is laid out by its loops), which may leave other accesses misplaced: again on the new
+    // layouts until none is. Every round moves accesses out of registers, so few rounds run.
+    PrimFuncPtr cur = func;
+    std::map<const BufferNode*, Buffer> stages;
+    for (int round = 0; round < 8; ++round) {
+        // The layouts layout-inference will choose; its own run reports any problem with them.
+        DiagnosticEngine quiet;
+        Stager st;
+        st.wgmma = plan_wgmma_gemms(*cur, target, quiet);
+        st.layouts = infer_fragment_layouts(*cur, quiet, &st.wgmma);
+        if (quiet.has_errors()) return cur;
+        st.diags = &diags;
+        st.stages = &stages;
+        PrimFuncPtr next = mutate_func(cur, st);
+        if (next == cur) return cur;
+        cur = next;
+    }
+    return cur;
 }
 
 }  // namespace tp::transform
