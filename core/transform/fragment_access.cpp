@@ -13,13 +13,25 @@ std::vector<Expr> squeeze_unit_dims(const Buffer& b, const std::vector<Expr>& id
     return out;
 }
 
+namespace {
+
+// A striped nest's element e is unflattened over the loop's extents: the loop must run over
+// every element (a loop over part of the fragment would meet elements it does not name).
+bool covers(const FragLayout& l, const std::vector<int64_t>& ext) {
+    int64_t n = 1;
+    for (int64_t e : ext) n *= e;
+    return n == l.elems;
+}
+
+}  // namespace
+
 bool drives_nest(const FragLayout& l, const std::vector<Expr>& idx, const std::vector<const VarNode*>& vars, const std::vector<int64_t>& ext) {
     if (idx.size() != vars.size()) return false;
     for (size_t k = 0; k < idx.size(); ++k)
         if (idx[k].get() != vars[k]) return false;
     return (l.kind == FragLayout::Acc && ext.size() == 2 && ext[0] == l.bm && ext[1] == l.bn) ||
            (l.kind == FragLayout::Row && ext.size() == 1 && ext[0] == l.bm) || (l.kind == FragLayout::Col && ext.size() == 1 && ext[0] == l.bn) ||
-           l.kind == FragLayout::Striped;
+           (l.kind == FragLayout::Striped && covers(l, ext));
 }
 
 bool follows_driver(const FragLayout& l, const FragLayout& d, const std::vector<Expr>& idx, const std::vector<const VarNode*>& vars,

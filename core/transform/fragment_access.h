@@ -18,7 +18,8 @@ namespace tp::transform {
 std::vector<ir::Expr> squeeze_unit_dims(const ir::Buffer& b, const std::vector<ir::Expr>& idx);
 
 // Whether an access at `idx` (squeezed) of a fragment laid out as `l` can drive a nest over
-// `vars` with extents `ext`: indexed by every loop variable in order, over the layout's tile.
+// `vars` with extents `ext`: indexed by every loop variable in order, over the layout's tile
+// (a striped fragment: over all its elements).
 bool drives_nest(const FragLayout& l, const std::vector<ir::Expr>& idx, const std::vector<const ir::VarNode*>& vars, const std::vector<int64_t>& ext);
 
 // Whether an access at `idx` (squeezed) of a fragment laid out as `l` (not Replicated, which

@@ -69,6 +69,11 @@ public:
     }
     void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
         copies.push_back(&n);
+        // A copy of one element is a plain assignment once lowered: a scalar access.
+        bool one = true;
+        for (const auto& r : n.src.region) one &= as_const_int(r.extent) == 1;
+        for (const BufferRegion* r : {&n.src, &n.dst})
+            if (one && r->buffer->scope == Scope::Fragment && !cur) scalar.insert(r->buffer.get());
         IRVisitor::visit_CopyOp(n, s);
     }
     void visit_AtomicAddOp(const AtomicAddOpNode& n, const Stmt& s) override {

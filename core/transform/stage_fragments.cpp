@@ -119,11 +119,45 @@ public:
         return make_seq({std::make_shared<CopyOpNode>(n.A, ops::whole_region(tile), n.span), g}, n.span);
     }
 
+    // A copy of part of a fragment meets elements by the region's shape, not the fragment's
+    // layout: the part is copied from (or into) a whole shared copy of the fragment.
+    Stmt visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
+        const bool sf = partial(n.src), df = partial(n.dst);
+        if (!sf && !df) return s;
+        std::vector<Stmt> out;
+        BufferRegion src = n.src, dst = n.dst;
+        if (sf) {
+            src.buffer = tile_of(n.src.buffer);
+            out.push_back(std::make_shared<CopyOpNode>(ops::whole_region(n.src.buffer), ops::whole_region(src.buffer), n.span));
+        }
+        if (df) {
+            dst.buffer = tile_of(n.dst.buffer);
+            out.push_back(std::make_shared<CopyOpNode>(ops::whole_region(n.dst.buffer), ops::whole_region(dst.buffer), n.span));
+        }
+        out.push_back(std::make_shared<CopyOpNode>(src, dst, n.span));
+        if (df) out.push_back(std::make_shared<CopyOpNode>(ops::whole_region(dst.buffer), ops::whole_region(n.dst.buffer), n.span));
+        std::string names = sf ? "`" + n.src.buffer->name + "`" : "`" + n.dst.buffer->name + "`";
+        diags->report(
+            DiagKind::FastPathNotTaken, n.span,
+            {"register copy of part of " + names, "the region does not follow the fragment's layout", "it goes through a shared-memory copy"});
+        return make_seq(out, n.span);
+    }
+
     std::map<const GemmOpNode*, ops::WgmmaPlan> wgmma;
     std::map<const BufferNode*, Buffer>* stages = nullptr;  // fragment -> its shared tile, over all rounds
 
 private:
     std::set<const BufferNode*> fresh;  // fragments whose tile this round allocates
+
+    // A region of a fragment that is not all of it, with more than one element (one element
+    // is a scalar access, which layout inference replicates), in a laid-out fragment.
+    bool partial(const BufferRegion& r) const {
+        if (r.buffer->scope != Scope::Fragment || whole_buffer(r)) return false;
+        const FragLayout* l = layout(r.buffer);
+        bool one = true;
+        for (const auto& d : r.region) one &= as_const_int(d.extent) == 1;
+        return l && l->kind != FragLayout::Replicated && !one;
+    }
 
     Buffer tile_of(const Buffer& b) {
         Buffer& tile = (*stages)[b.get()];
