@@ -56,6 +56,12 @@ Value tir_const(Evaluator& ev, CallArgs& a, const std::string& name) {
     return ev.call(dt, c);
 }
 
+// `tvm.tir.reinterpret(dtype, value)`: T.reinterpret in TVM's argument order.
+Value tir_reinterpret(Evaluator& ev, CallArgs& a, const std::string& name) {
+    ArgReader r(ev, a, name, {"dtype", "value"});
+    return reinterpret_value(ev, r.require(1), r.span(1), ev.as_dtype(r.require(0), r.span(0)), a.span);
+}
+
 // `torch.cuda.get_device_capability()`: the compute capability of the target, e.g. (9, 0)
 // for sm_90a, so examples that pick their configs by architecture pick the target's.
 Value device_capability(Evaluator& ev, CallArgs& a, const std::string&) {
@@ -113,6 +119,8 @@ ShimFn find_shim(const std::string& what) {
         {"tilelang.DataType", data_type},
         {"tvm.tir.const", tir_const},
         {"tvm.tirx.const", tir_const},
+        {"tvm.tir.reinterpret", tir_reinterpret},
+        {"tvm.tirx.reinterpret", tir_reinterpret},
         {"torch.cuda.get_device_capability", device_capability},
         {"torch.cuda.is_available", cuda_available},
         {"torch.cuda.current_device", current_device},

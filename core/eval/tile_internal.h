@@ -30,6 +30,10 @@ std::vector<std::string> tile_names();
 // queries from the target), keyed by the opaque callee's dotted name; nullopt for any other.
 std::optional<Value> call_host_shim(Evaluator& ev, const std::string& what, CallArgs& args);
 
+// T.reinterpret / tvm.tir.reinterpret: `v`'s bits read as `to`, which must be as wide (a
+// TypeMismatch at `span` otherwise).
+Value reinterpret_value(Evaluator& ev, const Value& v, Span vspan, ir::DataType to, Span span);
+
 // A T.Kernel(...) call evaluated in a `with` item.
 struct KernelSpecObj : Obj {
     std::vector<ir::Expr> grid;

@@ -69,6 +69,15 @@ Value int_div(Evaluator& ev, CallArgs& a, const char* name, ir::BinaryOp op) {
 
 }  // namespace
 
+Value reinterpret_value(Evaluator& ev, const Value& v, Span vspan, ir::DataType to, Span span) {
+    ir::Expr e = ev.to_expr(v, vspan, "T.reinterpret value");
+    if (e->dtype.bits != to.bits || e->dtype.lanes != to.lanes)
+        ev.fail(DiagKind::TypeMismatch, span,
+                {"`T.reinterpret` needs a value as wide as " + to.name() + " (" + std::to_string(to.bits) + " bits), got " + e->dtype.name()});
+    if (e->dtype == to) return Value::expr(e);
+    return Value::expr(ir::make_call("reinterpret", {e}, to, span));
+}
+
 void register_tile_math(Reg& r) {
     struct Unary {
         const char* name;
@@ -99,7 +108,8 @@ void register_tile_math(Reg& r) {
         add(r, name, "T." + name + "(x)", u.doc, [name, fold](Evaluator& ev, CallArgs& a) -> Value {
             ArgReader rd(ev, a, "T." + name, {"x"});
             const Value& x = rd.require(0);
-            if (!ev.is_ir(x)) return Value::expr(ir::float_imm(fold(ev.as_float(x, rd.span(0), ("T." + name).c_str())), ir::DataType::float32(), a.span));
+            if (!ev.is_ir(x))
+                return Value::expr(ir::float_imm(fold(ev.as_float(x, rd.span(0), ("T." + name).c_str())), ir::DataType::float32(), a.span));
             ir::Expr e = to_float_expr(ev, x, rd.span(0));
             return Value::expr(ir::make_call(name, {e}, e->dtype, a.span));
         });
@@ -143,6 +153,13 @@ void register_tile_math(Reg& r) {
         ir::DataType t = ev.as_dtype(rd.require(1), rd.span(1));
         return Value::expr(ir::make_cast(t, ev.to_expr(rd.require(0), rd.span(0)), a.span));
     });
+    add(r, "reinterpret", "T.reinterpret(x, dtype)", "the bits of x read as dtype (same width)", [](Evaluator& ev, CallArgs& a) -> Value {
+        ArgReader rd(ev, a, "T.reinterpret", {"value", "dtype"});
+        // TileLang still takes TVM's old order, the dtype first.
+        size_t v = 0, d = 1;
+        if (rd.require(0).kind == VK::DType || rd.require(0).kind == VK::Str) std::swap(v, d);
+        return reinterpret_value(ev, rd.require(v), rd.span(v), ev.as_dtype(rd.require(d), rd.span(d)), a.span);
+    });
     add(r, "Cast", "T.Cast(dtype, x)", "convert x to dtype (TVM argument order)", [](Evaluator& ev, CallArgs& a) -> Value {
         ArgReader rd(ev, a, "T.Cast", {"dtype", "x"});
         ir::DataType t = ev.as_dtype(rd.require(0), rd.span(0));
@@ -156,8 +173,10 @@ void register_tile_math(Reg& r) {
         Value num = ev.binary(ast::OperatorKind::Sub, ev.binary(ast::OperatorKind::Add, x, y, a.span), Value::integer(1), a.span);
         return ev.binary(ast::OperatorKind::FloorDiv, num, y, a.span);
     });
-    add(r, "floordiv", "T.floordiv(a, b)", "floor division", [](Evaluator& ev, CallArgs& a) { return int_div(ev, a, "T.floordiv", ir::BinaryOp::FloorDiv); });
-    add(r, "floormod", "T.floormod(a, b)", "modulo with the divisor's sign", [](Evaluator& ev, CallArgs& a) { return int_div(ev, a, "T.floormod", ir::BinaryOp::FloorMod); });
+    add(r, "floordiv", "T.floordiv(a, b)", "floor division",
+        [](Evaluator& ev, CallArgs& a) { return int_div(ev, a, "T.floordiv", ir::BinaryOp::FloorDiv); });
+    add(r, "floormod", "T.floormod(a, b)", "modulo with the divisor's sign",
+        [](Evaluator& ev, CallArgs& a) { return int_div(ev, a, "T.floormod", ir::BinaryOp::FloorMod); });
     add(r, "truncdiv", "T.truncdiv(a, b)", "C division", [](Evaluator& ev, CallArgs& a) { return int_div(ev, a, "T.truncdiv", ir::BinaryOp::Div); });
     add(r, "truncmod", "T.truncmod(a, b)", "C remainder", [](Evaluator& ev, CallArgs& a) { return int_div(ev, a, "T.truncmod", ir::BinaryOp::Mod); });
 }

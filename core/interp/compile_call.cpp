@@ -1,5 +1,6 @@
 // Intrinsic calls (ir/intrinsics.h) in the interpreter: math in double, rounded to the call's
 // dtype like the GPU's half/float overloads; T.infinity / max_value / min_value per dtype.
+#include <bit>
 #include <cfloat>
 #include <cmath>
 #include <functional>
@@ -16,14 +17,22 @@ using ir::DataType;
 
 double dtype_max(DataType t) {
     switch (t.code) {
-        case DataType::Float: return t.bits == 16 ? 65504.0 : t.bits == 32 ? FLT_MAX : DBL_MAX;
-        case DataType::BFloat: return bf16_bits_to_double(0x7F7F);
-        case DataType::Float8E4M3: return 448.0;
-        case DataType::Float8E5M2: return 57344.0;
-        case DataType::Int: return std::ldexp(1.0, t.bits - 1) - 1;
-        case DataType::UInt: return std::ldexp(1.0, t.bits) - 1;
-        case DataType::Bool: return 1;
-        default: return 0;
+        case DataType::Float:
+            return t.bits == 16 ? 65504.0 : t.bits == 32 ? FLT_MAX : DBL_MAX;
+        case DataType::BFloat:
+            return bf16_bits_to_double(0x7F7F);
+        case DataType::Float8E4M3:
+            return 448.0;
+        case DataType::Float8E5M2:
+            return 57344.0;
+        case DataType::Int:
+            return std::ldexp(1.0, t.bits - 1) - 1;
+        case DataType::UInt:
+            return std::ldexp(1.0, t.bits) - 1;
+        case DataType::Bool:
+            return 1;
+        default:
+            return 0;
     }
 }
 double dtype_min(DataType t) {
@@ -47,6 +56,56 @@ struct MathCall : CExpr {
     }
 };
 
+// T.reinterpret: the argument's bits in its own dtype, read back as the call's dtype.
+struct Reinterpret : CExpr {
+    CExprP arg;
+    static uint64_t bits_of(const CExpr& e, Frame& fr) {
+        DataType t = e.dtype;
+        const uint64_t mask = t.bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << t.bits) - 1;
+        switch (t.code) {
+            case DataType::Float:
+                if (t.bits == 16) return double_to_half_bits(e.f(fr));
+                if (t.bits == 32) return std::bit_cast<uint32_t>(static_cast<float>(e.f(fr)));
+                return std::bit_cast<uint64_t>(e.f(fr));
+            case DataType::BFloat:
+                return double_to_bf16_bits(e.f(fr));
+            case DataType::Float8E4M3:
+                return double_to_fp8_e4m3_bits(e.f(fr));
+            case DataType::Float8E5M2:
+                return double_to_fp8_e5m2_bits(e.f(fr));
+            default:
+                return static_cast<uint64_t>(e.i(fr)) & mask;
+        }
+    }
+    // The value of `b` as the call's dtype: a float, or an integer (sign-extended for Int).
+    double value(uint64_t b) const {
+        switch (dtype.code) {
+            case DataType::Float:
+                if (dtype.bits == 16) return half_bits_to_double(static_cast<uint16_t>(b));
+                if (dtype.bits == 32) return std::bit_cast<float>(static_cast<uint32_t>(b));
+                return std::bit_cast<double>(b);
+            case DataType::BFloat:
+                return bf16_bits_to_double(static_cast<uint16_t>(b));
+            case DataType::Float8E4M3:
+                return fp8_e4m3_bits_to_double(static_cast<uint8_t>(b));
+            case DataType::Float8E5M2:
+                return fp8_e5m2_bits_to_double(static_cast<uint8_t>(b));
+            default:
+                return static_cast<double>(integer(b));
+        }
+    }
+    int64_t integer(uint64_t b) const {
+        if (dtype.code == DataType::Int && dtype.bits < 64 && (b >> (dtype.bits - 1)) & 1)
+            return static_cast<int64_t>(b | (~uint64_t{0} << dtype.bits));
+        return static_cast<int64_t>(b);
+    }
+    double f(Frame& fr) const override { return value(bits_of(*arg, fr)); }
+    int64_t i(Frame& fr) const override {
+        if (dtype.is_float()) return static_cast<int64_t>(f(fr));
+        return integer(bits_of(*arg, fr));
+    }
+};
+
 struct ConstCall : CExpr {
     double v;
     double f(Frame&) const override { return v; }
@@ -59,8 +118,15 @@ CExprP compile_call(Program& p, const ir::CallNode& c, std::vector<CExprP> args)
     const std::string& op = c.op;
     if (op == "infinity" || op == "max_value" || op == "min_value") {
         auto n = std::make_unique<ConstCall>();
-        if (op == "infinity") n->v = c.dtype.is_float() ? std::numeric_limits<double>::infinity() : dtype_max(c.dtype);
-        else n->v = op == "max_value" ? dtype_max(c.dtype) : dtype_min(c.dtype);
+        if (op == "infinity")
+            n->v = c.dtype.is_float() ? std::numeric_limits<double>::infinity() : dtype_max(c.dtype);
+        else
+            n->v = op == "max_value" ? dtype_max(c.dtype) : dtype_min(c.dtype);
+        return n;
+    }
+    if (op == "reinterpret" && args.size() == 1) {
+        auto n = std::make_unique<Reinterpret>();
+        n->arg = std::move(args[0]);
         return n;
     }
     if (op == "__syncthreads") {  // the block runs as one program here: earlier writes are already visible

@@ -35,6 +35,7 @@ const std::vector<IntrinsicInfo>& all_intrinsics() {
         {"infinity", 0, 0, R::Given, "tp::infinity", nullptr},
         {"max_value", 0, 0, R::Given, "tp::max_value", nullptr},
         {"min_value", 0, 0, R::Given, "tp::min_value", nullptr},
+        {"reinterpret", 1, 1, R::Given, "tp::reinterpret", nullptr},  // the bits read as the call's dtype
         // Produced by passes, not written by users.
         {"gelu_erf", 1, 1, R::SameAsArg0, "tp::gelu_erf", nullptr},  // math_idioms: x * Phi(x)
         {"__syncthreads", 0, 0, R::Void, "__syncthreads", nullptr},

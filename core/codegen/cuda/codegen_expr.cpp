@@ -19,13 +19,11 @@ std::string CudaEmitter::name_of(const void* key, const std::string& hint) {
     for (char c : hint) base += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
     if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "v_" + base;
     // Avoid CUDA/C++ names the generated code or the runtime headers use.
-    static const std::set<std::string> reserved = {"int", "float", "double", "half", "char", "long", "short",
-                                                   "void", "bool", "auto", "if", "else", "for", "while", "do",
-                                                   "return", "break", "const", "static", "unsigned", "signed",
-                                                   "register", "tp", "threadIdx", "blockIdx", "blockDim", "gridDim",
-                                                   "half_t", "bfloat16_t", "main", "new", "delete", "this", "class",
-                                                   "struct", "template", "typename", "namespace", "default", "switch",
-                                                   "case", "union", "volatile", "extern", "inline", "operator"};
+    static const std::set<std::string> reserved = {
+        "int",      "float",     "double",  "half",   "char",       "long",  "short",    "void",     "bool",   "auto",     "if",     "else",
+        "for",      "while",     "do",      "return", "break",      "const", "static",   "unsigned", "signed", "register", "tp",     "threadIdx",
+        "blockIdx", "blockDim",  "gridDim", "half_t", "bfloat16_t", "main",  "new",      "delete",   "this",   "class",    "struct", "template",
+        "typename", "namespace", "default", "switch", "case",       "union", "volatile", "extern",   "inline", "operator"};
     std::string n = reserved.count(base) ? base + "_" : base;
     for (int k = 1; used_names.count(n); ++k) n = base + "_" + std::to_string(k);
     used_names.insert(n);
@@ -39,8 +37,7 @@ void CudaEmitter::not_lowered(const std::string& what, Span span) {
 }
 
 std::string CudaEmitter::cuda_type(DataType t) {
-    if (t.code == DataType::BFloat || (t.code == DataType::Float && t.bits == 16) || t.code == DataType::Float8E4M3 ||
-        t.code == DataType::Float8E5M2)
+    if (t.code == DataType::BFloat || (t.code == DataType::Float && t.bits == 16) || t.code == DataType::Float8E4M3 || t.code == DataType::Float8E5M2)
         uses_half = true;  // tp_half.cuh also defines the fp8 types
     return t.cuda_name();
 }
@@ -50,14 +47,21 @@ bool CudaEmitter::provably_non_negative(const Expr& e) const {
     if (auto* v = e->as<VarNode>()) return non_negative_vars.count(v) > 0;
     if (auto* b = e->as<BinaryNode>()) {
         switch (b->op) {
-            case BinaryOp::Add: case BinaryOp::Mul: case BinaryOp::Div: case BinaryOp::Mod:
-            case BinaryOp::FloorDiv: case BinaryOp::FloorMod: case BinaryOp::Min: case BinaryOp::Max:
+            case BinaryOp::Add:
+            case BinaryOp::Mul:
+            case BinaryOp::Div:
+            case BinaryOp::Mod:
+            case BinaryOp::FloorDiv:
+            case BinaryOp::FloorMod:
+            case BinaryOp::Min:
+            case BinaryOp::Max:
                 return provably_non_negative(b->a) && provably_non_negative(b->b);
-            default: return false;
+            default:
+                return false;
         }
     }
-    if (auto* c = e->as<CastNode>()) return c->dtype.is_int() && c->value->dtype.is_int() &&
-                                            c->dtype.bits >= c->value->dtype.bits && provably_non_negative(c->value);
+    if (auto* c = e->as<CastNode>())
+        return c->dtype.is_int() && c->value->dtype.is_int() && c->dtype.bits >= c->value->dtype.bits && provably_non_negative(c->value);
     return false;
 }
 
@@ -95,14 +99,17 @@ std::string CudaEmitter::literal(const Expr& e) {
 }
 
 namespace {
-bool is_half_like(DataType t) { return t.code == DataType::BFloat || (t.code == DataType::Float && t.bits == 16) ||
-                                       t.code == DataType::Float8E4M3 || t.code == DataType::Float8E5M2; }
+bool is_half_like(DataType t) {
+    return t.code == DataType::BFloat || (t.code == DataType::Float && t.bits == 16) || t.code == DataType::Float8E4M3 ||
+           t.code == DataType::Float8E5M2;
+}
 }  // namespace
 
 std::string CudaEmitter::expr(const Expr& e) {
     switch (e->kind) {
         case NodeKind::IntImm:
-        case NodeKind::FloatImm: return literal(e);
+        case NodeKind::FloatImm:
+            return literal(e);
         case NodeKind::StringImm: {
             std::string s = "\"";
             for (char c : static_cast<const StringImmNode&>(*e).value) {
@@ -111,15 +118,18 @@ std::string CudaEmitter::expr(const Expr& e) {
             }
             return s + "\"";
         }
-        case NodeKind::Var: return var_name(std::static_pointer_cast<const VarNode>(e));
+        case NodeKind::Var:
+            return var_name(std::static_pointer_cast<const VarNode>(e));
         case NodeKind::Binary: {
             auto& b = static_cast<const BinaryNode&>(*e);
             std::string x = expr(b.a), y = expr(b.b);
             DataType t = b.a->dtype;
             bool ints = t.is_int();
             switch (b.op) {
-                case BinaryOp::Min: return "tp::min(" + x + ", " + y + ")";
-                case BinaryOp::Max: return "tp::max(" + x + ", " + y + ")";
+                case BinaryOp::Min:
+                    return "tp::min(" + x + ", " + y + ")";
+                case BinaryOp::Max:
+                    return "tp::max(" + x + ", " + y + ")";
                 case BinaryOp::FloorDiv:
                     if (!ints) return "tp::floor(" + x + " / " + y + ")";
                     if (provably_non_negative(b.a) && provably_non_negative(b.b)) return "(" + x + " / " + y + ")";
@@ -131,7 +141,8 @@ std::string CudaEmitter::expr(const Expr& e) {
                 case BinaryOp::Mod:
                     if (!ints) return "tp::fmod(" + x + ", " + y + ")";
                     break;
-                default: break;
+                default:
+                    break;
             }
             const char* op = binary_op_name(b.op);
             return "(" + x + " " + op + " " + y + ")";
@@ -167,6 +178,8 @@ std::string CudaEmitter::expr(const Expr& e) {
                 not_lowered("T." + c.op, e->span);
                 return "0";
             }
+            if (c.op == "reinterpret")  // From explicit: C++ promotes 16-bit integer arithmetic to int
+                return "tp::reinterpret<" + cuda_type(c.dtype) + ", " + cuda_type(c.args[0]->dtype) + ">(" + expr(c.args[0]) + ")";
             if (info->result == IntrinsicResult::Given) return std::string(info->cuda) + "<" + cuda_type(c.dtype) + ">()";
             if (c.op == "atomic_add") {
                 auto* target = c.args[0]->as<BufferLoadNode>();
@@ -181,7 +194,8 @@ std::string CudaEmitter::expr(const Expr& e) {
             for (size_t i = 0; i < c.args.size(); ++i) s += (i ? ", " : "") + expr(c.args[i]);
             return s + ")";
         }
-        default: break;
+        default:
+            break;
     }
     throw InternalError(std::string("statement node in expression: ") + node_kind_name(e->kind), __FILE__, __LINE__, "codegen");
 }
@@ -227,11 +241,26 @@ std::string CudaEmitter::device_call(const CallNode& c) {
     if ((c.op != "tp.call" && c.op != "tp.call_async" && c.op != "tp.sync_call" && c.op != "tp.async_call") || !name)
         throw InternalError("unknown device call " + c.op, __FILE__, __LINE__, "codegen");
     const std::string& fn = name->value;
-    static const std::pair<const char*, const char*> owners[] = {
-        {"tp::gemm_wgmma", "tp_gemm_wgmma.cuh"}, {"tp::gemm_", "tp_gemm.cuh"}, {"tp::reduce_striped", "tp_reduce_striped.cuh"}, {"tp::striped_", "tp_copy_striped.cuh"}, {"tp::reduce_", "tp_reduce.cuh"}, {"tp::copy_", "tp_copy.cuh"},
-        {"tp::cp_async", "tp_copy.cuh"}, {"tp::frag_pack_pairs", "tp_gemm_wgmma.cuh"}, {"tp::frag_store_tma", "tp_store_tma.cuh"}, {"tp::tile_store_tma", "tp_store_tma.cuh"}, {"tp::fence_proxy_async", "tp_tma.cuh"}, {"tp::frag_", "tp_copy.cuh"}, {"tp::rasterize", "tp_layout.cuh"}, {"tp::tile_coord", "tp_layout.cuh"},
-        {"tp::setmaxnreg", "tp_tma.cuh"}, {"tp::named_barrier", "tp_cluster.cuh"},
-        {"tp::mbar_", "tp_ws.cuh"}, {"tp::ring_", "tp_ws.cuh"}, {"tp::tma_", "tp_ws.cuh"}, {"tp::consumer_sync", "tp_ws.cuh"}};
+    static const std::pair<const char*, const char*> owners[] = {{"tp::gemm_wgmma", "tp_gemm_wgmma.cuh"},
+                                                                 {"tp::gemm_", "tp_gemm.cuh"},
+                                                                 {"tp::reduce_striped", "tp_reduce_striped.cuh"},
+                                                                 {"tp::striped_", "tp_copy_striped.cuh"},
+                                                                 {"tp::reduce_", "tp_reduce.cuh"},
+                                                                 {"tp::copy_", "tp_copy.cuh"},
+                                                                 {"tp::cp_async", "tp_copy.cuh"},
+                                                                 {"tp::frag_pack_pairs", "tp_gemm_wgmma.cuh"},
+                                                                 {"tp::frag_store_tma", "tp_store_tma.cuh"},
+                                                                 {"tp::tile_store_tma", "tp_store_tma.cuh"},
+                                                                 {"tp::fence_proxy_async", "tp_tma.cuh"},
+                                                                 {"tp::frag_", "tp_copy.cuh"},
+                                                                 {"tp::rasterize", "tp_layout.cuh"},
+                                                                 {"tp::tile_coord", "tp_layout.cuh"},
+                                                                 {"tp::setmaxnreg", "tp_tma.cuh"},
+                                                                 {"tp::named_barrier", "tp_cluster.cuh"},
+                                                                 {"tp::mbar_", "tp_ws.cuh"},
+                                                                 {"tp::ring_", "tp_ws.cuh"},
+                                                                 {"tp::tma_", "tp_ws.cuh"},
+                                                                 {"tp::consumer_sync", "tp_ws.cuh"}};
     const bool wgmma = fn.rfind("tp::gemm_wgmma", 0) == 0;
     for (const auto& [prefix, header] : owners)
         if (fn.rfind(prefix, 0) == 0 && !(wgmma && std::string(prefix) == "tp::gemm_")) headers.insert(header);
@@ -271,15 +300,17 @@ Expr CudaEmitter::swizzled_offset(const Buffer& b, const std::vector<Expr>& idx)
     int64_t pitch = panels ? panel_cols : cols;
     int64_t vec = 16 / b->dtype.bytes(), chunks = pitch / vec;
     int64_t per_line = chunks >= 8 ? 1 : 8 / chunks, mask = chunks >= 8 ? 7 : chunks - 1;
-    const Expr &r = idx[n - 2];
+    const Expr& r = idx[n - 2];
     Expr c = panels ? make_binary(BinaryOp::FloorMod, idx[n - 1], int_imm(pitch)) : idx[n - 1];
     Expr chunk = make_binary(BinaryOp::FloorDiv, c, int_imm(vec));
     Expr key = make_binary(BinaryOp::BitAnd, make_binary(BinaryOp::FloorDiv, r, int_imm(per_line)), int_imm(mask));
     Expr sw = make_binary(BinaryOp::BitXor, chunk, key);
-    Expr off = make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, r, int_imm(pitch)),
-                           make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, sw, int_imm(vec)), make_binary(BinaryOp::FloorMod, c, int_imm(vec))));
+    Expr off =
+        make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, r, int_imm(pitch)),
+                    make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, sw, int_imm(vec)), make_binary(BinaryOp::FloorMod, c, int_imm(vec))));
     if (panels)
-        off = make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, make_binary(BinaryOp::FloorDiv, idx[n - 1], int_imm(pitch)), int_imm(rows * pitch)), off);
+        off = make_binary(BinaryOp::Add,
+                          make_binary(BinaryOp::Mul, make_binary(BinaryOp::FloorDiv, idx[n - 1], int_imm(pitch)), int_imm(rows * pitch)), off);
     Expr stage;
     for (size_t i = 0; i + 2 < n; ++i) stage = stage ? make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, stage, b->shape[i]), idx[i]) : idx[i];
     if (stage) off = make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, stage, int_imm(rows * cols)), off);
@@ -294,7 +325,10 @@ std::string CudaEmitter::offset(const Buffer& b, const std::vector<Expr>& indice
     int64_t total = 1;
     for (const auto& d : b->shape) {
         auto c = as_const_int(d);
-        if (!c) { wide = true; break; }
+        if (!c) {
+            wide = true;
+            break;
+        }
         total *= *c;
         if (total >= (int64_t(1) << 31)) wide = true;
     }

@@ -138,6 +138,15 @@ template <class T> __device__ __forceinline__ T min(T a, T b) { return b < a ? b
 template <class T> __device__ __forceinline__ T max(T a, T b) { return a < b ? b : a; }
 template <class T> __device__ __forceinline__ T clamp(T x, T lo, T hi) { return min(max(x, lo), hi); }
 
+// T.reinterpret: the same bits as another type of the same width (half_t <-> uint16 in
+// dequantization); memcpy is how CUDA C++ spells a bit cast without aliasing trouble.
+template <class To, class From> __device__ __forceinline__ To reinterpret(From x) {
+    static_assert(sizeof(To) == sizeof(From), "T.reinterpret needs types of one width");
+    To y;
+    memcpy(&y, &x, sizeof(To));
+    return y;
+}
+
 template <class T> __device__ __forceinline__ T infinity();
 template <> __device__ __forceinline__ float infinity<float>() { return __int_as_float(0x7f800000); }
 template <> __device__ __forceinline__ double infinity<double>() { return __longlong_as_double(0x7ff0000000000000LL); }

@@ -24,6 +24,19 @@ template <>
 __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
     return __float2bfloat16_rn(v);
 }
+// Integer tiles (packed quantized weights) take the zero of an edge tile the same way.
+template <>
+__device__ __forceinline__ unsigned char from_float<unsigned char>(float v) { return static_cast<unsigned char>(v); }
+template <>
+__device__ __forceinline__ signed char from_float<signed char>(float v) { return static_cast<signed char>(v); }
+template <>
+__device__ __forceinline__ unsigned short from_float<unsigned short>(float v) { return static_cast<unsigned short>(v); }
+template <>
+__device__ __forceinline__ short from_float<short>(float v) { return static_cast<short>(v); }
+template <>
+__device__ __forceinline__ int from_float<int>(float v) { return static_cast<int>(v); }
+template <>
+__device__ __forceinline__ unsigned int from_float<unsigned int>(float v) { return static_cast<unsigned int>(v); }
 #ifdef TP_FP8_TYPES  // sm_89+: fp8 accumulator stores (saturating round to nearest, as casts)
 __device__ __forceinline__ float to_float(fp8_e4_t v) { return static_cast<float>(v); }
 __device__ __forceinline__ float to_float(fp8_e5_t v) { return static_cast<float>(v); }
