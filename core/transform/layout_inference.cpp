@@ -206,9 +206,11 @@ public:
         for (auto* r : c.reduces) {
             if (r->src->scope != Scope::Fragment) continue;
             auto ss = const_shape(r->src);
-            if (ss.size() != 2) continue;
+            // A 1-D source reduces whole (a row of one), striped: its result is replicated.
+            if (ss.size() != 2 && ss.size() != 1) continue;
             FragLayout src = get(r->src.get());
-            if (src.kind == FragLayout::None && acc_for(ss[0], ss[1], GemmWarpPolicy::Square, src)) assign(r->src.get(), src, r->span);
+            if (src.kind == FragLayout::None && ss.size() == 2 && acc_for(ss[0], ss[1], GemmWarpPolicy::Square, src))
+                assign(r->src.get(), src, r->span);
             if (src.kind != FragLayout::Acc && r->dst->scope == Scope::Fragment && get(r->dst.get()).kind == FragLayout::None) {
                 // A striped source (no mma layout fits): the result is replicated in every thread.
                 FragLayout rep;

@@ -16,11 +16,16 @@ namespace {
 
 const char* reduce_op_name(ReduceKind k) {
     switch (k) {
-        case ReduceKind::Max: return "tp::ReduceOp::Max";
-        case ReduceKind::Sum: return "tp::ReduceOp::Sum";
-        case ReduceKind::Min: return "tp::ReduceOp::Min";
-        case ReduceKind::AbsSum: return "tp::ReduceOp::AbsSum";
-        case ReduceKind::AbsMax: return "tp::ReduceOp::AbsMax";
+        case ReduceKind::Max:
+            return "tp::ReduceOp::Max";
+        case ReduceKind::Sum:
+            return "tp::ReduceOp::Sum";
+        case ReduceKind::Min:
+            return "tp::ReduceOp::Min";
+        case ReduceKind::AbsSum:
+            return "tp::ReduceOp::AbsSum";
+        case ReduceKind::AbsMax:
+            return "tp::ReduceOp::AbsMax";
     }
     return "tp::ReduceOp::Sum";
 }
@@ -38,32 +43,39 @@ Stmt lower_reduce(const ReduceOpNode& n, const Stmt& s, FragmentLowering& cx) {
     const FragLayout* sl = cx.layout_of(n.src);
     const FragLayout* dl = cx.layout_of(n.dst);
     bool types_ok = reduce_dtype(n.src->dtype) && reduce_dtype(n.dst->dtype);
-    if (sl && sl->kind == FragLayout::Striped && dl && dl->kind == FragLayout::Replicated && types_ok &&
-        n.src->shape.size() == 2 && cx.one_dim_block && cx.threads % 32 == 0) {
-        std::string fn = "tp::reduce_striped<" + std::to_string(*as_const_int(n.src->shape[0])) + ", " +
-                         std::to_string(*as_const_int(n.src->shape[1])) + ", " + std::to_string(cx.threads) + ", " +
-                         std::to_string(n.dim) + ", " + reduce_op_name(n.reduce_kind) + ", " + cuda_bool(n.clear) +
+    const size_t rank = n.src->shape.size();
+    if (sl && sl->kind == FragLayout::Striped && dl && dl->kind == FragLayout::Replicated && types_ok && (rank == 2 || rank == 1) &&
+        cx.one_dim_block && cx.threads % 32 == 0) {
+        // A 1-D source is one row of its elements (the striped order is the same), reduced along it.
+        const int64_t rows = rank == 2 ? *as_const_int(n.src->shape[0]) : 1, cols = *as_const_int(n.src->shape[rank - 1]);
+        const int dim = rank == 2 ? n.dim : 1;
+        std::string fn = "tp::reduce_striped<" + std::to_string(rows) + ", " + std::to_string(cols) + ", " + std::to_string(cx.threads) + ", " +
+                         std::to_string(dim) + ", " + reduce_op_name(n.reduce_kind) + ", " + cuda_bool(n.clear) +
                          (sl->vec > 1 ? ", " + std::to_string(sl->vec) : std::string()) + ">";
-        return device_call(fn, {buffer_addr(cx.local_of(n.src), {int_imm(0)}, false, n.span), buffer_addr(cx.local_of(n.dst), {int_imm(0)}, true, n.span),
-                                buffer_addr(cx.scratch, {int_imm(0)}, true, n.span), cx.tid}, n.span);
+        return device_call(fn,
+                           {buffer_addr(cx.local_of(n.src), {int_imm(0)}, false, n.span), buffer_addr(cx.local_of(n.dst), {int_imm(0)}, true, n.span),
+                            buffer_addr(cx.scratch, {int_imm(0)}, true, n.span), cx.tid},
+                           n.span);
     }
     FragLayout::Kind want = n.dim == 1 ? FragLayout::Row : FragLayout::Col;
     if (!sl || sl->kind != FragLayout::Acc || !dl || dl->kind != want || !types_ok || n.src->shape.size() != 2 || !cx.one_dim_block) {
         cx.fail(std::string("T.reduce_") + reduce_kind_name(n.reduce_kind) + " from a " + n.src->dtype.name() + " " +
-                 (sl ? sl->describe() : "non-fragment") + " buffer into a " + n.dst->dtype.name() + " " +
-                 (dl ? dl->describe() : "non-fragment") + " buffer",
-             n.span);
+                    (sl ? sl->describe() : "non-fragment") + " buffer into a " + n.dst->dtype.name() + " " + (dl ? dl->describe() : "non-fragment") +
+                    " buffer",
+                n.span);
         return s;
     }
     bool cross = n.dim == 1 ? sl->warps_n > 1 : sl->warps_m > 1;
     Expr scr = cross ? buffer_addr(cx.scratch, {int_imm(0)}, true, n.span) : make_call("tp.null", {}, DataType(DataType::Handle, 64), n.span);
-    std::string fn = std::string(n.dim == 1 ? "tp::reduce_rows<" : "tp::reduce_cols<") + sl->acc_type() + ", " +
-                     reduce_op_name(n.reduce_kind) + ", " + cuda_bool(n.clear) + ">";
-    return device_call(fn, {buffer_addr(cx.local_of(n.src), {int_imm(0)}, false, n.span),
-                            buffer_addr(cx.local_of(n.dst), {int_imm(0)}, true, n.span), scr, cx.tid}, n.span);
+    std::string fn = std::string(n.dim == 1 ? "tp::reduce_rows<" : "tp::reduce_cols<") + sl->acc_type() + ", " + reduce_op_name(n.reduce_kind) +
+                     ", " + cuda_bool(n.clear) + ">";
+    return device_call(
+        fn, {buffer_addr(cx.local_of(n.src), {int_imm(0)}, false, n.span), buffer_addr(cx.local_of(n.dst), {int_imm(0)}, true, n.span), scr, cx.tid},
+        n.span);
 }
 
 int64_t reduce_scratch(const ReduceOpNode& r, const FragLayout& fl) {
+    if (fl.kind == FragLayout::Striped && r.src->shape.size() == 1) return std::max<int64_t>(1, fl.threads / 32);
     if (fl.kind == FragLayout::Striped && r.src->shape.size() == 2 && r.dim >= 0 && r.dim < 2) {
         int64_t out = *as_const_int(r.src->shape[r.dim == 1 ? 0 : 1]);
         return out * std::max<int64_t>(1, fl.threads / 32);
