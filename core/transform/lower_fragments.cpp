@@ -34,6 +34,10 @@ Stmt FragLowerer::visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) {
         tid = make_binary(BinaryOp::Add, tid, make_binary(BinaryOp::Mul, tv[i], int_imm(stride)));
         stride *= th[i];
     }
+    // What this launch's ops add (a kernel file may launch several): only its own.
+    store_stage = nullptr;
+    print_tiles.clear();
+    packed_operands.clear();
     Stmt body = mutate(n.body);
     if (scratch) body = std::make_shared<AllocateNode>(scratch, nullptr, body, n.span);
     if (store_stage) body = std::make_shared<AllocateNode>(store_stage, nullptr, body, n.span);

@@ -4,6 +4,7 @@
 #include "transform/simplify.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <unordered_map>
 
@@ -36,10 +37,8 @@ Expr rebuild_binary(BinaryOp op, Expr a, Expr b, Span span) {
         auto ci = as_const_int(inner->b);
         if (ci && inner->op == op && (op == BinaryOp::Add || op == BinaryOp::Mul))
             return make_binary(op, inner->a, make_binary(op, inner->b, b), span);
-        if (ci && inner->op == BinaryOp::Sub && op == BinaryOp::Add)
-            return make_binary(BinaryOp::Add, inner->a, int_imm(*cb - *ci, b->dtype), span);
-        if (ci && inner->op == BinaryOp::Add && op == BinaryOp::Sub)
-            return make_binary(BinaryOp::Add, inner->a, int_imm(*ci - *cb, b->dtype), span);
+        if (ci && inner->op == BinaryOp::Sub && op == BinaryOp::Add) return make_binary(BinaryOp::Add, inner->a, int_imm(*cb - *ci, b->dtype), span);
+        if (ci && inner->op == BinaryOp::Add && op == BinaryOp::Sub) return make_binary(BinaryOp::Add, inner->a, int_imm(*ci - *cb, b->dtype), span);
         if (ci && inner->op == BinaryOp::Mul && *ci == *cb && *cb > 0) {
             if (op == BinaryOp::FloorDiv) return inner->a;
             if (op == BinaryOp::FloorMod) return int_imm(0, a->dtype, span);
@@ -73,37 +72,102 @@ std::optional<Interval> bounds_of(const Expr& e, const std::unordered_map<const 
     auto [a0, a1] = *x;
     auto [b0, b1] = *y;
     switch (b->op) {
-        case BinaryOp::Add: return ok(a0 + b0, a1 + b1);
-        case BinaryOp::Sub: return ok(a0 - b1, a1 - b0);
+        case BinaryOp::Add:
+            return ok(a0 + b0, a1 + b1);
+        case BinaryOp::Sub:
+            return ok(a0 - b1, a1 - b0);
         case BinaryOp::Mul: {
             int64_t p[] = {a0 * b0, a0 * b1, a1 * b0, a1 * b1};
             return ok(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
         }
-        case BinaryOp::Min: return ok(std::min(a0, b0), std::min(a1, b1));
-        case BinaryOp::Max: return ok(std::max(a0, b0), std::max(a1, b1));
+        case BinaryOp::Min:
+            return ok(std::min(a0, b0), std::min(a1, b1));
+        case BinaryOp::Max:
+            return ok(std::max(a0, b0), std::max(a1, b1));
         case BinaryOp::FloorDiv:
             if (b0 != b1 || b0 <= 0 || a0 < 0) return std::nullopt;
             return ok(a0 / b0, a1 / b0);
         case BinaryOp::FloorMod:
             if (b0 != b1 || b0 <= 0 || a0 < 0) return std::nullopt;
             return a1 < b0 ? ok(a0, a1) : ok(0, b0 - 1);
-        default: return std::nullopt;
+        default:
+            return std::nullopt;
     }
 }
 
 // A comparison the bounds of both sides decide: 1 or 0, else empty.
 std::optional<int64_t> decide(BinaryOp op, const Interval& a, const Interval& b) {
     switch (op) {
-        case BinaryOp::LT: if (a.second < b.first) return 1; if (a.first >= b.second) return 0; break;
-        case BinaryOp::LE: if (a.second <= b.first) return 1; if (a.first > b.second) return 0; break;
-        case BinaryOp::GT: if (a.first > b.second) return 1; if (a.second <= b.first) return 0; break;
-        case BinaryOp::GE: if (a.first >= b.second) return 1; if (a.second < b.first) return 0; break;
-        default: break;
+        case BinaryOp::LT:
+            if (a.second < b.first) return 1;
+            if (a.first >= b.second) return 0;
+            break;
+        case BinaryOp::LE:
+            if (a.second <= b.first) return 1;
+            if (a.first > b.second) return 0;
+            break;
+        case BinaryOp::GT:
+            if (a.first > b.second) return 1;
+            if (a.second <= b.first) return 0;
+            break;
+        case BinaryOp::GE:
+            if (a.first >= b.second) return 1;
+            if (a.second < b.first) return 0;
+            break;
+        default:
+            break;
     }
     return std::nullopt;
 }
 
+// An integer expression as sum(coef * atom) + c, let-bound variables expanded through `defs`;
+// atoms are keyed by their printed text, so equal subexpressions built twice cancel: the extent
+// `kv_end - kv_start` of `kv_start = a * bz + k * 64; kv_end = a * bz + (k + 1) * 64` is 64.
+struct Linear {
+    std::map<std::string, int64_t> terms;
+    int64_t c = 0;
+};
+
+std::optional<Linear> linear_form(const Expr& e, const std::unordered_map<const VarNode*, Expr>& defs, int depth = 0) {
+    if (depth > 16 || !e->dtype.is_int()) return std::nullopt;
+    Linear out;
+    if (auto k = as_const_int(e)) {
+        out.c = *k;
+        return out;
+    }
+    if (auto* v = e->as<VarNode>()) {
+        auto it = defs.find(v);
+        if (it != defs.end()) return linear_form(it->second, defs, depth + 1);
+    }
+    if (auto* b = e->as<BinaryNode>()) {
+        auto add = [](Linear& x, const Linear& y, int64_t sign) {
+            for (const auto& [t, k] : y.terms) x.terms[t] += sign * k;
+            x.c += sign * y.c;
+        };
+        if (b->op == BinaryOp::Add || b->op == BinaryOp::Sub) {
+            auto x = linear_form(b->a, defs, depth + 1), y = linear_form(b->b, defs, depth + 1);
+            if (!x || !y) return std::nullopt;
+            add(*x, *y, b->op == BinaryOp::Add ? 1 : -1);
+            return x;
+        }
+        auto ka = as_const_int(b->a), kb = as_const_int(b->b);
+        if (b->op == BinaryOp::Mul && (ka || kb)) {
+            auto x = linear_form(ka ? b->b : b->a, defs, depth + 1);
+            if (!x) return std::nullopt;
+            const int64_t f = ka ? *ka : *kb;
+            for (auto& [t, k] : x->terms) k *= f;
+            x->c *= f;
+            return x;
+        }
+    }
+    out.terms[print(e)] = 1;
+    return out;
+}
+
 class Simplifier : public IRMutator {
+    // Values of the lets not substituted, for differences that cancel (linear_form).
+    std::unordered_map<const VarNode*, Expr> defs_;
+
     // Lets of a variable or a constant are substituted: `e = tx; i = e` reads as `tx`.
     std::unordered_map<const VarNode*, Expr> subst_;
     // Bounds of loop, thread and block variables and of lets, for folding comparisons
@@ -122,6 +186,7 @@ protected:
             return mutate(n.body);
         }
         if (auto r = bounds_of(v, range_)) range_[n.var.get()] = *r;
+        defs_[n.var.get()] = v;
         Stmt b = mutate(n.body);
         // A binding nothing reads (the i, j a lowered T.Parallel body no longer uses): gone from
         // the CUDA a user reads and from what NVRTC has to optimise away.
@@ -139,6 +204,13 @@ protected:
             auto x = bounds_of(a, range_), y = bounds_of(b, range_);
             if (x && y)
                 if (auto d = decide(n.op, *x, *y)) return int_imm(*d, DataType::boolean(), n.span);
+        }
+        if (n.op == BinaryOp::Sub && a->dtype.is_int() && !as_const_int(a)) {
+            auto x = linear_form(a, defs_), y = linear_form(b, defs_);
+            bool cancels = x && y;
+            for (const auto& [t, k] : cancels ? x->terms : decltype(x->terms){}) cancels &= y->terms.count(t) ? y->terms.at(t) == k : k == 0;
+            for (const auto& [t, k] : cancels ? y->terms : decltype(y->terms){}) cancels &= x->terms.count(t) ? true : k == 0;
+            if (cancels) return int_imm(x->c - y->c, a->dtype, n.span);
         }
         Expr out = rebuild_binary(n.op, a, b, n.span);
         // Keep the original node when the rebuild is structurally the same.
