@@ -160,6 +160,10 @@ std::optional<Linear> linear_form(const Expr& e, const std::unordered_map<const 
             return x;
         }
     }
+    // Equal text is the same value only for what calls nothing (a call may have effects).
+    Reads calls;
+    calls.visit(e);
+    if (calls.calls) return std::nullopt;
     out.terms[print(e)] = 1;
     return out;
 }
