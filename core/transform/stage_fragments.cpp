@@ -73,6 +73,7 @@ public:
     Stmt visit_Allocate(const AllocateNode& n, const Stmt& s) override {
         Stmt body = mutate(n.body);
         if (fresh.count(n.buffer.get())) body = std::make_shared<AllocateNode>(stages->at(n.buffer.get()), nullptr, body, n.span);
+        for (const auto& p : fresh_parts[n.buffer.get()]) body = std::make_shared<AllocateNode>(p, nullptr, body, n.span);
         if (body == n.body) return s;
         return std::make_shared<AllocateNode>(n.buffer, n.init, body, n.span);
     }
@@ -143,11 +144,41 @@ public:
         return make_seq(out, n.span);
     }
 
+    // Reductions from accumulators of different warp grids into one vector would give it two
+    // row (column) layouts: this one reduces into a part of its own and folds it in with a
+    // T.Parallel loop, whose two layouts the next round meets through shared memory.
+    Stmt visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) override {
+        const FragLayout *sl = layout(n.src), *dl = layout(n.dst);
+        if (!sl || !dl || sl->kind != FragLayout::Acc || n.src->shape.size() != 2 || n.dst->shape.size() != 1) return s;
+        FragLayout mine = *sl;
+        mine.kind = n.dim == 1 ? FragLayout::Row : FragLayout::Col;
+        if (*dl == mine || (dl->kind != FragLayout::Row && dl->kind != FragLayout::Col)) return s;
+        Buffer& part = (*parts)[&n];
+        if (!part) {
+            part = std::make_shared<BufferNode>(n.dst->name + "_part", n.dst->dtype, n.dst->shape, Scope::Fragment, n.span);
+            fresh_parts[n.dst.get()].push_back(part);
+        }
+        auto vars = nest_vars(1, n.span);
+        Expr old = std::make_shared<BufferLoadNode>(n.dst, std::vector<Expr>{vars[0]}, n.span);
+        Expr add = std::make_shared<BufferLoadNode>(part, std::vector<Expr>{vars[0]}, n.span);
+        BinaryOp op = n.reduce_kind == ReduceKind::Max || n.reduce_kind == ReduceKind::AbsMax ? BinaryOp::Max
+                      : n.reduce_kind == ReduceKind::Min                                      ? BinaryOp::Min
+                                                                                              : BinaryOp::Add;
+        Expr v = n.clear ? add : make_binary(op, old, add, n.span);
+        Stmt fold = parallel_nest(vars, {n.dst->shape[0]}, std::make_shared<BufferStoreNode>(n.dst, std::vector<Expr>{vars[0]}, v, n.span), n.span);
+        diags->report(DiagKind::FastPathNotTaken, n.span,
+                      {"a reduction into `" + n.dst->name + "` in place", "another reduction gives it the rows of a different warp grid",
+                       "it reduces into `" + part->name + "` and adds that in"});
+        return make_seq({std::make_shared<ReduceOpNode>(n.reduce_kind, n.src, part, n.dim, true, n.span), fold}, n.span);
+    }
+
     std::map<const GemmOpNode*, ops::WgmmaPlan> wgmma;
-    std::map<const BufferNode*, Buffer>* stages = nullptr;  // fragment -> its shared tile, over all rounds
+    std::map<const ReduceOpNode*, Buffer>* parts = nullptr;  // a reduction's own result, over all rounds
+    std::map<const BufferNode*, Buffer>* stages = nullptr;   // fragment -> its shared tile, over all rounds
 
 private:
-    std::set<const BufferNode*> fresh;  // fragments whose tile this round allocates
+    std::set<const BufferNode*> fresh;                             // fragments whose tile this round allocates
+    std::map<const BufferNode*, std::vector<Buffer>> fresh_parts;  // reduction parts, by their vector
 
     // A region of a fragment that is not all of it, with more than one element (one element
     // is a scalar access, which layout inference replicates), in a laid-out fragment.
@@ -254,15 +285,18 @@ PrimFuncPtr stage_fragments(const PrimFuncPtr& func, const Target& target, Diagn
     // layouts until none is. Every round moves accesses out of registers, so few rounds run.
     PrimFuncPtr cur = func;
     std::map<const BufferNode*, Buffer> stages;
+    std::map<const ReduceOpNode*, Buffer> parts;
     for (int round = 0; round < 8; ++round) {
         // The layouts layout-inference will choose; its own run reports any problem with them.
         DiagnosticEngine quiet;
         Stager st;
         st.wgmma = plan_wgmma_gemms(*cur, target, quiet);
         st.layouts = infer_fragment_layouts(*cur, quiet, &st.wgmma);
-        if (quiet.has_errors()) return cur;
+        // A layout conflict is an error layout-inference reports if staging leaves it; the
+        // layouts first assigned are the ones to stage by.
         st.diags = &diags;
         st.stages = &stages;
+        st.parts = &parts;
         PrimFuncPtr next = mutate_func(cur, st);
         if (next == cur) return cur;
         cur = next;

@@ -53,7 +53,50 @@ def mixed(M=256, N=32, block_M=128):
     return main
 )";
 
+// Two row sums from accumulators on different warp grids into one vector (a reduction part).
+const char* kTwoReductions = R"(
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[-1])
+def two_row_sums(M=64, N=64, K=32):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"), R: T.Tensor((M,), "float32")):
+        with T.Kernel(1, threads=128) as bx:
+            a_s = T.alloc_shared((M, K), "float16")
+            b_s = T.alloc_shared((K, N), "float16")
+            a = T.alloc_fragment((M, N), "float32")
+            b = T.alloc_fragment((M, N), "float32")
+            rows = T.alloc_fragment((M,), "float32")
+            T.copy(A, a_s)
+            T.copy(B, b_s)
+            T.gemm(a_s, b_s, a, clear_accum=True, policy=T.GemmWarpPolicy.FullRow)
+            T.gemm(a_s, b_s, b, clear_accum=True)
+            T.reduce_max(a, rows, dim=1)
+            T.reduce_sum(b, rows, dim=1, clear=False)
+            T.copy(rows, R)
+
+    return main
+)";
+
 std::string ir_text(const ir::PrimFunc& f) { return ir::print(f); }
+
+// The kernel as written and after stage_fragments, run on the same inputs: outputs must agree.
+void expect_same_outputs(const ir::PrimFunc& a, const ir::PrimFunc& b, const std::vector<std::string>& outs) {
+    std::map<std::string, HostTensor> want, got;
+    ASSERT_TRUE(allocate_args(a, 7, {}, want, nullptr));
+    ASSERT_TRUE(allocate_args(b, 7, {}, got, nullptr));
+    InterpReport ra = run_on_cpu(a, want), rb = run_on_cpu(b, got);
+    ASSERT_TRUE(ra.ok) << ra.error;
+    ASSERT_TRUE(rb.ok) << rb.error << (rb.diagnostics.empty() ? "" : rb.diagnostics[0].message);
+    for (const auto& out : outs) {
+        CompareResult c = compare_tensors(got[out], want[out]);
+        EXPECT_TRUE(c.pass) << out << ": rel_fro=" << c.rel_fro << " max_abs=" << c.max_abs;
+        double mass = 0;  // the kernel wrote something to compare
+        for (int64_t k = 0; k < want[out].numel(); ++k) mass += std::abs(want[out].get(k));
+        EXPECT_GT(mass, 0.0) << out;
+    }
+}
 
 }  // namespace
 
@@ -78,18 +121,20 @@ TEST(StageFragments, StagedKernelComputesTheSame) {
     EXPECT_NE(text.find("x_stage = T.alloc_shared"), std::string::npos) << text;
     EXPECT_EQ(text.find("total_stage"), std::string::npos) << text;
 
-    std::map<std::string, HostTensor> want, got;
-    ASSERT_TRUE(allocate_args(*r.func, 7, {}, want, nullptr));
-    ASSERT_TRUE(allocate_args(*staged, 7, {}, got, nullptr));
-    InterpReport a = run_on_cpu(*r.func, want);
-    InterpReport b = run_on_cpu(*staged, got);
-    ASSERT_TRUE(a.ok) << a.error;
-    ASSERT_TRUE(b.ok) << b.error << (b.diagnostics.empty() ? "" : b.diagnostics[0].message);
-    for (const char* out : {"Xt", "Y"}) {
-        CompareResult c = compare_tensors(got[out], want[out]);
-        EXPECT_TRUE(c.pass) << out << ": rel_fro=" << c.rel_fro << " max_abs=" << c.max_abs;
-        double mass = 0;  // the kernel wrote something to compare
-        for (int64_t k = 0; k < want[out].numel(); ++k) mass += std::abs(want[out].get(k));
-        EXPECT_GT(mass, 0.0) << out;
-    }
+    expect_same_outputs(*r.func, *staged, {"Xt", "Y"});
+}
+
+TEST(StageFragments, ReductionPartFoldsIntoTheVector) {
+    CompileRequest req;
+    req.path = "reduce.py";
+    req.source = kTwoReductions;
+    req.stop_after = Stage::Ir;
+    CompileResult r = compile(req);
+    ASSERT_TRUE(r.ok) << r.render_diagnostics();
+    DiagnosticEngine diags;
+    auto staged = transform::stage_fragments(std::make_shared<ir::PrimFunc>(*r.func), *parse_target("sm_80"), diags);
+    ASSERT_FALSE(diags.has_errors());
+    const std::string text = ir_text(*staged);
+    EXPECT_NE(text.find("T.reduce_sum(b, rows_part, dim=1, clear=True)"), std::string::npos) << text;
+    expect_same_outputs(*r.func, *staged, {"R"});
 }
