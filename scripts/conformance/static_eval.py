@@ -277,6 +277,8 @@ class Evaluator:
         if leaf in ("determine_fp8_type", "determine_torch_fp8_type"):  # tilelang.language.fp8, on CUDA
             fmt = args[0] if args else kwargs.get("fp8_format", "e4m3")
             return DType("float8_e4m3" if fmt == "e4m3" else "float8_e5m2") if fmt in ("e4m3", "e5m2") else UNKNOWN
+        if leaf == "next_power_of_2" and len(args) == 1 and isinstance(args[0], int):  # tilelang.math's: 1 << (x - 1).bit_length()
+            return 1 << (args[0] - 1).bit_length()
         if leaf == "get_num_sms":
             return DEVICE_SMS
         if leaf == "get_device_properties":
