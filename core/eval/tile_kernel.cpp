@@ -39,8 +39,9 @@ void check_tile_size(Evaluator& ev, const std::vector<ir::Expr>& shape, ir::Data
     int64_t bytes = elems * dt.bytes();
     constexpr int64_t kRegisterFileBytes = 65536 * 4;
     if (scope == ir::Scope::Fragment && bytes > kRegisterFileBytes)
-        ev.fail(DiagKind::SizeTooLarge, span, {what, std::to_string(bytes) + " bytes, over the " + std::to_string(kRegisterFileBytes) +
-                                                     " bytes of an SM's register file; use a smaller tile"});
+        ev.fail(DiagKind::SizeTooLarge, span,
+                {what, std::to_string(bytes) + " bytes, over the " + std::to_string(kRegisterFileBytes) +
+                           " bytes of an SM's register file; use a smaller tile"});
     if (scope == ir::Scope::Local && bytes > (int64_t(512) << 10))
         ev.fail(DiagKind::SizeTooLarge, span, {what, std::to_string(bytes) + " bytes per thread, over CUDA's 524288 bytes of local memory"});
     if (scope == ir::Scope::Shared && bytes > (int64_t(1) << 32))
@@ -56,11 +57,17 @@ Value alloc(Evaluator& ev, CallArgs& a, const char* fname, ir::Scope scope) {
     ir::DataType dt = ev.as_dtype(r.require(1), r.span(1));
     if (const Value* sv = r.get(2)) {
         std::string s = ev.as_str(*sv, r.span(2), "scope");
-        if (s == "shared" || s == "shared.dyn") scope = ir::Scope::Shared;
-        else if (s == "local.fragment") scope = ir::Scope::Fragment;
-        else if (s == "local") scope = ir::Scope::Local;
-        else if (s == "local.var") scope = ir::Scope::Var;
-        else ev.fail(DiagKind::TypeMismatch, r.span(2), {"unknown scope \"" + s + "\"; use \"shared\", \"shared.dyn\", \"local.fragment\" or \"local\""});
+        if (s == "shared" || s == "shared.dyn")
+            scope = ir::Scope::Shared;
+        else if (s == "local.fragment")
+            scope = ir::Scope::Fragment;
+        else if (s == "local")
+            scope = ir::Scope::Local;
+        else if (s == "local.var")
+            scope = ir::Scope::Var;
+        else
+            ev.fail(DiagKind::TypeMismatch, r.span(2),
+                    {"unknown scope \"" + s + "\"; use \"shared\", \"shared.dyn\", \"local.fragment\" or \"local\""});
     }
     check_tile_size(ev, shape, dt, scope, a.span);
     auto buf = std::make_shared<const ir::BufferNode>(unique_name(ev, ev.name_hint), dt, shape, scope, a.span);
@@ -97,7 +104,8 @@ Value simple_loop(Evaluator& ev, CallArgs& a, const char* fname, LoopKind kind) 
         if (auto c = ir::as_const_int(step); c && *c <= 0) ev.fail(DiagKind::TypeMismatch, r.span(2), {"loop step must be positive"});
         if (!(ir::as_const_int(step) && *ir::as_const_int(step) == 1)) {
             auto& [lo, ext] = s->ranges[0];
-            ext = ir::make_binary(ir::BinaryOp::FloorDiv, ir::make_binary(ir::BinaryOp::Add, ext, ir::make_binary(ir::BinaryOp::Sub, step, ir::int_imm(1))), step);
+            ext = ir::make_binary(ir::BinaryOp::FloorDiv,
+                                  ir::make_binary(ir::BinaryOp::Add, ext, ir::make_binary(ir::BinaryOp::Sub, step, ir::int_imm(1))), step);
             s->step = step;
         }
     }
@@ -116,7 +124,8 @@ Value range_as_loop(Evaluator& ev, const RangeObj& r, Span span) {
         if (auto c = ir::as_const_int(step); c && *c <= 0)
             ev.fail(DiagKind::UnsupportedConstruct, span, {"range", " with a non-positive step inside a kernel"});
         auto& [lo, ext] = s->ranges[0];
-        ext = ir::make_binary(ir::BinaryOp::FloorDiv, ir::make_binary(ir::BinaryOp::Add, ext, ir::make_binary(ir::BinaryOp::Sub, step, ir::int_imm(1))), step);
+        ext = ir::make_binary(ir::BinaryOp::FloorDiv,
+                              ir::make_binary(ir::BinaryOp::Add, ext, ir::make_binary(ir::BinaryOp::Sub, step, ir::int_imm(1))), step);
         s->step = step;
     }
     return loop_spec(s);
@@ -137,8 +146,9 @@ void register_tile_kernel(Reg& r) {
                 // CUDA's grid limits: x below 2^31, y and z below 2^16.
                 int64_t limit = i == 0 ? (int64_t(1) << 31) - 1 : 65535;
                 if (auto c = ir::as_const_int(g); c && *c > limit && i < 3)
-                    ev.fail(DiagKind::BadKernelLaunch, a.pos_spans[i], {"grid extent " + std::to_string(*c) + " exceeds CUDA's limit of " +
-                                                                        std::to_string(limit) + " blocks in that dimension; use larger blocks"});
+                    ev.fail(DiagKind::BadKernelLaunch, a.pos_spans[i],
+                            {"grid extent " + std::to_string(*c) + " exceeds CUDA's limit of " + std::to_string(limit) +
+                             " blocks in that dimension; use larger blocks"});
                 s->grid.push_back(g);
             }
             s->threads = {128};
@@ -162,7 +172,8 @@ void register_tile_kernel(Reg& r) {
         });
     add(r, "alloc_shared", "T.alloc_shared(shape, dtype, scope=\"shared.dyn\")", "allocate a tile in shared memory", "memory",
         [](Evaluator& ev, CallArgs& a) { return alloc(ev, a, "T.alloc_shared", ir::Scope::Shared); });
-    add(r, "alloc_fragment", "T.alloc_fragment(shape, dtype, scope=\"local.fragment\")", "allocate a register tile distributed over the block's threads", "memory",
+    add(r, "alloc_fragment", "T.alloc_fragment(shape, dtype, scope=\"local.fragment\")",
+        "allocate a register tile distributed over the block's threads", "memory",
         [](Evaluator& ev, CallArgs& a) { return alloc(ev, a, "T.alloc_fragment", ir::Scope::Fragment); });
     add(r, "alloc_local", "T.alloc_local(shape, dtype, scope=\"local\")", "allocate per-thread local storage", "memory",
         [](Evaluator& ev, CallArgs& a) { return alloc(ev, a, "T.alloc_local", ir::Scope::Local); });
@@ -171,7 +182,8 @@ void register_tile_kernel(Reg& r) {
             ArgReader rd(ev, a, "T.alloc_var", {"dtype", "init", "scope"});
             require_kernel(ev, "T.alloc_var", a.span);
             ir::DataType dt = ev.as_dtype(rd.require(0), rd.span(0));
-            auto buf = std::make_shared<const ir::BufferNode>(unique_name(ev, ev.name_hint), dt, std::vector<ir::Expr>{ir::int_imm(1)}, ir::Scope::Var, a.span);
+            auto buf = std::make_shared<const ir::BufferNode>(unique_name(ev, ev.name_hint), dt, std::vector<ir::Expr>{ir::int_imm(1)},
+                                                              ir::Scope::Var, a.span);
             ev.name_hint.clear();
             ir::Expr init;
             if (const Value* iv = rd.get(1); iv && !iv->is_none()) {
@@ -181,8 +193,7 @@ void register_tile_kernel(Reg& r) {
             // A constant init travels with the hoisted allocation; anything else is stored here.
             bool constant = init && (ir::as_const_int(init) || ir::as_const_float(init));
             ev.stager.add_allocation(buf, constant ? init : nullptr, a.span);
-            if (init && !constant)
-                ev.stager.emit(std::make_shared<ir::BufferStoreNode>(buf, std::vector<ir::Expr>{ir::int_imm(0)}, init, a.span));
+            if (init && !constant) ev.stager.emit(std::make_shared<ir::BufferStoreNode>(buf, std::vector<ir::Expr>{ir::int_imm(0)}, init, a.span));
             return Value::buffer(buf);
         });
     add(r, "empty", "T.empty(shape, dtype)", "declare an output tensor of an eager-style kernel (`return` it)", "kernel",
@@ -227,8 +238,10 @@ void register_tile_kernel(Reg& r) {
             cur.clear();
         };
         for (char c : text) {
-            if (c == ',' || c == ' ' || c == '\t') flush();
-            else cur += c;
+            if (c == ',' || c == ' ' || c == '\t')
+                flush();
+            else
+                cur += c;
         }
         flush();
         if (out.empty()) ev.fail(DiagKind::TypeMismatch, rd.span(0), {std::string("`") + fname + "` needs at least one name"});
@@ -267,8 +280,7 @@ void register_tile_kernel(Reg& r) {
             return loop_spec(s);
         });
     add(r, "Pipelined", "T.Pipelined(n | start, stop, num_stages=0, order=None, stage=None, group=None)",
-        "serial loop whose copies are software-pipelined over num_stages buffers", "loop",
-        [](Evaluator& ev, CallArgs& a) -> Value {
+        "serial loop whose copies are software-pipelined over num_stages buffers", "loop", [](Evaluator& ev, CallArgs& a) -> Value {
             ArgReader rd(ev, a, "T.Pipelined", {"start", "stop", "num_stages", "order", "stage", "sync", "group"});
             auto s = std::make_shared<LoopSpecObj>();
             s->loop_kind = LoopKind::Pipelined;
@@ -282,6 +294,20 @@ void register_tile_kernel(Reg& r) {
                 for (const auto& grp : ev.as_seq(*g, rd.span(6), "group")) s->group.push_back(int_list(ev, &grp, rd.span(6), "group"));
             return loop_spec(s);
         });
+    add(r, "Persistent", "T.Persistent(domain, wave_size, index, group_size=8)",
+        "the tiles of `domain` this block visits, wave by wave (a persistent grid of wave_size blocks)", "loop",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.Persistent", {"domain", "wave_size", "index", "group_size"});
+            auto s = std::make_shared<LoopSpecObj>();
+            s->loop_kind = LoopKind::Persistent;
+            s->span = a.span;
+            for (const auto& d : ev.as_seq(rd.require(0), rd.span(0), "domain")) s->ranges.push_back(bounds(ev, d, nullptr, rd.span(0)));
+            if (s->ranges.empty()) ev.fail(DiagKind::WrongArgCount, rd.span(0), {"T.Persistent domain", "at least 1", "0"});
+            s->wave_size = ev.to_expr(rd.require(1), rd.span(1), "wave_size");
+            s->wave_index = ev.to_expr(rd.require(2), rd.span(2), "index");
+            s->group_size = rd.get(3) && !rd.get(3)->is_none() ? ev.to_expr(*rd.get(3), rd.span(3), "group_size") : ir::int_imm(8);
+            return loop_spec(s);
+        });
     add(r, "serial", "T.serial(n | start, stop[, step])", "a sequential loop", "loop",
         [](Evaluator& ev, CallArgs& a) { return simple_loop(ev, a, "T.serial", LoopKind::Serial); });
     add(r, "Serial", "T.Serial(n | start, stop[, step])", "alias of T.serial", "loop",
@@ -290,42 +316,41 @@ void register_tile_kernel(Reg& r) {
         [](Evaluator& ev, CallArgs& a) { return simple_loop(ev, a, "T.unroll", LoopKind::Unroll); });
     add(r, "vectorized", "T.vectorized(n | start, stop)", "a vectorized innermost loop", "loop",
         [](Evaluator& ev, CallArgs& a) { return simple_loop(ev, a, "T.vectorized", LoopKind::Vectorized); });
-    add(r, "grid", "T.grid(*extents)", "nested sequential loops", "loop",
-        [](Evaluator& ev, CallArgs& a) -> Value {
-            auto s = std::make_shared<LoopSpecObj>();
-            s->span = a.span;
-            for (size_t i = 0; i < a.pos.size(); ++i) s->ranges.push_back(bounds(ev, a.pos[i], nullptr, a.pos_spans[i]));
-            if (s->ranges.empty()) ev.fail(DiagKind::WrongArgCount, a.span, {"T.grid", "at least 1", "0"});
-            return loop_spec(s);
-        });
-    add(r, "get_thread_binding", "T.get_thread_binding(dim=0)", "threadIdx of the open kernel", "kernel",
-        [](Evaluator& ev, CallArgs& a) -> Value {
-            ArgReader rd(ev, a, "T.get_thread_binding", {"dim"});
-            require_kernel(ev, "T.get_thread_binding", a.span);
-            int64_t d = rd.get(0) ? ev.as_int(*rd.get(0), rd.span(0), "dim") : 0;
-            if (d < 0 || d >= static_cast<int64_t>(ev.kernel->thread_vars.size()))
-                ev.fail(DiagKind::TypeMismatch, a.span, {"the kernel has " + std::to_string(ev.kernel->thread_vars.size()) + " thread dimension(s)"});
-            return Value::expr(ev.kernel->thread_vars[static_cast<size_t>(d)]);
-        });
-    add(r, "get_block_binding", "T.get_block_binding(dim=0)", "blockIdx of the open kernel", "kernel",
-        [](Evaluator& ev, CallArgs& a) -> Value {
-            ArgReader rd(ev, a, "T.get_block_binding", {"dim"});
-            require_kernel(ev, "T.get_block_binding", a.span);
-            int64_t d = rd.get(0) ? ev.as_int(*rd.get(0), rd.span(0), "dim") : 0;
-            if (d < 0 || d >= static_cast<int64_t>(ev.kernel->block_vars.size()))
-                ev.fail(DiagKind::TypeMismatch, a.span, {"the kernel has " + std::to_string(ev.kernel->block_vars.size()) + " grid dimension(s)"});
-            return Value::expr(ev.kernel->block_vars[static_cast<size_t>(d)]);
-        });
+    add(r, "grid", "T.grid(*extents)", "nested sequential loops", "loop", [](Evaluator& ev, CallArgs& a) -> Value {
+        auto s = std::make_shared<LoopSpecObj>();
+        s->span = a.span;
+        for (size_t i = 0; i < a.pos.size(); ++i) s->ranges.push_back(bounds(ev, a.pos[i], nullptr, a.pos_spans[i]));
+        if (s->ranges.empty()) ev.fail(DiagKind::WrongArgCount, a.span, {"T.grid", "at least 1", "0"});
+        return loop_spec(s);
+    });
+    add(r, "get_thread_binding", "T.get_thread_binding(dim=0)", "threadIdx of the open kernel", "kernel", [](Evaluator& ev, CallArgs& a) -> Value {
+        ArgReader rd(ev, a, "T.get_thread_binding", {"dim"});
+        require_kernel(ev, "T.get_thread_binding", a.span);
+        int64_t d = rd.get(0) ? ev.as_int(*rd.get(0), rd.span(0), "dim") : 0;
+        if (d < 0 || d >= static_cast<int64_t>(ev.kernel->thread_vars.size()))
+            ev.fail(DiagKind::TypeMismatch, a.span, {"the kernel has " + std::to_string(ev.kernel->thread_vars.size()) + " thread dimension(s)"});
+        return Value::expr(ev.kernel->thread_vars[static_cast<size_t>(d)]);
+    });
+    add(r, "get_block_binding", "T.get_block_binding(dim=0)", "blockIdx of the open kernel", "kernel", [](Evaluator& ev, CallArgs& a) -> Value {
+        ArgReader rd(ev, a, "T.get_block_binding", {"dim"});
+        require_kernel(ev, "T.get_block_binding", a.span);
+        int64_t d = rd.get(0) ? ev.as_int(*rd.get(0), rd.span(0), "dim") : 0;
+        if (d < 0 || d >= static_cast<int64_t>(ev.kernel->block_vars.size()))
+            ev.fail(DiagKind::TypeMismatch, a.span, {"the kernel has " + std::to_string(ev.kernel->block_vars.size()) + " grid dimension(s)"});
+        return Value::expr(ev.kernel->block_vars[static_cast<size_t>(d)]);
+    });
     auto mark = [](const char* name, bool prim) {
         return [name, prim](Evaluator& ev, CallArgs& a) -> Value {
             if (a.pos.size() != 1 || a.pos[0].kind != VK::Func) {
                 // `@T.prim_func(...)` with options: return a decorator.
-                if (a.pos.empty()) return make_builtin(name, [name, prim](Evaluator& ev2, CallArgs& a2) -> Value {
-                    if (a2.pos.size() != 1 || a2.pos[0].kind != VK::Func) ev2.fail(DiagKind::TypeMismatch, a2.span, {std::string("`") + name + "` decorates a function"});
-                    auto f = std::make_shared<FuncObj>(*a2.pos[0].as<FuncObj>());
-                    (prim ? f->is_prim_func : f->is_macro) = true;
-                    return Value::make(VK::Func, f);
-                });
+                if (a.pos.empty())
+                    return make_builtin(name, [name, prim](Evaluator& ev2, CallArgs& a2) -> Value {
+                        if (a2.pos.size() != 1 || a2.pos[0].kind != VK::Func)
+                            ev2.fail(DiagKind::TypeMismatch, a2.span, {std::string("`") + name + "` decorates a function"});
+                        auto f = std::make_shared<FuncObj>(*a2.pos[0].as<FuncObj>());
+                        (prim ? f->is_prim_func : f->is_macro) = true;
+                        return Value::make(VK::Func, f);
+                    });
                 ev.fail(DiagKind::TypeMismatch, a.span, {std::string("`") + name + "` decorates a function"});
             }
             auto f = std::make_shared<FuncObj>(*a.pos[0].as<FuncObj>());

@@ -45,6 +45,50 @@ bool needs_64bit_indices(const KernelContext& k, const KernelSpecObj& spec) {
     return total >= kInt32Limit;
 }
 
+// T.Persistent(domain, wave_size, index, group_size): the block visits tile w * wave_size + index
+// of each wave w, TileLang's order: the last dim is cut into groups of group_size, the tile
+// number counts through (group, dims..., member) fastest last, so consecutive blocks of a wave
+// take neighbouring tiles of one group; past the domain (the last wave, a partial group) it
+// skips the body.
+ir::Stmt persistent_loop(Evaluator& ev, const ast::For& f, const LoopSpecObj& spec, const std::vector<std::string>& names,
+                         const std::vector<Span>& spans, const std::shared_ptr<Scope>& sc) {
+    using ir::BinaryOp;
+    auto bin = [&](BinaryOp op, ir::Expr a, ir::Expr b) { return ir::make_binary(op, std::move(a), std::move(b), spec.span); };
+    auto ceildiv = [&](const ir::Expr& a, const ir::Expr& b) {
+        return bin(BinaryOp::FloorDiv, bin(BinaryOp::Sub, bin(BinaryOp::Add, a, b), ir::int_imm(1)), b);
+    };
+    const size_t n = spec.ranges.size();
+    const ir::Expr last = spec.ranges[n - 1].second;
+    const ir::Expr g = bin(BinaryOp::Max, ir::int_imm(1), bin(BinaryOp::Min, spec.group_size, last));
+    std::vector<ir::Expr> grouped = {ceildiv(last, g)};
+    for (size_t i = 0; i + 1 < n; ++i) grouped.push_back(spec.ranges[i].second);
+    grouped.push_back(g);
+    ir::Expr padded = grouped[0];
+    for (size_t i = 1; i < grouped.size(); ++i) padded = bin(BinaryOp::Mul, padded, grouped[i]);
+    auto w = std::make_shared<const ir::VarNode>("w", ir::DataType::int32(), ir::VarKind::Loop, spec.span);
+    ir::Expr tile = bin(BinaryOp::Add, bin(BinaryOp::Mul, w, spec.wave_size), spec.wave_index);
+    std::vector<ir::Expr> idx(grouped.size());
+    ir::Expr rem = tile;
+    for (size_t i = grouped.size(); i-- > 1;) {
+        idx[i] = bin(BinaryOp::FloorMod, rem, grouped[i]);
+        rem = bin(BinaryOp::FloorDiv, rem, grouped[i]);
+    }
+    idx[0] = rem;
+    std::vector<std::pair<ir::Var, ir::Expr>> lets;
+    for (size_t i = 0; i < n; ++i) {
+        ir::Expr coord = i + 1 < n ? idx[i + 1] : bin(BinaryOp::Add, bin(BinaryOp::Mul, idx[0], g), idx[grouped.size() - 1]);
+        auto v = std::make_shared<const ir::VarNode>(names[i], ir::DataType::int32(), ir::VarKind::Plain, spans[i]);
+        lets.push_back({v, coord});
+        ev.bind_name(names[i], Value::expr(v), sc, spans[i]);
+    }
+    auto [fl, stmts] = stage_ir_loop_body(ev, f.body, sc);
+    if (fl == Flow::Return) ev.fail(DiagKind::UnsupportedConstruct, f.span, {"return", " inside a kernel loop"});
+    ir::Expr inside = bin(BinaryOp::And, bin(BinaryOp::LT, tile, padded), bin(BinaryOp::LT, lets.back().first, last));
+    ir::Stmt body = std::make_shared<ir::IfThenElseNode>(inside, Stager::seal(std::move(stmts), f.span), nullptr, f.span);
+    for (size_t i = lets.size(); i-- > 0;) body = std::make_shared<ir::LetStmtNode>(lets[i].first, lets[i].second, body, f.span);
+    return std::make_shared<ir::ForNode>(w, ir::int_imm(0), ceildiv(padded, spec.wave_size), ir::ForKind::Serial, body, f.span);
+}
+
 }  // namespace
 
 Flow exec_ir_for(Evaluator& ev, const ast::For& f, const LoopSpecObj& spec, const std::shared_ptr<Scope>& sc) {
@@ -58,16 +102,23 @@ Flow exec_ir_for(Evaluator& ev, const ast::For& f, const LoopSpecObj& spec, cons
     } else if (auto* t = f.target->as<ast::Tuple>()) {
         for (const auto& e : t->elts) {
             auto* en = e->as<ast::Name>();
-            if (!en) ev.fail(DiagKind::UnsupportedConstruct, e->span, {"loop target " + std::string(ast::expr_kind_name(e->kind)), "; use plain names"});
+            if (!en)
+                ev.fail(DiagKind::UnsupportedConstruct, e->span, {"loop target " + std::string(ast::expr_kind_name(e->kind)), "; use plain names"});
             names.push_back(en->id);
             spans.push_back(en->span);
         }
     } else {
-        ev.fail(DiagKind::UnsupportedConstruct, f.target->span, {"loop target " + std::string(ast::expr_kind_name(f.target->kind)), "; use plain names"});
+        ev.fail(DiagKind::UnsupportedConstruct, f.target->span,
+                {"loop target " + std::string(ast::expr_kind_name(f.target->kind)), "; use plain names"});
     }
     if (names.size() != spec.ranges.size())
-        ev.fail(DiagKind::TypeMismatch, f.target->span, {"the loop has " + std::to_string(spec.ranges.size()) + " dimension(s) but " +
-                                                       std::to_string(names.size()) + " loop variable(s)"});
+        ev.fail(DiagKind::TypeMismatch, f.target->span,
+                {"the loop has " + std::to_string(spec.ranges.size()) + " dimension(s) but " + std::to_string(names.size()) + " loop variable(s)"});
+    if (spec.loop_kind == LoopKind::Persistent) {
+        ev.stager.emit(persistent_loop(ev, f, spec, names, spans, sc));
+        for (size_t i = 0; i < names.size(); ++i) ev.bind_name(names[i], ended_loop_var(names[i], f.span.begin.line), sc, spans[i]);
+        return Flow::Normal;
+    }
     std::vector<ir::Var> vars;
     for (size_t i = 0; i < names.size(); ++i) {
         ir::DataType t = ir::promote(spec.ranges[i].first->dtype, spec.ranges[i].second->dtype);
@@ -80,8 +131,10 @@ Flow exec_ir_for(Evaluator& ev, const ast::For& f, const LoopSpecObj& spec, cons
         vars.push_back(v);
         Value bound = Value::expr(v);
         const ir::Expr& lo = spec.ranges[i].first;
-        if (spec.step) bound = Value::expr(ir::make_binary(ir::BinaryOp::Add, lo, ir::make_binary(ir::BinaryOp::Mul, v, spec.step)));
-        else if (!(ir::as_const_int(lo) && *ir::as_const_int(lo) == 0)) bound = Value::expr(ir::make_binary(ir::BinaryOp::Add, v, lo));
+        if (spec.step)
+            bound = Value::expr(ir::make_binary(ir::BinaryOp::Add, lo, ir::make_binary(ir::BinaryOp::Mul, v, spec.step)));
+        else if (!(ir::as_const_int(lo) && *ir::as_const_int(lo) == 0))
+            bound = Value::expr(ir::make_binary(ir::BinaryOp::Add, v, lo));
         ev.bind_name(names[i], bound, sc, spans[i]);
     }
     auto [fl, stmts] = stage_ir_loop_body(ev, f.body, sc);
@@ -89,11 +142,23 @@ Flow exec_ir_for(Evaluator& ev, const ast::For& f, const LoopSpecObj& spec, cons
     ir::Stmt body = Stager::seal(std::move(stmts), f.span);
     ir::ForKind kind = ir::ForKind::Serial;
     switch (spec.loop_kind) {
-        case LoopKind::Serial: kind = ir::ForKind::Serial; break;
-        case LoopKind::Unroll: kind = ir::ForKind::Unrolled; break;
-        case LoopKind::Parallel: kind = ir::ForKind::Parallel; break;
-        case LoopKind::Pipelined: kind = ir::ForKind::Pipelined; break;
-        case LoopKind::Vectorized: kind = ir::ForKind::Vectorized; break;
+        case LoopKind::Serial:
+            kind = ir::ForKind::Serial;
+            break;
+        case LoopKind::Unroll:
+            kind = ir::ForKind::Unrolled;
+            break;
+        case LoopKind::Parallel:
+            kind = ir::ForKind::Parallel;
+            break;
+        case LoopKind::Pipelined:
+            kind = ir::ForKind::Pipelined;
+            break;
+        case LoopKind::Vectorized:
+            kind = ir::ForKind::Vectorized;
+            break;
+        case LoopKind::Persistent:
+            break;  // persistent_loop above
     }
     for (size_t i = vars.size(); i-- > 0;) {
         // Loop vars count from 0; a non-zero start is folded into the bound Python name.
@@ -115,15 +180,15 @@ Flow exec_ir_for(Evaluator& ev, const ast::For& f, const LoopSpecObj& spec, cons
 Flow exec_kernel_with(Evaluator& ev, const ast::With& w, const Value& specv, const std::shared_ptr<Scope>& sc) {
     const auto& spec = *specv.as<KernelSpecObj>();
     if (ev.stager.in_kernel()) ev.fail(DiagKind::NestedKernel, spec.span);
-    if (!ev.kernel || !ev.kernel->active || ev.module_eval_depth > 0 || !ev.stager.has_frame())
-        ev.fail(DiagKind::KernelOutsideFactory, spec.span);
+    if (!ev.kernel || !ev.kernel->active || ev.module_eval_depth > 0 || !ev.stager.has_frame()) ev.fail(DiagKind::KernelOutsideFactory, spec.span);
     static const char* dflt[] = {"bx", "by", "bz"};
     static const char* tnames[] = {"tx", "ty", "tz"};
     std::vector<ir::Var> bvars, tvars;
     const ast::Expr* target = w.items[0].optional_vars.get();
     std::vector<const ast::Name*> tnodes;
     if (target) {
-        if (auto* n = target->as<ast::Name>()) tnodes.push_back(n);
+        if (auto* n = target->as<ast::Name>())
+            tnodes.push_back(n);
         else if (auto* t = target->as<ast::Tuple>()) {
             for (const auto& e : t->elts) {
                 auto* en = e->as<ast::Name>();
@@ -131,8 +196,8 @@ Flow exec_kernel_with(Evaluator& ev, const ast::With& w, const Value& specv, con
                 tnodes.push_back(en);
             }
             if (tnodes.size() != spec.grid.size())
-                ev.fail(DiagKind::BadKernelLaunch, target->span, {std::to_string(spec.grid.size()) + " grid dimension(s) but " +
-                                                                  std::to_string(tnodes.size()) + " block index name(s)"});
+                ev.fail(DiagKind::BadKernelLaunch, target->span,
+                        {std::to_string(spec.grid.size()) + " grid dimension(s) but " + std::to_string(tnodes.size()) + " block index name(s)"});
         } else {
             ev.fail(DiagKind::BadKernelLaunch, target->span, {"bind block indices to plain names"});
         }

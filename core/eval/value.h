@@ -110,7 +110,7 @@ struct RegionObj : Obj {
     std::vector<RegionDim> dims;
 };
 
-enum class LoopKind { Serial, Unroll, Parallel, Pipelined, Vectorized };
+enum class LoopKind { Serial, Unroll, Parallel, Pipelined, Vectorized, Persistent };
 struct LoopSpecObj : Obj {
     LoopKind loop_kind = LoopKind::Serial;
     std::vector<std::pair<ir::Expr, ir::Expr>> ranges;  // (min, extent) per nested loop
@@ -118,6 +118,7 @@ struct LoopSpecObj : Obj {
     int num_stages = 0;
     std::vector<int> order, stage;
     std::vector<std::vector<int>> group;
+    ir::Expr wave_size, wave_index, group_size;  // T.Persistent: blocks per wave, this block, tile group
     Span span;
 };
 
