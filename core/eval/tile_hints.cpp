@@ -44,17 +44,32 @@ void register_tile_hints(std::vector<TileBuiltin>& r) {
                 hint_remark(ev, name, a.span);
                 return Value::none();
             });
-    add(r, "sync_threads", "T.sync_threads()", "a barrier of all threads of the block (__syncthreads)",
-        [](Evaluator& ev, CallArgs& a) -> Value {
-            ArgReader rd(ev, a, "T.sync_threads", {"barrier_id", "arrive_count"});
-            require_kernel(ev, "T.sync_threads", a.span);
-            // A named barrier over part of the block would deadlock as a __syncthreads: refuse it.
-            for (int k = 0; k < 2; ++k)
-                if (rd.get(k) && rd.get(k)->kind != VK::None)
-                    ev.fail(DiagKind::NotYetLowered, rd.span(k), {"T.sync_threads with a named barrier (barrier_id, arrive_count)", "CUDA"});
-            ev.stager.emit(std::make_shared<ir::EvaluateNode>(ir::make_call("__syncthreads", {}, ir::DataType::void_(), a.span), a.span));
+    add(r, "sync_threads", "T.sync_threads()", "a barrier of all threads of the block (__syncthreads)", [](Evaluator& ev, CallArgs& a) -> Value {
+        ArgReader rd(ev, a, "T.sync_threads", {"barrier_id", "arrive_count"});
+        require_kernel(ev, "T.sync_threads", a.span);
+        // A named barrier (barrier_id, arrive_count): only the threads that reach it wait, for
+        // `arrive_count` of them (whole warps, as bar.sync counts), so code under a branch on
+        // the thread index can synchronise its threads without the rest of the block.
+        const Value* id = rd.get(0) && rd.get(0)->kind != VK::None ? rd.get(0) : nullptr;
+        const Value* count = rd.get(1) && rd.get(1)->kind != VK::None ? rd.get(1) : nullptr;
+        if (id || count) {
+            ir::Expr i = id ? ev.to_expr(*id, rd.span(0), "barrier_id") : ir::int_imm(0);
+            if (!count)
+                ev.fail(DiagKind::TypeMismatch, a.span, {"`T.sync_threads` with a barrier_id needs its arrive_count (the threads that meet there)"});
+            ir::Expr n = ev.to_expr(*count, rd.span(1), "arrive_count");
+            auto ci = ir::as_const_int(i), cn = ir::as_const_int(n);
+            if (!ci || *ci < 2 || *ci > 15)
+                ev.fail(DiagKind::TypeMismatch, id ? rd.span(0) : a.span,
+                        {"`T.sync_threads` barrier_id must be a constant in 2..15 (0 and 1 are the block barriers of the generated code)"});
+            if (cn && (*cn <= 0 || *cn % 32 != 0))
+                ev.fail(DiagKind::TypeMismatch, rd.span(1),
+                        {"`T.sync_threads` arrive_count must be a positive multiple of 32 (whole warps), got " + std::to_string(*cn)});
+            ev.stager.emit(std::make_shared<ir::EvaluateNode>(ir::make_call("named_barrier", {i, n}, ir::DataType::void_(), a.span), a.span));
             return Value::none();
-        });
+        }
+        ev.stager.emit(std::make_shared<ir::EvaluateNode>(ir::make_call("__syncthreads", {}, ir::DataType::void_(), a.span), a.span));
+        return Value::none();
+    });
 }
 
 }  // namespace tp::eval

@@ -1,7 +1,7 @@
 # RUN: not %tilec compile %s --emit cuda 2>&1 | FileCheck %s
-# T.sync_threads over part of the block (a named barrier) would deadlock as a __syncthreads, so
-# it is refused at its argument rather than lowered as a whole-block barrier.
-# CHECK: fail_sync_threads_named.py:[[@LINE+9]]:{{[0-9]+}}: error: `T.sync_threads with a named barrier (barrier_id, arrive_count)` is not supported by the CUDA code generator yet [NotYetLowered]
+# A named barrier's id must leave the block barriers of the generated code alone: barrier 0 is
+# __syncthreads and 1 the tile threads' barrier of warp-specialized kernels.
+# CHECK: fail_sync_threads_named.py:[[@LINE+9]]:{{[0-9]+}}: error: `T.sync_threads` barrier_id must be a constant in 2..15 (0 and 1 are the block barriers of the generated code) [TypeMismatch]
 import tilelang.language as T
 
 

@@ -16,6 +16,9 @@ __device__ __forceinline__ void sync_threads() {
     if constexpr (THREADS % 32 == 0) asm volatile("bar.sync 1, %0;" ::"n"(THREADS) : "memory");
     else __syncthreads();
 }
+// T.sync_threads(barrier_id, arrive_count): the threads that reach it wait until `count` of
+// them (whole warps) have; barrier 0 is __syncthreads' and 1 is sync_threads<THREADS>' above.
+__device__ __forceinline__ void named_barrier(int id, int count) { asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory"); }
 // Python's // and % on integers (round toward negative infinity), for index math the code
 // generator cannot prove non-negative.
 template <class T> __device__ __forceinline__ T floordiv(T a, T b) {
