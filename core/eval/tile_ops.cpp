@@ -50,6 +50,22 @@ ir::ReduceKind reduce_kind(const std::string& n) {
     return ir::ReduceKind::AbsMax;
 }
 
+// T.atomic_add(x, v, return_prev=True): the value x held before the add, kept in a scalar
+// variable so the add happens once, where the call stands, whether or not the value is used.
+Value atomic_add_prev(Evaluator& ev, const ir::BufferRegion& d, const ir::Expr& v, Span span) {
+    std::vector<ir::Expr> at;
+    for (const auto& r : d.region) at.push_back(r.min);
+    ir::Expr target = std::make_shared<ir::BufferLoadNode>(d.buffer, at, span);
+    std::string name = "atomic_prev";
+    for (int k = 1; ev.kernel && ev.kernel->buffer_names.count(name); ++k) name = "atomic_prev_" + std::to_string(k);
+    if (ev.kernel) ev.kernel->buffer_names.insert(name);
+    auto prev = std::make_shared<const ir::BufferNode>(name, d.buffer->dtype, std::vector<ir::Expr>{ir::int_imm(1)}, ir::Scope::Var, span);
+    ev.stager.add_allocation(prev, nullptr, span);
+    ir::Expr call = ir::make_call("atomic_add_prev", {target, v}, d.buffer->dtype, span);
+    ev.stager.emit(std::make_shared<ir::BufferStoreNode>(prev, std::vector<ir::Expr>{ir::int_imm(0)}, call, span));
+    return Value::expr(std::make_shared<ir::BufferLoadNode>(prev, std::vector<ir::Expr>{ir::int_imm(0)}, span));
+}
+
 }  // namespace
 
 RegionObj as_region(Evaluator& ev, const Value& v, Span span, const char* what) {
@@ -121,8 +137,10 @@ ir::Stmt scan_lines(const ir::Buffer& src, const ir::Buffer& dst, int dim, bool 
     ir::Stmt body = std::make_shared<ir::ForNode>(j, ir::int_imm(1), ir::make_binary(ir::BinaryOp::Sub, n, ir::int_imm(1)), ir::ForKind::Serial,
                                                   std::make_shared<ir::BufferStoreNode>(dst, at(pos), sum, span), span);
     if (src != dst)
-        body = ir::make_seq({std::make_shared<ir::BufferStoreNode>(dst, at(first), ir::make_cast(dst->dtype, load(src, first), span), span), body}, span);
-    for (size_t i = vars.size(); i-- > 0;) body = std::make_shared<ir::ForNode>(vars[i], ir::int_imm(0), extents[i], ir::ForKind::Parallel, body, span);
+        body = ir::make_seq({std::make_shared<ir::BufferStoreNode>(dst, at(first), ir::make_cast(dst->dtype, load(src, first), span), span), body},
+                            span);
+    for (size_t i = vars.size(); i-- > 0;)
+        body = std::make_shared<ir::ForNode>(vars[i], ir::int_imm(0), extents[i], ir::ForKind::Parallel, body, span);
     return body;
 }
 
@@ -137,7 +155,8 @@ ir::BufferRegion whole(const ir::Buffer& b) {
 void register_tile_ops(Reg& r) {
     add(r, "copy", "T.copy(src, dst, *, coalesced_width=None, disable_tma=False)", "copy a tile between global, shared and fragment memory",
         [](Evaluator& ev, CallArgs& a) -> Value {
-            ArgReader rd(ev, a, "T.copy", {"src", "dst", "coalesced_width", "disable_tma", "eviction_policy", "annotations", "loop_layout", "prefer_instruction"});
+            ArgReader rd(ev, a, "T.copy",
+                         {"src", "dst", "coalesced_width", "disable_tma", "eviction_policy", "annotations", "loop_layout", "prefer_instruction"});
             require_kernel(ev, "T.copy", a.span);
             RegionObj src = as_region(ev, rd.require(0), rd.span(0), "T.copy");
             RegionObj dst = as_region(ev, rd.require(1), rd.span(1), "T.copy");
@@ -155,17 +174,17 @@ void register_tile_ops(Reg& r) {
             ir::BufferRegion d = complete_region(ev, dst, &src, rd.span(1));
             auto se = squeezed(s.region), de = squeezed(d.region);
             if (se && de && *se != *de)
-                ev.fail(DiagKind::ShapeMismatch, a.span, {"`T.copy` from `" + s.buffer->name + "` " + dims_text(*se) + " to `" +
-                                                          d.buffer->name + "` " + dims_text(*de)});
+                ev.fail(DiagKind::ShapeMismatch, a.span,
+                        {"`T.copy` from `" + s.buffer->name + "` " + dims_text(*se) + " to `" + d.buffer->name + "` " + dims_text(*de)});
             auto node = std::make_shared<ir::CopyOpNode>(s, d, a.span);
-            if (const Value* cw = rd.get(2); cw && !cw->is_none()) node->coalesced_width = static_cast<int>(ev.as_int(*cw, rd.span(2), "coalesced_width"));
+            if (const Value* cw = rd.get(2); cw && !cw->is_none())
+                node->coalesced_width = static_cast<int>(ev.as_int(*cw, rd.span(2), "coalesced_width"));
             if (const Value* dt = rd.get(3)) node->disable_tma = ev.as_bool(*dt, rd.span(3), "disable_tma");
             ev.stager.emit(node);
             return Value::none();
         });
     add(r, "gemm", "T.gemm(A, B, C, transpose_A=False, transpose_B=False, policy=T.GemmWarpPolicy.Square, clear_accum=False, k_pack=1, wg_wait=0)",
-        "C += A @ B on tiles (tensor cores)",
-        [](Evaluator& ev, CallArgs& a) -> Value {
+        "C += A @ B on tiles (tensor cores)", [](Evaluator& ev, CallArgs& a) -> Value {
             ArgReader rd(ev, a, "T.gemm", {"A", "B", "C", "transpose_A", "transpose_B", "policy", "clear_accum", "k_pack", "wg_wait", "mbar"});
             require_kernel(ev, "T.gemm", a.span);
             ir::BufferRegion A = complete_region(ev, as_region(ev, rd.require(0), rd.span(0), "T.gemm"), nullptr, rd.span(0));
@@ -176,9 +195,12 @@ void register_tile_ops(Reg& r) {
             if (const Value* v = rd.get(4)) node->transpose_B = ev.as_bool(*v, rd.span(4), "transpose_B");
             if (const Value* v = rd.get(5); v && !v->is_none()) {
                 if (v->kind != VK::Enum || v->as<EnumObj>()->owner != "GemmWarpPolicy")
-                    ev.fail(DiagKind::TypeMismatch, rd.span(5), {"`policy` expects `T.GemmWarpPolicy.Square`, `FullRow` or `FullCol`, got " + type_name(*v)});
+                    ev.fail(DiagKind::TypeMismatch, rd.span(5),
+                            {"`policy` expects `T.GemmWarpPolicy.Square`, `FullRow` or `FullCol`, got " + type_name(*v)});
                 const std::string& n = v->as<EnumObj>()->name;
-                node->policy = n == "FullRow" ? ir::GemmWarpPolicy::FullRow : n == "FullCol" ? ir::GemmWarpPolicy::FullCol : ir::GemmWarpPolicy::Square;
+                node->policy = n == "FullRow"   ? ir::GemmWarpPolicy::FullRow
+                               : n == "FullCol" ? ir::GemmWarpPolicy::FullCol
+                                                : ir::GemmWarpPolicy::Square;
             }
             if (const Value* v = rd.get(6)) node->clear_accum = ev.as_bool(*v, rd.span(6), "clear_accum");
             if (const Value* v = rd.get(7)) node->k_pack = static_cast<int>(ev.as_int(*v, rd.span(7), "k_pack"));
@@ -186,43 +208,44 @@ void register_tile_ops(Reg& r) {
             auto as = squeezed(A.region), bs = squeezed(B.region), cs = squeezed(C.region);
             if (as && bs && cs) {
                 if (as->size() != 2 || bs->size() != 2 || cs->size() != 2)
-                    ev.fail(DiagKind::ShapeMismatch, a.span, {"`T.gemm` needs 2-D tiles, got A " + dims_text(*as) + ", B " + dims_text(*bs) + ", C " + dims_text(*cs)});
+                    ev.fail(DiagKind::ShapeMismatch, a.span,
+                            {"`T.gemm` needs 2-D tiles, got A " + dims_text(*as) + ", B " + dims_text(*bs) + ", C " + dims_text(*cs)});
                 int64_t m = node->transpose_A ? (*as)[1] : (*as)[0], ka = node->transpose_A ? (*as)[0] : (*as)[1];
                 int64_t kb = node->transpose_B ? (*bs)[1] : (*bs)[0], n = node->transpose_B ? (*bs)[0] : (*bs)[1];
                 if (ka != kb || m != (*cs)[0] || n != (*cs)[1])
-                    ev.fail(DiagKind::ShapeMismatch, a.span, {"`T.gemm` with A " + dims_text(*as) + (node->transpose_A ? " (transposed)" : "") + ", B " +
-                                                              dims_text(*bs) + (node->transpose_B ? " (transposed)" : "") + " and C " + dims_text(*cs) +
-                                                              "; expected A [M, K], B [K, N], C [M, N]"});
+                    ev.fail(DiagKind::ShapeMismatch, a.span,
+                            {"`T.gemm` with A " + dims_text(*as) + (node->transpose_A ? " (transposed)" : "") + ", B " + dims_text(*bs) +
+                             (node->transpose_B ? " (transposed)" : "") + " and C " + dims_text(*cs) + "; expected A [M, K], B [K, N], C [M, N]"});
             }
             ev.stager.emit(node);
             return Value::none();
         });
-    add(r, "fill", "T.fill(buffer, value)", "set every element of a tile",
-        [](Evaluator& ev, CallArgs& a) -> Value {
-            ArgReader rd(ev, a, "T.fill", {"buffer", "value"});
-            require_kernel(ev, "T.fill", a.span);
-            ir::BufferRegion d = complete_region(ev, as_region(ev, rd.require(0), rd.span(0), "T.fill"), nullptr, rd.span(0));
-            ir::Expr v = ev.to_expr(rd.require(1), rd.span(1), "fill value");
-            if (!(v->dtype == d.buffer->dtype)) v = ir::make_cast(d.buffer->dtype, v, rd.span(1));
-            ev.stager.emit(std::make_shared<ir::FillOpNode>(d, v, a.span));
-            return Value::none();
-        });
-    add(r, "clear", "T.clear(buffer)", "set every element of a tile to zero",
-        [](Evaluator& ev, CallArgs& a) -> Value {
-            ArgReader rd(ev, a, "T.clear", {"buffer"});
-            require_kernel(ev, "T.clear", a.span);
-            ir::BufferRegion d = complete_region(ev, as_region(ev, rd.require(0), rd.span(0), "T.clear"), nullptr, rd.span(0));
-            ir::DataType t = d.buffer->dtype;
-            ir::Expr zero = t.is_float() ? ir::float_imm(0, t, a.span) : ir::int_imm(0, t, a.span);
-            ev.stager.emit(std::make_shared<ir::FillOpNode>(d, zero, a.span));
-            return Value::none();
-        });
+    add(r, "fill", "T.fill(buffer, value)", "set every element of a tile", [](Evaluator& ev, CallArgs& a) -> Value {
+        ArgReader rd(ev, a, "T.fill", {"buffer", "value"});
+        require_kernel(ev, "T.fill", a.span);
+        ir::BufferRegion d = complete_region(ev, as_region(ev, rd.require(0), rd.span(0), "T.fill"), nullptr, rd.span(0));
+        ir::Expr v = ev.to_expr(rd.require(1), rd.span(1), "fill value");
+        if (!(v->dtype == d.buffer->dtype)) v = ir::make_cast(d.buffer->dtype, v, rd.span(1));
+        ev.stager.emit(std::make_shared<ir::FillOpNode>(d, v, a.span));
+        return Value::none();
+    });
+    add(r, "clear", "T.clear(buffer)", "set every element of a tile to zero", [](Evaluator& ev, CallArgs& a) -> Value {
+        ArgReader rd(ev, a, "T.clear", {"buffer"});
+        require_kernel(ev, "T.clear", a.span);
+        ir::BufferRegion d = complete_region(ev, as_region(ev, rd.require(0), rd.span(0), "T.clear"), nullptr, rd.span(0));
+        ir::DataType t = d.buffer->dtype;
+        ir::Expr zero = t.is_float() ? ir::float_imm(0, t, a.span) : ir::int_imm(0, t, a.span);
+        ev.stager.emit(std::make_shared<ir::FillOpNode>(d, zero, a.span));
+        return Value::none();
+    });
     for (const char* n : {"reduce_max", "reduce_min", "reduce_sum", "reduce_abssum", "reduce_absmax"}) {
         std::string name = n;
-        const std::string what = name == "reduce_max" ? "maximum" : name == "reduce_min" ? "minimum" : name == "reduce_sum" ? "sum"
-                                 : name == "reduce_abssum" ? "sum of absolute values" : "maximum absolute value";
-        add(r, name, "T." + name + "(src, dst, dim=-1, clear=True)",
-            what + " of a tile along `dim` into dst (clear=False accumulates into dst)",
+        const std::string what = name == "reduce_max"      ? "maximum"
+                                 : name == "reduce_min"    ? "minimum"
+                                 : name == "reduce_sum"    ? "sum"
+                                 : name == "reduce_abssum" ? "sum of absolute values"
+                                                           : "maximum absolute value";
+        add(r, name, "T." + name + "(src, dst, dim=-1, clear=True)", what + " of a tile along `dim` into dst (clear=False accumulates into dst)",
             [name](Evaluator& ev, CallArgs& a) -> Value {
                 ArgReader rd(ev, a, "T." + name, {"buffer", "out", "dim", "clear"});
                 require_kernel(ev, "T." + name, a.span);
@@ -232,7 +255,8 @@ void register_tile_ops(Reg& r) {
                 int64_t rank = static_cast<int64_t>(src->shape.size());
                 if (dim < 0) dim += rank;
                 if (dim < 0 || dim >= rank)
-                    ev.fail(DiagKind::ShapeMismatch, rd.get(2) ? rd.span(2) : a.span, {"`dim` is out of range for the " + std::to_string(rank) + "-D buffer `" + src->name + "`"});
+                    ev.fail(DiagKind::ShapeMismatch, rd.get(2) ? rd.span(2) : a.span,
+                            {"`dim` is out of range for the " + std::to_string(rank) + "-D buffer `" + src->name + "`"});
                 bool clear = rd.get(3) ? ev.as_bool(*rd.get(3), rd.span(3), "clear") : true;
                 std::vector<int64_t> expect, got;
                 bool known = true;
@@ -248,8 +272,9 @@ void register_tile_ops(Reg& r) {
                     if (c && *c != 1) got.push_back(*c);
                 }
                 if (known && expect != got)
-                    ev.fail(DiagKind::ShapeMismatch, a.span, {"`T." + name + "` of `" + src->name + "` along dim " + std::to_string(dim) + " gives " +
-                                                              dims_text(expect) + " but `" + dst->name + "` is " + dims_text(got)});
+                    ev.fail(DiagKind::ShapeMismatch, a.span,
+                            {"`T." + name + "` of `" + src->name + "` along dim " + std::to_string(dim) + " gives " + dims_text(expect) + " but `" +
+                             dst->name + "` is " + dims_text(got)});
                 ev.stager.emit(std::make_shared<ir::ReduceOpNode>(reduce_kind(name), src, dst, static_cast<int>(dim), clear, a.span));
                 return Value::none();
             });
@@ -267,15 +292,20 @@ void register_tile_ops(Reg& r) {
                 for (const auto& dm : dst.dims) d.region.push_back({dm.min, ir::int_imm(1)});
                 ir::Expr v = ev.to_expr(val, rd.span(1), "atomic_add value");
                 if (!(v->dtype == dst.buffer->dtype)) v = ir::make_cast(dst.buffer->dtype, v, rd.span(1));
+                if (const Value* rp = rd.get(3); rp && ev.truthy(*rp, rd.span(3))) return atomic_add_prev(ev, d, v, a.span);
                 ev.stager.emit(std::make_shared<ir::AtomicAddOpNode>(d, v, a.span));
                 return Value::none();
             }
+            if (const Value* rp = rd.get(3); rp && ev.truthy(*rp, rd.span(3)))
+                ev.fail(DiagKind::UnsupportedConstruct, rd.span(3),
+                        {"return_prev", " on a tile T.atomic_add; it returns one element's previous value"});
             RegionObj src = as_region(ev, val, rd.span(1), "T.atomic_add");
             ir::BufferRegion d = complete_region(ev, dst, &src, rd.span(0));
             ir::BufferRegion s = complete_region(ev, src, &dst, rd.span(1));
             auto se = squeezed(s.region), de = squeezed(d.region);
             if (se && de && *se != *de)
-                ev.fail(DiagKind::ShapeMismatch, a.span, {"`T.atomic_add` of `" + s.buffer->name + "` " + dims_text(*se) + " into `" + d.buffer->name + "` " + dims_text(*de)});
+                ev.fail(DiagKind::ShapeMismatch, a.span,
+                        {"`T.atomic_add` of `" + s.buffer->name + "` " + dims_text(*se) + " into `" + d.buffer->name + "` " + dims_text(*de)});
             ev.stager.emit(std::make_shared<ir::AtomicAddOpNode>(d, s, a.span));
             return Value::none();
         });
@@ -306,7 +336,8 @@ void register_tile_ops(Reg& r) {
             int64_t p = rd.get(0) ? ev.as_int(*rd.get(0), rd.span(0), "panel_size") : 10;
             if (p <= 0) ev.fail(DiagKind::TypeMismatch, rd.span(0), {"`panel_size` must be positive, got " + std::to_string(p)});
             std::string order = rd.get(1) ? ev.as_str(*rd.get(1), rd.span(1), "order") : "row";
-            if (order != "row" && order != "col") ev.fail(DiagKind::TypeMismatch, rd.span(1), {"`order` must be \"row\" or \"col\", got \"" + order + "\""});
+            if (order != "row" && order != "col")
+                ev.fail(DiagKind::TypeMismatch, rd.span(1), {"`order` must be \"row\" or \"col\", got \"" + order + "\""});
             bool en = rd.get(2) ? ev.as_bool(*rd.get(2), rd.span(2), "enable") : true;
             ev.stager.emit(std::make_shared<ir::SwizzleOpNode>(static_cast<int>(p), order == "row", en, a.span));
             return Value::none();

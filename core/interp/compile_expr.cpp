@@ -1,5 +1,6 @@
 // Expressions of the interpreter: each IR expression becomes a closure that evaluates as an
 // int64 (integers, bools, indices) or a double rounded to the expression's dtype.
+#include <atomic>
 #include <cmath>
 #include <limits>
 
@@ -71,11 +72,23 @@ struct IntBinary : IntExpr {
             if (y == 0) throw_diag(fr, DiagKind::IntegerDivisionByZero, span, {block_text(fr)});
         };
         switch (op) {
-            case BinaryOp::Add: r = static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y)); break;
-            case BinaryOp::Sub: r = static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y)); break;
-            case BinaryOp::Mul: r = static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y)); break;
-            case BinaryOp::Div: divisor_check(); r = x / y; break;
-            case BinaryOp::Mod: divisor_check(); r = x % y; break;
+            case BinaryOp::Add:
+                r = static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
+                break;
+            case BinaryOp::Sub:
+                r = static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
+                break;
+            case BinaryOp::Mul:
+                r = static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+                break;
+            case BinaryOp::Div:
+                divisor_check();
+                r = x / y;
+                break;
+            case BinaryOp::Mod:
+                divisor_check();
+                r = x % y;
+                break;
             case BinaryOp::FloorDiv: {
                 divisor_check();
                 r = x / y;
@@ -89,20 +102,41 @@ struct IntBinary : IntExpr {
                 r = x - q * y;
                 break;
             }
-            case BinaryOp::Min: r = x < y ? x : y; break;
-            case BinaryOp::Max: r = x > y ? x : y; break;
-            case BinaryOp::EQ: return x == y;
-            case BinaryOp::NE: return x != y;
-            case BinaryOp::LT: return x < y;
-            case BinaryOp::LE: return x <= y;
-            case BinaryOp::GT: return x > y;
-            case BinaryOp::GE: return x >= y;
-            case BinaryOp::BitAnd: r = x & y; break;
-            case BinaryOp::BitOr: r = x | y; break;
-            case BinaryOp::BitXor: r = x ^ y; break;
-            case BinaryOp::Shl: r = static_cast<int64_t>(static_cast<uint64_t>(x) << (y & 63)); break;
-            case BinaryOp::Shr: r = x >> (y & 63); break;
-            default: break;
+            case BinaryOp::Min:
+                r = x < y ? x : y;
+                break;
+            case BinaryOp::Max:
+                r = x > y ? x : y;
+                break;
+            case BinaryOp::EQ:
+                return x == y;
+            case BinaryOp::NE:
+                return x != y;
+            case BinaryOp::LT:
+                return x < y;
+            case BinaryOp::LE:
+                return x <= y;
+            case BinaryOp::GT:
+                return x > y;
+            case BinaryOp::GE:
+                return x >= y;
+            case BinaryOp::BitAnd:
+                r = x & y;
+                break;
+            case BinaryOp::BitOr:
+                r = x | y;
+                break;
+            case BinaryOp::BitXor:
+                r = x ^ y;
+                break;
+            case BinaryOp::Shl:
+                r = static_cast<int64_t>(static_cast<uint64_t>(x) << (y & 63));
+                break;
+            case BinaryOp::Shr:
+                r = x >> (y & 63);
+                break;
+            default:
+                break;
         }
         return wrap(r, dtype);
     }
@@ -115,15 +149,24 @@ struct FloatCompare : IntExpr {
     int64_t i(Frame& fr) const override {
         double x = a->f(fr), y = b->f(fr);
         switch (op) {
-            case BinaryOp::EQ: return x == y;
-            case BinaryOp::NE: return x != y;
-            case BinaryOp::LT: return x < y;
-            case BinaryOp::LE: return x <= y;
-            case BinaryOp::GT: return x > y;
-            case BinaryOp::GE: return x >= y;
-            case BinaryOp::And: return x != 0 && y != 0;
-            case BinaryOp::Or: return x != 0 || y != 0;
-            default: return 0;
+            case BinaryOp::EQ:
+                return x == y;
+            case BinaryOp::NE:
+                return x != y;
+            case BinaryOp::LT:
+                return x < y;
+            case BinaryOp::LE:
+                return x <= y;
+            case BinaryOp::GT:
+                return x > y;
+            case BinaryOp::GE:
+                return x >= y;
+            case BinaryOp::And:
+                return x != 0 && y != 0;
+            case BinaryOp::Or:
+                return x != 0 || y != 0;
+            default:
+                return 0;
         }
     }
 };
@@ -134,16 +177,36 @@ struct FloatBinary : FloatExpr {
     double f(Frame& fr) const override {
         double x = a->f(fr), y = b->f(fr), r = 0;
         switch (op) {
-            case BinaryOp::Add: r = x + y; break;
-            case BinaryOp::Sub: r = x - y; break;
-            case BinaryOp::Mul: r = x * y; break;
-            case BinaryOp::Div: r = x / y; break;
-            case BinaryOp::Mod: r = std::fmod(x, y); break;
-            case BinaryOp::FloorDiv: r = std::floor(x / y); break;
-            case BinaryOp::FloorMod: r = x - std::floor(x / y) * y; break;
-            case BinaryOp::Min: r = std::fmin(x, y); break;
-            case BinaryOp::Max: r = std::fmax(x, y); break;
-            default: r = 0; break;
+            case BinaryOp::Add:
+                r = x + y;
+                break;
+            case BinaryOp::Sub:
+                r = x - y;
+                break;
+            case BinaryOp::Mul:
+                r = x * y;
+                break;
+            case BinaryOp::Div:
+                r = x / y;
+                break;
+            case BinaryOp::Mod:
+                r = std::fmod(x, y);
+                break;
+            case BinaryOp::FloorDiv:
+                r = std::floor(x / y);
+                break;
+            case BinaryOp::FloorMod:
+                r = x - std::floor(x / y) * y;
+                break;
+            case BinaryOp::Min:
+                r = std::fmin(x, y);
+                break;
+            case BinaryOp::Max:
+                r = std::fmax(x, y);
+                break;
+            default:
+                r = 0;
+                break;
         }
         return round_value(r, dtype);
     }
@@ -155,9 +218,12 @@ struct IntUnary : IntExpr {
     int64_t i(Frame& fr) const override {
         int64_t x = a->i(fr);
         switch (op) {
-            case ir::UnaryOp::Neg: return wrap(static_cast<int64_t>(0 - static_cast<uint64_t>(x)), dtype);
-            case ir::UnaryOp::Not: return x == 0;
-            case ir::UnaryOp::BitNot: return wrap(~x, dtype);
+            case ir::UnaryOp::Neg:
+                return wrap(static_cast<int64_t>(0 - static_cast<uint64_t>(x)), dtype);
+            case ir::UnaryOp::Not:
+                return x == 0;
+            case ir::UnaryOp::BitNot:
+                return wrap(~x, dtype);
         }
         return 0;
     }
@@ -205,6 +271,30 @@ struct Load : CExpr {
     double f(Frame& fr) const override { return load(fr); }
 };
 
+// T.atomic_add(..., return_prev=True): adds to the element and returns what it held before,
+// atomically as the block's worker threads may share a global tensor.
+struct FetchAdd : CExpr {
+    const ir::BufferNode* buf;
+    int slot;
+    std::vector<CExprP> idx;
+    CExprP value;
+    double fetch_add(Frame& fr) const {
+        int64_t ix[kMaxRank];
+        int n = static_cast<int>(idx.size());
+        for (int d = 0; d < n; ++d) ix[d] = idx[static_cast<size_t>(d)]->i(fr);
+        const double x = value->f(fr);
+        BufView& v = fr.bufs[static_cast<size_t>(slot)];
+        const int64_t flat = checked_flat(fr, span, "atomic add", *buf, v, ix, n);
+        std::atomic_ref<double> a(v.data[flat]);
+        double old = a.load(std::memory_order_relaxed);
+        while (!a.compare_exchange_weak(old, round_value(old + x, buf->dtype), std::memory_order_relaxed)) {}
+        if (v.written) std::atomic_ref<uint8_t>(v.written[flat]).store(1, std::memory_order_relaxed);
+        return old;
+    }
+    int64_t i(Frame& fr) const override { return to_int(fetch_add(fr)); }
+    double f(Frame& fr) const override { return fetch_add(fr); }
+};
+
 }  // namespace
 
 CExprP compile_call(Program& p, const ir::CallNode& c, std::vector<CExprP> args);  // compile_call.cpp
@@ -213,15 +303,23 @@ CExprP compile_expr(Program& p, const ir::Expr& e) {
     TP_ICHECK(e != nullptr, "null expression in Tile IR");
     CExprP out;
     switch (e->kind) {
-        case ir::NodeKind::IntImm: out = std::make_unique<IntConst>(e->as<ir::IntImmNode>()->value); break;
-        case ir::NodeKind::FloatImm: out = std::make_unique<FloatConst>(e->as<ir::FloatImmNode>()->value); break;
-        case ir::NodeKind::StringImm: out = std::make_unique<IntConst>(0); break;
+        case ir::NodeKind::IntImm:
+            out = std::make_unique<IntConst>(e->as<ir::IntImmNode>()->value);
+            break;
+        case ir::NodeKind::FloatImm:
+            out = std::make_unique<FloatConst>(e->as<ir::FloatImmNode>()->value);
+            break;
+        case ir::NodeKind::StringImm:
+            out = std::make_unique<IntConst>(0);
+            break;
         case ir::NodeKind::Var: {
             auto* v = e->as<ir::VarNode>();
             VarSlot s = p.slot_of(std::static_pointer_cast<const ir::VarNode>(e));
             (void)v;
-            if (s.is_float) out = std::make_unique<FloatVar>(s.index);
-            else out = std::make_unique<IntVar>(s.index);
+            if (s.is_float)
+                out = std::make_unique<FloatVar>(s.index);
+            else
+                out = std::make_unique<IntVar>(s.index);
             break;
         }
         case ir::NodeKind::Binary: {
@@ -296,12 +394,23 @@ CExprP compile_expr(Program& p, const ir::Expr& e) {
         }
         case ir::NodeKind::Call: {
             auto* c = e->as<ir::CallNode>();
+            if (c->op == "atomic_add_prev" && c->args.size() == 2 && c->args[0]->as<ir::BufferLoadNode>()) {
+                auto* l = c->args[0]->as<ir::BufferLoadNode>();
+                auto n = std::make_unique<FetchAdd>();
+                n->buf = l->buffer.get();
+                n->slot = p.buffer_slot(l->buffer);
+                for (const auto& i : l->indices) n->idx.push_back(compile_expr(p, i));
+                n->value = compile_expr(p, c->args[1]);
+                out = std::move(n);
+                break;
+            }
             std::vector<CExprP> args;
             for (const auto& a : c->args) args.push_back(compile_expr(p, a));
             out = compile_call(p, *c, std::move(args));
             break;
         }
-        default: TP_ICHECK(false, std::string("not an expression node: ") + ir::node_kind_name(e->kind));
+        default:
+            TP_ICHECK(false, std::string("not an expression node: ") + ir::node_kind_name(e->kind));
     }
     out->dtype = e->dtype;
     out->span = e->span;

@@ -41,6 +41,7 @@ const std::vector<IntrinsicInfo>& all_intrinsics() {
         {"__syncthreads", 0, 0, R::Void, "__syncthreads", nullptr},
         {"named_barrier", 2, 2, R::Void, "tp::named_barrier", nullptr},  // T.sync_threads(barrier_id, arrive_count)
         {"atomic_add", 2, 2, R::Void, "tp::atomic_add", nullptr},
+        {"atomic_add_prev", 2, 2, R::SameAsArg0, "tp::atomic_add_prev", nullptr},  // T.atomic_add(..., return_prev=True)
     };
     return table;
 }

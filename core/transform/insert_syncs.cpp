@@ -30,7 +30,7 @@ struct Effects : ops::OpAccessVisitor {
         // cp.async copies are published by the pipeline's wait + barrier; mbarrier and TMA
         // calls of a warp-specialized kernel synchronise through their barriers.
         if (n.op == "tp.call_async" || n.op == "tp.sync_call") return;
-        if (n.op == "tp.addr_w" || n.op == "atomic_add") {
+        if (n.op == "tp.addr_w" || n.op == "atomic_add" || n.op == "atomic_add_prev") {
             if (auto* l = n.args.empty() ? nullptr : n.args[0]->as<BufferLoadNode>()) {
                 if (l->buffer->scope == Scope::Shared) writes.insert(l->buffer.get());
                 for (const auto& i : l->indices) visit(i);
@@ -86,7 +86,10 @@ struct State {
         reads.insert(o.reads.begin(), o.reads.end());
         writes.insert(o.writes.begin(), o.writes.end());
     }
-    void clear() { reads.clear(); writes.clear(); }
+    void clear() {
+        reads.clear();
+        writes.clear();
+    }
 };
 
 bool intersects(const BufSet& a, const BufSet& b) {
@@ -145,8 +148,8 @@ public:
         if (auto* f = s->as<ForNode>()) {
             HasNestedSteps nested;
             nested.visit(f->body);
-            bool atomic = f->for_kind == ForKind::Parallel || (f->for_kind == ForKind::Unrolled && !nested.found) ||
-                          thread_dependent(f->min) || thread_dependent(f->extent);
+            bool atomic = f->for_kind == ForKind::Parallel || (f->for_kind == ForKind::Unrolled && !nested.found) || thread_dependent(f->min) ||
+                          thread_dependent(f->extent);
             if (atomic) return unit(s, st);
             auto n = std::make_shared<ForNode>(*f);
             n->body = loop_body(f->body, st);
@@ -179,8 +182,8 @@ public:
             State consumer;
             Stmt c = process(w->consumer, consumer);
             st.merge(consumer);
-            return std::make_shared<WarpRolesNode>(w->consumer_threads, w->producer_threads, w->consumer_regs, w->producer_regs,
-                                                   w->producer, c, w->span);
+            return std::make_shared<WarpRolesNode>(w->consumer_threads, w->producer_threads, w->consumer_regs, w->producer_regs, w->producer, c,
+                                                   w->span);
         }
         if (auto* k = s->as<KernelLaunchNode>()) {
             for (const auto& v : k->thread_vars) thread_vars.insert(v.get());

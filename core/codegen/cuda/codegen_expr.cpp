@@ -181,13 +181,13 @@ std::string CudaEmitter::expr(const Expr& e) {
             if (c.op == "reinterpret")  // From explicit: C++ promotes 16-bit integer arithmetic to int
                 return "tp::reinterpret<" + cuda_type(c.dtype) + ", " + cuda_type(c.args[0]->dtype) + ">(" + expr(c.args[0]) + ")";
             if (info->result == IntrinsicResult::Given) return std::string(info->cuda) + "<" + cuda_type(c.dtype) + ">()";
-            if (c.op == "atomic_add") {
+            if (c.op == "atomic_add" || c.op == "atomic_add_prev") {
                 auto* target = c.args[0]->as<BufferLoadNode>();
                 if (!target) {
                     not_lowered("T.atomic_add on a non-buffer operand", e->span);
                     return "0";
                 }
-                return "tp::atomic_add(&" + load(target->buffer, target->indices) + ", " + expr(c.args[1]) + ")";
+                return std::string(info->cuda) + "(&" + load(target->buffer, target->indices) + ", " + expr(c.args[1]) + ")";
             }
             std::string fn = (fast_math && info->fast_cuda) ? info->fast_cuda : info->cuda;
             std::string s = fn + "(";

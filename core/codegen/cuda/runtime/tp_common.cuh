@@ -163,5 +163,10 @@ template <> __device__ __forceinline__ int min_value<int>() { return -2147483647
 __device__ __forceinline__ void atomic_add(float* p, float v) { ::atomicAdd(p, v); }
 __device__ __forceinline__ void atomic_add(int* p, int v) { ::atomicAdd(p, v); }
 __device__ __forceinline__ void atomic_add(double* p, double v) { ::atomicAdd(p, v); }
+// T.atomic_add(..., return_prev=True): the value before the add.
+__device__ __forceinline__ float atomic_add_prev(float* p, float v) { return ::atomicAdd(p, v); }
+__device__ __forceinline__ int atomic_add_prev(int* p, int v) { return ::atomicAdd(p, v); }
+__device__ __forceinline__ unsigned int atomic_add_prev(unsigned int* p, unsigned int v) { return ::atomicAdd(p, v); }
+__device__ __forceinline__ double atomic_add_prev(double* p, double v) { return ::atomicAdd(p, v); }
 
 }  // namespace tp
