@@ -110,6 +110,7 @@ Stmt FragLowerer::visit_For(const ForNode& n, const Stmt& s) {
         struct OnlyReplicated : IRVisitor {
             FragLowerer* self;
             bool ok = true;
+            bool writes_fragment = false;
             void check(const Buffer& b) {
                 if (b->scope != Scope::Fragment) return;
                 const FragLayout* l = self->layout_of(b);
@@ -121,11 +122,20 @@ Stmt FragLowerer::visit_For(const ForNode& n, const Stmt& s) {
             }
             void visit_BufferStore(const BufferStoreNode& x, const Stmt& st) override {
                 check(x.buffer);
+                writes_fragment |= x.buffer->scope == Scope::Fragment;
                 IRVisitor::visit_BufferStore(x, st);
             }
         } only;
         only.self = this;
         only.visit(s);
+        if (only.ok && !only.writes_fragment) {
+            // It only reads replicated fragments, which every thread holds whole: a loop over
+            // shared or global memory like any other, spread over the block by bind_threads
+            // (run whole in every thread, a read-modify-write of memory would race).
+            auto f = std::make_shared<ForNode>(n);
+            f->body = mutate(n.body);
+            return f;
+        }
         if (only.ok) {
             Stmt body = mutate(nest.back()->body);
             for (size_t k = nest.size(); k-- > 0;) {

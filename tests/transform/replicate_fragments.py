@@ -2,10 +2,13 @@
 # as TileLang lays them out: `total` summed in serial code, the mask copied from global memory
 # and tested by `if mask[k]` in the key loop, the column scales `cs[j]` read in a 2-D nest over
 # the striped tile. Each becomes a whole array per thread; the serial code runs in every thread;
-# the 2-D nest stays partitioned and reads `cs` at the column it computes.
+# the 2-D nest stays partitioned and reads `cs` at the column it computes; a loop that only reads
+# replicated fragments is spread over the threads like any memory loop (every thread running all
+# of `C2[j] += ...` would add it many times).
 # RUN: %tilec compile %s --emit lowered --print-after=layout-inference 2>&1 | FileCheck %s
 # RUN: %tilec compile %s --emit ptx --arch sm_80 > /dev/null
 # RUN: %tilec compile %s --emit ptx --arch sm_90a > /dev/null
+# RUN: %tilec compile %s --emit cuda --arch sm_80 | FileCheck --check-prefix=CUDA %s
 # RUN: %tilec run %s --device cpu | FileCheck --check-prefix=CPU %s
 # CHECK-LABEL: IR after layout-inference
 # CHECK-DAG: total = T.alloc_local((1,), "float32")
@@ -18,6 +21,7 @@
 # CHECK: if mask[k] != T.int8(0):
 # CHECK: for tp_r in T.unroll(8):
 # CHECK: x[tp_r] = x[tp_r] * cs[j] + total[0]
+# CUDA: C2[((bx * 16) + tx)] = (C2[((bx * 16) + tx)] + (cs[tx] * total[0]));
 # CPU: output Y: float32[256, 16]
 #
 # tileplay: kernel=scaled_rows
@@ -34,6 +38,7 @@ def scaled_rows(M, N=16, block_M=64, blocks=4):
         S: T.Tensor((T.ceildiv(M, block_M), blocks), "float32"),
         Mask: T.Tensor((T.ceildiv(M, block_M), blocks), "int8"),
         C: T.Tensor((blocks, N), "float32"),
+        C2: T.Tensor((T.ceildiv(M, block_M), N), "float32"),
         Y: T.Tensor((M, N), "float32"),
     ):
         with T.Kernel(T.ceildiv(M, block_M), threads=128) as bx:
@@ -52,5 +57,7 @@ def scaled_rows(M, N=16, block_M=64, blocks=4):
                     for i, j in T.Parallel(block_M, N):
                         x[i, j] = x[i, j] * cs[j] + total[0]
             T.copy(x, Y[bx * block_M, 0])
+            for j in T.Parallel(N):
+                C2[bx, j] = C2[bx, j] + cs[j] * total[0]
 
     return main
