@@ -323,22 +323,21 @@ void register_tile_kernel(Reg& r) {
         if (s->ranges.empty()) ev.fail(DiagKind::WrongArgCount, a.span, {"T.grid", "at least 1", "0"});
         return loop_spec(s);
     });
-    add(r, "get_thread_binding", "T.get_thread_binding(dim=0)", "threadIdx of the open kernel", "kernel", [](Evaluator& ev, CallArgs& a) -> Value {
-        ArgReader rd(ev, a, "T.get_thread_binding", {"dim"});
-        require_kernel(ev, "T.get_thread_binding", a.span);
-        int64_t d = rd.get(0) ? ev.as_int(*rd.get(0), rd.span(0), "dim") : 0;
-        if (d < 0 || d >= static_cast<int64_t>(ev.kernel->thread_vars.size()))
-            ev.fail(DiagKind::TypeMismatch, a.span, {"the kernel has " + std::to_string(ev.kernel->thread_vars.size()) + " thread dimension(s)"});
-        return Value::expr(ev.kernel->thread_vars[static_cast<size_t>(d)]);
-    });
-    add(r, "get_block_binding", "T.get_block_binding(dim=0)", "blockIdx of the open kernel", "kernel", [](Evaluator& ev, CallArgs& a) -> Value {
-        ArgReader rd(ev, a, "T.get_block_binding", {"dim"});
-        require_kernel(ev, "T.get_block_binding", a.span);
-        int64_t d = rd.get(0) ? ev.as_int(*rd.get(0), rd.span(0), "dim") : 0;
-        if (d < 0 || d >= static_cast<int64_t>(ev.kernel->block_vars.size()))
-            ev.fail(DiagKind::TypeMismatch, a.span, {"the kernel has " + std::to_string(ev.kernel->block_vars.size()) + " grid dimension(s)"});
-        return Value::expr(ev.kernel->block_vars[static_cast<size_t>(d)]);
-    });
+    // threadIdx / blockIdx of the open kernel by dimension: the same reading for both.
+    auto binding = [](const char* name, bool thread) {
+        return [name, thread](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, name, {"dim"});
+            require_kernel(ev, name, a.span);
+            const auto& vars = thread ? ev.kernel->thread_vars : ev.kernel->block_vars;
+            int64_t d = rd.get(0) ? ev.as_int(*rd.get(0), rd.span(0), "dim") : 0;
+            if (d < 0 || d >= static_cast<int64_t>(vars.size()))
+                ev.fail(DiagKind::TypeMismatch, a.span,
+                        {"the kernel has " + std::to_string(vars.size()) + (thread ? " thread" : " grid") + " dimension(s)"});
+            return Value::expr(vars[static_cast<size_t>(d)]);
+        };
+    };
+    add(r, "get_thread_binding", "T.get_thread_binding(dim=0)", "threadIdx of the open kernel", "kernel", binding("T.get_thread_binding", true));
+    add(r, "get_block_binding", "T.get_block_binding(dim=0)", "blockIdx of the open kernel", "kernel", binding("T.get_block_binding", false));
     auto mark = [](const char* name, bool prim) {
         return [name, prim](Evaluator& ev, CallArgs& a) -> Value {
             if (a.pos.size() != 1 || a.pos[0].kind != VK::Func) {

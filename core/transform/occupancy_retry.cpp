@@ -5,6 +5,7 @@
 
 #include "ir/functor.h"
 #include "tileplay/inspect.h"
+#include "transform/register_pressure.h"
 
 namespace tp::transform {
 
@@ -19,23 +20,6 @@ bool has_gemm(const PrimFunc& f) {
     } v;
     v.visit(f.body);
     return v.found;
-}
-
-// Registers the lowered kernel's per-thread arrays (its fragments' shares) hold together.
-int64_t fragment_registers(const PrimFunc& lowered) {
-    struct Sum : IRVisitor {
-        int64_t regs = 0;
-        void visit_Allocate(const AllocateNode& n, const Stmt& s) override {
-            if (n.buffer->scope == Scope::Local) {
-                int64_t elems = 1;
-                for (const auto& d : n.buffer->shape) elems *= as_const_int(d).value_or(1 << 20);
-                regs += (elems * n.buffer->dtype.bytes() + 3) / 4;
-            }
-            IRVisitor::visit_Allocate(n, s);
-        }
-    } v;
-    v.visit(lowered.body);
-    return v.regs;
 }
 
 }  // namespace
@@ -60,7 +44,7 @@ std::vector<int> occupancy_retry_blocks(const PrimFunc& traced, const PrimFunc& 
     const int warps_per_block = static_cast<int>((threads + limits->warp_size - 1) / limits->warp_size);
     const int want = (o.max_warps_per_sm / 2 + warps_per_block - 1) / warps_per_block;
     const int most = std::min({want, o.by_shared_memory, o.by_threads, o.by_blocks});
-    const int64_t fragments = fragment_registers(lowered);
+    const int64_t fragments = per_thread_array_registers(lowered);
     std::vector<int> out;
     for (int blocks = most; blocks > o.blocks_per_sm; --blocks) {
         // The cap __launch_bounds__(T, blocks) implies must leave the fragments room for the

@@ -52,6 +52,12 @@ std::string others(const std::vector<PerThreadArray>& arrays) {
 
 }  // namespace
 
+int64_t per_thread_array_registers(const PrimFunc& lowered) {
+    int64_t regs = 0;
+    for (const auto& a : per_thread_arrays(lowered)) regs += a.registers;
+    return regs;
+}
+
 void report_register_pressure(const PrimFunc& lowered, const ResourceUsage& ru, int64_t threads, const Target& target,
                               DiagnosticEngine& diags) {
     if (ru.registers < 0 || threads <= 0) return;

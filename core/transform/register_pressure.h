@@ -14,6 +14,10 @@
 
 namespace tp::transform {
 
+// Registers a thread's constant-size per-thread arrays (fragments' shares after lowering) hold
+// together: a lower bound of what ptxas must give the kernel.
+int64_t per_thread_array_registers(const ir::PrimFunc& lowered);
+
 void report_register_pressure(const ir::PrimFunc& lowered, const ResourceUsage& ru, int64_t threads, const Target& target,
                               DiagnosticEngine& diags);
 
