@@ -275,7 +275,7 @@ Stmt IRMutator::visit_LayoutAnnotationOp(const LayoutAnnotationOpNode& n, const 
 Stmt IRMutator::visit_WarpRoles(const WarpRolesNode& n, const Stmt& s) {
     Stmt p = mutate(n.producer), c = mutate(n.consumer);
     if (p == n.producer && c == n.consumer) return s;
-    return std::make_shared<WarpRolesNode>(n.consumer_threads, n.producer_threads, n.consumer_regs, n.producer_regs, p, c, n.span);
+    return n.with(p, c);
 }
 
 PrimFuncPtr mutate_func(const PrimFuncPtr& f, IRMutator& m) {

@@ -91,7 +91,7 @@ public:
     virtual Buffer mutate_buffer(const Buffer& b) { return b; }
     // Returns true when any element changed; out receives the mutated list.
     bool mutate_exprs(const std::vector<Expr>& in, std::vector<Expr>& out);
-    bool mutate_region(const BufferRegion& in, BufferRegion& out);
+    virtual bool mutate_region(const BufferRegion& in, BufferRegion& out);
 
 protected:
 #define IR_EXPR(Name) Expr visit_##Name(const Name##Node& n, const Expr& e) override;

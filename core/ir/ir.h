@@ -306,14 +306,32 @@ struct LayoutAnnotationOpNode : StmtNode {
 // [0, consumer_threads) run `consumer`, the producer_threads after them run `producer`, each
 // branch first resizing its registers with setmaxnreg (0: leave them). Only passes make it;
 // codegen emits one if/else on the thread index, the form setmaxnreg needs.
+//
+// Consumer groups (consumer_groups = G > 1): the consumers are G groups of consumer_threads
+// threads, and each group runs `consumer` as one logical block of the original grid: inside
+// `consumer` the launch's block variable number `group_axis` denotes launched * G + group and
+// its thread variable the thread's index within the group, while `group_var` holds the group
+// (shared tiles a group owns are indexed by it). The producer sees the launch's own indices.
+// Passes after the split lower the consumer body for consumer_threads threads, as without groups.
 struct WarpRolesNode : StmtNode {
     TP_IR_NODE(WarpRoles)
     int64_t consumer_threads = 0, producer_threads = 0;
     int consumer_regs = 0, producer_regs = 0;
     Stmt producer, consumer;
+    int64_t consumer_groups = 1;
+    int group_axis = 0;
+    Var group_var;  // set when consumer_groups > 1
     WarpRolesNode(int64_t ct, int64_t pt, int cr, int pr, Stmt p, Stmt c, Span s = {})
         : StmtNode(Kind, s), consumer_threads(ct), producer_threads(pt), consumer_regs(cr), producer_regs(pr),
           producer(std::move(p)), consumer(std::move(c)) {}
+    // The same roles and groups with other code.
+    std::shared_ptr<WarpRolesNode> with(Stmt p, Stmt c) const {
+        auto n = std::make_shared<WarpRolesNode>(*this);
+        n->producer = std::move(p);
+        n->consumer = std::move(c);
+        return n;
+    }
+    int64_t all_consumer_threads() const { return consumer_threads * consumer_groups; }
 };
 #undef TP_IR_NODE
 

@@ -227,7 +227,11 @@ public:
                 auto regs = [](int r) { return r ? ", regs=" + std::to_string(r) : std::string(); };
                 line(indent, "with T.ws_producer(threads=" + std::to_string(n.producer_threads) + regs(n.producer_regs) + "):");
                 body(n.producer, indent + 1);
-                line(indent, "with T.ws_consumer(threads=" + std::to_string(n.consumer_threads) + regs(n.consumer_regs) + "):");
+                std::string groups;
+                if (n.consumer_groups > 1)
+                    groups = ", groups=" + std::to_string(n.consumer_groups) + ", block_axis=" + std::to_string(n.group_axis) +
+                             ", group=" + (n.group_var ? n.group_var->name : std::string("?"));
+                line(indent, "with T.ws_consumer(threads=" + std::to_string(n.consumer_threads) + regs(n.consumer_regs) + groups + "):");
                 body(n.consumer, indent + 1);
                 return;
             }

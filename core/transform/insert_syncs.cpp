@@ -182,8 +182,7 @@ public:
             State consumer;
             Stmt c = process(w->consumer, consumer);
             st.merge(consumer);
-            return std::make_shared<WarpRolesNode>(w->consumer_threads, w->producer_threads, w->consumer_regs, w->producer_regs, w->producer, c,
-                                                   w->span);
+            return w->with(w->producer, c);
         }
         if (auto* k = s->as<KernelLaunchNode>()) {
             for (const auto& v : k->thread_vars) thread_vars.insert(v.get());

@@ -126,14 +126,10 @@ std::string size_rings(Plan& plan, const PrimFunc& func, const Target& target, c
     }
     const int64_t limit = shared_limit(target, true);
     auto bytes_with = [&]() {
-        std::map<const BufferNode*, int64_t> scale;
         int nbar = 0;
-        for (size_t i = 0; i < plan.channels.size(); ++i) {
-            const auto& ch = plan.channels[i];
-            scale[ch.tile.get()] = ch.depth;
-            if (ch.leader == i) nbar += 2 * ch.depth;
-        }
-        return shared_bytes(func, true, scale) + 16 + 8 * nbar;
+        for (size_t i = 0; i < plan.channels.size(); ++i)
+            if (plan.channels[i].leader == i) nbar += 2 * plan.channels[i].depth;
+        return shared_bytes(func, true, ring_and_group_scale(plan)) + 16 + 8 * nbar;
     };
     for (int floor : {2, 1}) {
         while (bytes_with() > limit) {
@@ -165,6 +161,38 @@ std::string size_rings(Plan& plan, const PrimFunc& func, const Target& target, c
     return "";
 }
 
+// Consumer groups as planned (`why` empty) or refused: the grouped plan's rings, each as deep
+// as without groups, and twice as deep where the single block would have run two to an SM,
+// so that an SM keeps as many tiles in flight as the two blocks did (while they fit). Falls
+// back to `single` with a remark at the kernel when they cannot be had; says so when taken.
+void settle_groups(Plan& plan, const Plan& single, std::string why, const PrimFunc& func, const KernelLaunchNode& k, const Target& target,
+                   const std::map<const ForNode*, std::vector<size_t>>& loops, int64_t blocks_config, DiagnosticEngine& diags) {
+    if (why.empty()) {
+        Plan two = single;
+        register_split(two, target, blocks_config);
+        if (two.blocks_per_sm == 2)
+            for (auto& ch : plan.channels)
+                if (ch.depth > 1) ch.depth *= 2;
+        bool kept = size_rings(plan, func, target, loops).empty();
+        for (size_t i = 0; kept && i < plan.channels.size(); ++i) kept = plan.channels[i].depth >= single.channels[i].depth;
+        if (!kept) why = "the groups' tiles and the rings at their depths need more than the block's shared memory";
+    }
+    if (!why.empty()) {
+        diags.report(DiagKind::FastPathNotTaken, k.span,
+                     {"consumer groups (two blocks of one consumer warpgroup sharing one producer's loads)", why, "each block loads its own tiles"});
+        plan = single;
+        return;
+    }
+    std::string shared_tiles;
+    for (const auto& ch : plan.channels)
+        if (!ch.per_group) shared_tiles += (shared_tiles.empty() ? "`" : ", `") + ch.tile->name + "`";
+    diags.report(DiagKind::FastPathTaken, k.span,
+                 {"consumer groups", "blocks " + std::to_string(plan.groups.count) + " at a time along block axis " +
+                                         std::to_string(plan.groups.axis) + " run as one, sharing the loads of " + shared_tiles});
+    for (auto& ch : plan.channels) ch.group_bytes = 0;
+    for (auto& ch : plan.channels) plan.channels[ch.leader].group_bytes += ch.tma.bytes * (ch.per_group ? plan.groups.count : 1);
+}
+
 // Barrier indices, tensor maps (one per tensor and box) and ring buffers.
 void lay_out_channels(Plan& plan) {
     for (size_t i = 0; i < plan.channels.size(); ++i) {
@@ -180,8 +208,10 @@ void lay_out_channels(Plan& plan) {
         ch.map = static_cast<int>(m - plan.maps.begin());
         if (m == plan.maps.end()) plan.maps.push_back(key);
         plan.by_copy[ch.copy] = static_cast<size_t>(&ch - plan.channels.data());
+        if (auto st = plan.groups.stacked.find(ch.tile.get()); st != plan.groups.stacked.end()) ch.ring = st->second;
         if (ch.depth == 1) continue;
         std::vector<Expr> shape = {int_imm(ch.depth)};
+        if (ch.per_group) shape.push_back(int_imm(plan.groups.count));
         for (const auto& d : ch.tile->shape) shape.push_back(d);
         auto ring = std::make_shared<BufferNode>(ch.tile->name, ch.tile->dtype, shape, Scope::Shared, ch.tile->span);
         ring->layout = ch.tile->layout;
@@ -241,6 +271,7 @@ PrimFuncPtr relaunch(const PrimFuncPtr& func, const Launch& launch, const Plan& 
         Buffer mutate_buffer(const Buffer& b) override {
             for (const auto& ch : plan->channels)
                 if (ch.tile == b) return ch.ring;
+            if (auto st = plan->groups.stacked.find(b.get()); st != plan->groups.stacked.end()) return st->second;
             return b;
         }
         Stmt visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override {
@@ -248,13 +279,15 @@ PrimFuncPtr relaunch(const PrimFuncPtr& func, const Launch& launch, const Plan& 
             Stmt body = mutate(n.body);
             std::vector<Expr> grid = n.grid;
             std::vector<Var> block_vars = n.block_vars;
+            const auto& g = plan->groups;
+            if (g.on()) grid[g.axis] = int_imm(*as_const_int(grid[g.axis]) / g.count);
             if (plan->persistent.on) {  // one block per work unit, capped at the SM count at launch
                 Expr units = grid[0];
                 for (size_t i = 1; i < grid.size(); ++i) units = make_binary(BinaryOp::Mul, units, grid[i]);
                 grid = {units};
                 block_vars = {plan->persistent.pid};
             }
-            return std::make_shared<KernelLaunchNode>(grid, block_vars, std::vector<int64_t>{n.num_threads() + 128}, n.thread_vars, body,
+            return std::make_shared<KernelLaunchNode>(grid, block_vars, std::vector<int64_t>{plan->consumer_threads + 128}, n.thread_vars, body,
                                                       n.span);
         }
         Stmt visit_stmt(const Stmt& s) override {
@@ -347,10 +380,16 @@ PrimFuncPtr producer_consumer(const PrimFuncPtr& func, const Target& target, Dia
         for (const auto& p : func->params) param |= p.buffer == ch.copy->src.buffer;
         if (!param) return refuse("`" + ch.copy->src.buffer->name + "` is not a kernel parameter, so TMA has no tensor map of it");
     }
-    if (std::string why = size_rings(plan, *func, target, loops); !why.empty()) return refuse(why);
-    lay_out_channels(plan);
     int64_t blocks_config = 0;
     if (auto it = func->attrs.find("tp.blocks_per_sm"); it != func->attrs.end()) blocks_config = it->second == "1" ? 1 : 0;
+    Plan single = plan;  // without consumer groups (a persistent grid walks blocks of its own)
+    std::optional<std::string> grouped = flag("tp.persistent") ? std::nullopt : plan_groups(plan, *func, k, launch.top, target);
+    if (std::string why = size_rings(single, *func, target, loops); !why.empty()) return refuse(why);
+    if (!grouped)
+        plan = single;
+    else
+        settle_groups(plan, single, *grouped, *func, k, target, loops, blocks_config, diags);
+    lay_out_channels(plan);
     register_split(plan, target, blocks_config);
     // One consumer warpgroup whose shared memory does not fit twice: say why it runs alone.
     if (plan.consumer_threads == 128 && plan.blocks_per_sm == 1 && blocks_config != 1)

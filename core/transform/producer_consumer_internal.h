@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -33,6 +34,23 @@ struct Channel {
     size_t leader = 0;
     bool last = true;
     int64_t group_bytes = 0;  // the leader's: bytes the group's loads bring into one slot
+    // With consumer groups: the tile differs between the groups' logical blocks (its source
+    // depends on the group axis), so each slot holds one tile per group, loaded one by one.
+    bool per_group = false;
+};
+
+// Consumer groups (see ir::WarpRolesNode): `count` logical blocks along block axis `axis` run
+// as one launched block of `count` consumer warpgroups and one producer, which loads each
+// tile the logical blocks share once. Shared buffers of the consumers other than the shared
+// channels' tiles become one copy per group, [count, dims...], indexed by `var`.
+struct Groups {
+    int64_t count = 1;
+    int axis = 0;
+    int64_t threads = 0;                          // per group
+    Var var;                                      // the consumer's group index
+    Var block_var;                                // the launch's block variable on the axis
+    std::map<const BufferNode*, Buffer> stacked;  // a group-owned buffer -> its [count, ...] form
+    bool on() const { return count > 1; }
 };
 
 struct Plan {
@@ -61,6 +79,7 @@ struct Plan {
         int panel = 0;                  // T.use_swizzle's rasterization, 0 when none
         bool column_order = false;
     } persistent;
+    Groups groups;
 };
 
 // --- the scan (producer_consumer_scan.cpp) --------------------------------------------------
@@ -116,6 +135,18 @@ struct Rotation {
     bool maybe_empty = true;  // the loop may run no iteration: guard the peeled parts
 };
 bool rotate_body(const ForNode& loop, const std::vector<Stmt>& body, const std::set<const BufferNode*>& channel_tiles, Rotation& out);
+
+// --- consumer groups (producer_consumer_groups.cpp) -----------------------------------------
+// Whether the block's one consumer warpgroup should become several groups along a block axis,
+// and the plan when so: empty when planned (plan.groups set, channels marked per_group), else
+// why not; nullopt when groups do not apply at all (more than one consumer warpgroup...).
+std::optional<std::string> plan_groups(Plan& plan, const PrimFunc& func, const KernelLaunchNode& k, const Stmt& top, const Target& target);
+// The shared-memory multiplier of each buffer the groups stack or rings hold (for shared_bytes).
+std::map<const BufferNode*, int64_t> ring_and_group_scale(const Plan& plan);
+// The consumers' code with each group-owned buffer read and written through its group's copy.
+Stmt group_owned_accesses(const Stmt& consumer, const Plan& plan);
+// Whether a binding between the launch and its statements uses a block or thread index.
+bool index_used_above(const KernelLaunchNode& k);
 
 // The kernel body rebuilt: under the launch's allocations (channel tiles become their rings)
 // the barriers are initialised, then a WarpRoles node runs the producer and the consumers.

@@ -4,6 +4,7 @@
 // release after the last of them), the mbarriers and the ring counters.
 #include <algorithm>
 
+#include "transform/box_predicate.h"
 #include "transform/producer_consumer_internal.h"
 #include "transform/tile_lowering.h"
 
@@ -20,14 +21,17 @@ Expr load(const Buffer& v) { return std::make_shared<BufferLoadNode>(v, std::vec
 Stmt store(const Buffer& v, Expr value, Span sp) { return std::make_shared<BufferStoreNode>(v, std::vector<Expr>{}, std::move(value), sp); }
 
 // Statements the consumers run between a channel's wait and its release read the slot.
+// With consumer groups a per-group channel's slot holds one tile per group: [slot, group, ...].
 struct RingAccess : IRMutator {
     const BufferNode* tile = nullptr;
     Buffer ring;
     Expr slot;
+    Expr group;  // set for a per-group channel
     BufferRegion ring_region(const BufferRegion& r) {
         BufferRegion out = r;
         if (r.buffer.get() != tile) return out;
         out.buffer = ring;
+        if (group) out.region.insert(out.region.begin(), Range{group, int_imm(1)});
         out.region.insert(out.region.begin(), Range{slot, int_imm(1)});
         return out;
     }
@@ -36,6 +40,7 @@ struct RingAccess : IRMutator {
         if (n.buffer.get() != tile) return base;
         auto* l = base->as<BufferLoadNode>();
         std::vector<Expr> idx = {slot};
+        if (group) idx.push_back(group);
         idx.insert(idx.end(), l->indices.begin(), l->indices.end());
         return std::make_shared<BufferLoadNode>(ring, idx, n.span);
     }
@@ -126,16 +131,26 @@ public:
             out.push_back(sync_call("tp::ring_acquire",
                                     {barrier(prod, ch, true), barrier(prod, ch, false), phase(prod, ch), int_imm(ch.group_bytes)}, sp));
         const bool one_row = ch.tile->shape.size() == 1;
-        for (int64_t p = 0; p < ch.tma.boxes; ++p) {
-            Expr col = int_imm(p * ch.tma.box_cols);
-            std::vector<Expr> idx = one_row ? std::vector<Expr>{col} : std::vector<Expr>{int_imm(0), col};
-            if (ch.depth > 1) idx.insert(idx.begin(), slot(prod, ch));
-            std::vector<Expr> args = {buffer_addr(ch.ring, idx, true, sp),
-                                      make_call("tp.tma_desc", {int_imm(ch.map)}, DataType(DataType::Handle, 64), sp),
-                                      barrier(prod, ch, false)};
-            for (size_t d = 0; d < ch.tma.coords.size(); ++d)
-                args.push_back(d == 0 ? make_binary(BinaryOp::Add, ch.tma.coords[0], col) : ch.tma.coords[d]);
-            out.push_back(sync_call("tp::tma_load", args, sp));
+        // A per-group tile is loaded once per group, with the group's logical block index.
+        const int64_t loads = ch.per_group ? plan.groups.count : 1;
+        for (int64_t g = 0; g < loads; ++g) {
+            std::vector<Expr> coords = ch.tma.coords;
+            if (ch.per_group) {
+                const auto& gr = plan.groups;
+                std::map<const VarNode*, Expr> logical = {
+                    {gr.block_var.get(), make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, gr.block_var, int_imm(gr.count)), int_imm(g))}};
+                for (auto& c : coords) c = substitute(c, logical);
+            }
+            for (int64_t p = 0; p < ch.tma.boxes; ++p) {
+                Expr col = int_imm(p * ch.tma.box_cols);
+                std::vector<Expr> idx = one_row ? std::vector<Expr>{col} : std::vector<Expr>{int_imm(0), col};
+                if (ch.per_group) idx.insert(idx.begin(), int_imm(g));
+                if (ch.depth > 1) idx.insert(idx.begin(), slot(prod, ch));
+                std::vector<Expr> args = {buffer_addr(ch.ring, idx, true, sp),
+                                          make_call("tp.tma_desc", {int_imm(ch.map)}, DataType(DataType::Handle, 64), sp), barrier(prod, ch, false)};
+                for (size_t d = 0; d < coords.size(); ++d) args.push_back(d == 0 ? make_binary(BinaryOp::Add, coords[0], col) : coords[d]);
+                out.push_back(sync_call("tp::tma_load", args, sp));
+            }
         }
         if (ch.last) out.push_back(advance(prod, ch));
         return make_seq(out, sp);
@@ -224,7 +239,13 @@ public:
         }
         return issue && other;
     }
-    Expr warpgroup() const { return make_binary(BinaryOp::FloorDiv, plan.tid, int_imm(128)); }
+    // The consumer warpgroup's index among all of them. Inside a consumer group the thread
+    // variable counts within the group, so the group's index comes first.
+    Expr warpgroup() const {
+        Expr wg = make_binary(BinaryOp::FloorDiv, plan.tid, int_imm(128));
+        if (!plan.groups.on()) return wg;
+        return make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, plan.groups.var, int_imm(plan.groups.threads / 128)), wg);
+    }
     Stmt turn_barrier(const char* op, Expr id) const {
         return sync_call(op, {make_binary(BinaryOp::Add, int_imm(2), std::move(id)), int_imm(256)}, span);
     }
@@ -409,6 +430,7 @@ public:
                         ra.tile = m->tile.get();
                         ra.ring = m->ring;
                         ra.slot = slot(cons, *m);
+                        if (m->per_group) ra.group = plan.groups.var;
                         t = ra.mutate(t);
                     }
                 }
@@ -496,8 +518,15 @@ public:
         // registers back.
         Expr elected = make_binary(BinaryOp::EQ, plan.tid, int_imm(plan.consumer_threads));
         Stmt producer = with_counters(prod, std::make_shared<IfThenElseNode>(elected, make_seq(issue, span), nullptr, span));
-        Stmt consumer = with_counters(cons, per_unit(consume_body(top)));
-        Stmt roles = std::make_shared<WarpRolesNode>(plan.consumer_threads, 128, plan.consumer_regs, plan.producer_regs, producer, consumer, span);
+        Stmt consumer = with_counters(cons, per_unit(group_owned_accesses(consume_body(top), plan)));
+        const auto& g = plan.groups;
+        auto roles = std::make_shared<WarpRolesNode>(g.on() ? g.threads : plan.consumer_threads, 128, plan.consumer_regs, plan.producer_regs,
+                                                     producer, consumer, span);
+        if (g.on()) {
+            roles->consumer_groups = g.count;
+            roles->group_axis = g.axis;
+            roles->group_var = g.var;
+        }
         return std::make_shared<AllocateNode>(mbar, nullptr, make_seq({init_barriers(), roles}, span), span);
     }
 };

@@ -39,7 +39,7 @@ ir::PrimFuncPtr rewrite_lists(const ir::PrimFuncPtr& func, const std::function<s
 ir::Stmt with_consumer(const ir::WarpRolesNode& n, const ir::Stmt& s, const std::function<ir::Stmt(const ir::Stmt&)>& f) {
     ir::Stmt c = f(n.consumer);
     if (c == n.consumer) return s;
-    return std::make_shared<ir::WarpRolesNode>(n.consumer_threads, n.producer_threads, n.consumer_regs, n.producer_regs, n.producer, c, n.span);
+    return n.with(n.producer, c);
 }
 
 using namespace ir;

@@ -72,6 +72,13 @@ public:
         for (const auto& v : n.thread_vars) vars.insert(v.get());
         visit(n.body);
     }
+    // A consumer group's index is defined for the consumer code only.
+    void visit_WarpRoles(const WarpRolesNode& n, const Stmt&) override {
+        visit(n.producer);
+        if (n.group_var) vars.insert(n.group_var.get());
+        visit(n.consumer);
+        if (n.group_var) vars.erase(n.group_var.get());
+    }
     // Every region a tile op reads or writes names a buffer in scope, with one range per dim.
     void on_op(const StmtNode& op, const ops::OpAccess& a) override {
         for (const auto& r : a.reads) check_region(r, op.span);

@@ -12,8 +12,8 @@
 # RUN: %tilec compile %samples/gemm.py --emit ptx --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 | FileCheck %s --check-prefix=PTX
 # RUN: %tilec compile %samples/gemm.py --emit ptx --arch sm_90 -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 | FileCheck %s --check-prefix=SM90 --implicit-check-not=wgmma --implicit-check-not=shared::cluster.global.mbarrier --implicit-check-not=setmaxnreg
 # RUN: %tilec compile %samples/gemm_bias_gelu.py --emit ptx --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 | FileCheck %s --check-prefix=EPI
-# RUN: %tilec compile %samples/gemm.py --emit cuda --no-lineinfo --arch sm_90a | FileCheck %s --check-prefix=SAMPLE
-# RUN: %tilec compile %samples/gemm.py --emit cuda --no-lineinfo --arch sm_90a --pass-config tp.blocks_per_sm=1 | FileCheck %s --check-prefix=ONE
+# RUN: %tilec compile %samples/gemm.py --emit cuda --no-lineinfo --arch sm_90a --pass-config tp.consumer_groups=1 | FileCheck %s --check-prefix=SAMPLE
+# RUN: %tilec compile %samples/gemm.py --emit cuda --no-lineinfo --arch sm_90a --pass-config tp.blocks_per_sm=1 --pass-config tp.consumer_groups=1 | FileCheck %s --check-prefix=ONE
 # RUN: %tilec compile %samples/gemm.py --emit cuda --no-lineinfo --arch sm_90a -D block_M=128 -D block_N=256 -D block_K=64 -D num_stages=4 -D threads=256 --pass-config tp.persistent=true | FileCheck %s --check-prefix=PERSIST
 # tp.persistent: the grid is one block per tile (16 x 32), capped at the SM count at launch;
 # each role walks the tiles with the use_swizzle rasterization, its ring position carried on.
@@ -70,7 +70,8 @@
 # EPI-DAG: ex2.approx.ftz.f32
 # EPI-NOT: erf
 # One consumer warpgroup whose 83 KB of shared memory fit twice in an SM: two blocks to an
-# SM, 128 registers each at launch, the consumers growing to 232.
+# SM, 128 registers each at launch, the consumers growing to 232 (with consumer groups off:
+# at the sample's size they pair its column tiles, transform/consumer_groups.py).
 # SAMPLE: __launch_bounds__(256, 2) matmul_kernel(
 # SAMPLE: tp::setmaxnreg_dec<24>();
 # SAMPLE: tp::tma_load(&A_shared[(tp_A_shared_p_slot * 4096)], &tp_tma_1, &tp_mbar[tp_A_shared_p_slot], (k * 32), (by * 128));

@@ -109,6 +109,30 @@ TEST(GpuFlashAttention, WideHeadsAndOneWarpgroup) {
     }
 }
 
+// Consumer groups (forced with tp.consumer_groups=2 on grids this small): two 64-row query
+// blocks run as one block of two consumer warpgroups sharing each K and V tile, each with its
+// own Q tile (in registers, or read from shared memory) and its own epilogue. seq 300: the
+// last pair's second block is past seq_q (TMA zero-fills, the stores guard), the kv tail mask.
+TEST(GpuFlashAttention, ConsumerGroupsShareKAndV) {
+    tp::WorkerClient c;
+    if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
+    for (int seq : {512, 300}) {
+        Case k;
+        k.threads = 128, k.block_M = 64, k.block_N = 64, k.seq_q = k.seq_kv = seq, k.heads = 3;
+        if (seq == 300) k.seq_q = k.seq_kv = 320;  // 5 query blocks: odd, so the heads axis (3) is odd too
+        for (const char* hoist : {"false", "true"}) {
+            tp::LoadSpec s = sample(k);
+            s.pass_configs = {{"tp.consumer_groups", "2"}, {"tp.disable_hoist_operand", hoist}};
+            run_checked(c, s, seq == 512 ? 256 : 128, 0);
+        }
+    }
+    Case k;
+    k.threads = 128, k.block_M = 64, k.block_N = 128, k.seq_q = 384, k.seq_kv = 300, k.layout = "bshd", k.dim = 64;
+    tp::LoadSpec s = sample(k);
+    s.pass_configs = {{"tp.consumer_groups", "2"}};
+    run_checked(c, s, 256, 0);
+}
+
 // Attention as a user might write it: the scale folded into Q's scores after the gemm, K and V
 // copied together at the top of the loop, the running max kept with T.max in a T.Parallel
 // loop, an explicit tail mask, grouped K/V heads and BSHD tensors.

@@ -105,6 +105,26 @@ TEST(GpuHopper, SampleTilesOnOneWarpgroupWithInterleavedBlocks) {
     run_checked(c, hopper_sample("gemm.py", {{"M", "520"}, {"N", "384"}, {"K", "200"}}, {}), 128);
 }
 
+// Consumer groups (forced with tp.consumer_groups=2 on grids this small): two 128 x 128 column
+// tiles run as one block of two consumer warpgroups sharing each A tile, each with its own B
+// tiles and its own TMA-store epilogue; edge tiles in both directions.
+TEST(GpuHopper, ConsumerGroupsShareTheATile) {
+    tp::WorkerClient c;
+    if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
+    for (Defines d : {Defines{{"M", "1000"}, {"N", "1000"}, {"K", "1000"}}, Defines{{"M", "520"}, {"N", "1010"}, {"K", "200"}}}) {
+        tp::LoadSpec s = hopper_sample("gemm.py", d, {});
+        s.pass_configs = {{"tp.consumer_groups", "2"}};
+        run_checked(c, s, 256);
+    }
+    // C staged through shared memory by the kernel: each group its own C tile.
+    tp::LoadSpec s;
+    s.path = source_dir() + "/tests/gpu/data/staged_gemm.py";
+    s.target = "sm_90a";
+    s.defines = {{"M", "1000"}, {"N", "1800"}, {"K", "136"}, {"threads", "128"}, {"block_N", "128"}, {"block_K", "32"}};
+    s.pass_configs = {{"tp.consumer_groups", "2"}};
+    run_checked(c, s, 256);
+}
+
 // C staged by the kernel through shared memory (tests/gpu/data/staged_gemm.py), as TileLang's
 // own examples write it: the tile
 // leaves by one thread's TMA store after the consumers' fence and barrier; edge tiles clipped by

@@ -58,6 +58,23 @@ std::string printf_arg(CudaEmitter& em, const std::string& v, DataType t) {
 
 }  // namespace
 
+void CudaEmitter::open_consumer_group(const WarpRolesNode& w) {
+    consumer_groups = true;
+    static const char* axes[] = {"x", "y", "z"};
+    const std::string t = std::to_string(w.consumer_threads), g = var_name(w.group_var);
+    non_negative_vars.insert(w.group_var.get());
+    emit("const int " + g + " = threadIdx.x / " + t + ";");
+    // Computed before the block opens: inside it the launch's names mean the group's.
+    const Var& bv = launch->block_vars.at(static_cast<size_t>(w.group_axis));
+    const Var& tv = launch->thread_vars.at(0);
+    emit("const int tp_group_block = " + var_name(bv) + " * " + std::to_string(w.consumer_groups) + " + " + g + ";");
+    emit("const int tp_group_thread = threadIdx." + std::string(axes[0]) + " % " + t + ";");
+    emit("{");
+    ++indent;
+    emit("const int " + var_name(bv) + " = tp_group_block;");
+    emit("const int " + var_name(tv) + " = tp_group_thread;");
+}
+
 void CudaEmitter::stmt(const Stmt& s) {
     if (!s || failed) return;
     uint32_t saved_line = current_dsl_line;
@@ -184,7 +201,10 @@ void CudaEmitter::stmt(const Stmt& s) {
                 non_negative_vars.insert(k.thread_vars[i].get());
                 emit("const int " + var_name(k.thread_vars[i]) + " = threadIdx." + axes[i] + ";");
             }
+            const KernelLaunchNode* saved_launch = launch;
+            launch = &k;
             stmt(k.body);
+            launch = saved_launch;
             break;
         }
         case NodeKind::PrintOp: {
@@ -234,7 +254,7 @@ void CudaEmitter::stmt(const Stmt& s) {
             // ptxas needs to give each warpgroup role its own register budget.
             auto& w = static_cast<const WarpRolesNode&>(*s);
             headers.insert("tp_tma.cuh");
-            emit("if (threadIdx.x >= " + std::to_string(w.consumer_threads) + ") {");
+            emit("if (threadIdx.x >= " + std::to_string(w.all_consumer_threads()) + ") {");
             ++indent;
             if (w.producer_regs) emit("tp::setmaxnreg_dec<" + std::to_string(w.producer_regs) + ">();");
             stmt(w.producer);
@@ -244,7 +264,13 @@ void CudaEmitter::stmt(const Stmt& s) {
             if (w.consumer_regs) emit("tp::setmaxnreg_inc<" + std::to_string(w.consumer_regs) + ">();");
             int64_t saved = consumer_threads;
             consumer_threads = w.consumer_threads;
+            const bool groups = w.consumer_groups > 1;
+            if (groups) open_consumer_group(w);
             stmt(w.consumer);
+            if (groups) {
+                --indent;
+                emit("}");
+            }
             consumer_threads = saved;
             --indent;
             emit("}");
@@ -312,6 +338,8 @@ CudaModule generate_cuda(const ir::PrimFunc& func, const Target& target, const s
     std::string header = em.uses_half ? "tp_half.cuh" : "tp_common.cuh";
     m.headers_used.push_back(header);
     if (em.uses_half) m.headers_used.push_back("tp_common.cuh");
+    // Consumer groups: the runtime's block-wide barriers take each group's own barrier id.
+    if (em.consumer_groups) out.push_back({"#define TP_CONSUMER_GROUPS 1", 0});
     out.push_back({"#include \"" + header + "\"", 0});
     for (const auto& h : em.headers) {
         out.push_back({"#include \"" + h + "\"", 0});

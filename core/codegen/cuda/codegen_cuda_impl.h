@@ -43,6 +43,11 @@ struct CudaEmitter {
         headers.insert("tp_ws.cuh");
         return "tp::consumer_sync<" + std::to_string(consumer_threads) + ">()";
     }
+    const ir::KernelLaunchNode* launch = nullptr;  // the enclosing T.Kernel
+    bool consumer_groups = false;                  // a WarpRoles node has groups (TP_CONSUMER_GROUPS)
+    // A consumer group's scope: its index, then the launch's block variable on the group axis
+    // and its thread variable shadowed by the group's logical block and thread index.
+    void open_consumer_group(const ir::WarpRolesNode& w);
     int64_t static_smem_bytes = 0;
     int64_t dynamic_smem_bytes = 0;
     std::vector<std::pair<const ir::BufferNode*, int64_t>> dynamic_smem_offsets;

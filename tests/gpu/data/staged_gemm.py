@@ -6,10 +6,10 @@ import tilelang.language as T
 
 
 @tilelang.jit(out_idx=[-1])
-def staged(M=1024, N=1024, K=1024, block_M=128, block_N=256, block_K=64):
+def staged(M=1024, N=1024, K=1024, block_M=128, block_N=256, block_K=64, threads=256):
     @T.prim_func
     def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"), C: T.Tensor((M, N), "float16")):
-        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=256) as (bx, by):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
             A_shared = T.alloc_shared((block_M, block_K), "float16")
             B_shared = T.alloc_shared((block_K, block_N), "float16")
             C_shared = T.alloc_shared((block_M, block_N), "float16")

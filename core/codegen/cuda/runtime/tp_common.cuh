@@ -11,10 +11,29 @@ __device__ __forceinline__ int ceildiv(int a, int b) { return (a + b - 1) / b; }
 // __syncthreads, so it also works in a warp-specialized kernel, where a producer warpgroup
 // beside them never reaches it (in any other kernel THREADS is the whole block). Barrier
 // counts are whole warps; other counts fall back to the block barrier.
+//
+// Consumer groups (TP_CONSUMER_GROUPS, see ir::WarpRolesNode): several groups of THREADS
+// consumer threads each run the tile code as their own block, so each needs its own barrier:
+// group 0 keeps 1, group g > 0 takes 11 + g (2-5 are the warpgroups' turns, 8-11 the TMA-store
+// epilogue's per warpgroup).
+__device__ __forceinline__ int group_barrier_id(int threads) {
+#ifdef TP_CONSUMER_GROUPS
+    const int g = static_cast<int>(threadIdx.x) / threads;
+    return g == 0 ? 1 : 11 + g;
+#else
+    (void)threads;
+    return 1;
+#endif
+}
 template <int THREADS>
 __device__ __forceinline__ void sync_threads() {
+#ifdef TP_CONSUMER_GROUPS
+    if constexpr (THREADS % 32 == 0) asm volatile("bar.sync %0, %1;" ::"r"(group_barrier_id(THREADS)), "n"(THREADS) : "memory");
+    else __syncthreads();
+#else
     if constexpr (THREADS % 32 == 0) asm volatile("bar.sync 1, %0;" ::"n"(THREADS) : "memory");
     else __syncthreads();
+#endif
 }
 // T.sync_threads(barrier_id, arrive_count): the threads that reach it wait until `count` of
 // them (whole warps) have; barrier 0 is __syncthreads' and 1 is sync_threads<THREADS>' above.

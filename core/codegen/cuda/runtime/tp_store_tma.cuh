@@ -71,6 +71,11 @@ __device__ __forceinline__ void frag_store_tma(const FragT* frag, unsigned char*
     static_assert(L::kWarpsM % 4 == 0 && (L::MT == 1 || L::kInterleave), "frag_store_tma: a wgmma accumulator layout");
     static_assert(L::WN % P == 0, "frag_store_tma: whole 128-byte panels per warpgroup");
     const int warp = tid / 32, wg = tid / 128, t = tid % 128;
+#ifdef TP_CONSUMER_GROUPS
+    const int bar = 8 + static_cast<int>(threadIdx.x) / 128;  // tid counts within a consumer group
+#else
+    const int bar = 8 + wg;
+#endif
     const int lead = warp & ~3;  // the warpgroup's first warp: its rows start the 64-row block
     const int col0 = L::warp_n(warp) * L::WN;
     unsigned char* bufs = stage + wg * kStoreStageBytes;
@@ -82,7 +87,7 @@ __device__ __forceinline__ void frag_store_tma(const FragT* frag, unsigned char*
         for (int p = 0; p < L::WN / P; ++p) {
             unsigned char* buf = bufs + ((mt * (L::WN / P) + p) % 2) * (64 * 128);
             if (t == 0) tma_store_wait_read<1>();  // the store that last read `buf` is done
-            named_barrier_sync(8 + wg, 128);
+            named_barrier_sync(bar, 128);
 #pragma unroll
             for (int i = mt * L::NT * 4; i < (mt + 1) * L::NT * 4; i += 2) {
                 if (((i / 4) % L::NT) * 8 / P != p) continue;  // another panel's registers
@@ -94,7 +99,7 @@ __device__ __forceinline__ void frag_store_tma(const FragT* frag, unsigned char*
                 else *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
             }
             fence_proxy_async();  // generic writes, read next by the TMA unit
-            named_barrier_sync(8 + wg, 128);
+            named_barrier_sync(bar, 128);
             if (t == 0) {
                 int c[R];
 #pragma unroll
@@ -111,7 +116,7 @@ __device__ __forceinline__ void frag_store_tma(const FragT* frag, unsigned char*
         if constexpr (WAIT_WRITES) tma_store_wait_all();
         else tma_store_wait_read<0>();
     }
-    if constexpr (WAIT_WRITES) named_barrier_sync(8 + wg, 128);
+    if constexpr (WAIT_WRITES) named_barrier_sync(bar, 128);
 }
 
 // A whole shared tile (written by the block's threads, which fenced their writes for the async

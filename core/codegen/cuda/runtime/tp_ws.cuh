@@ -69,10 +69,15 @@ __device__ __forceinline__ void ring_acquire(unsigned long long* empty, unsigned
     mbar_arrive_expect_tx(full, bytes);
 }
 
-// A barrier over the THREADS consumer threads only (named barrier 1, as tp::sync_threads).
+// A barrier over the THREADS consumer threads only (named barrier 1, as tp::sync_threads; a
+// consumer group's own barrier with TP_CONSUMER_GROUPS).
 template <int THREADS>
 __device__ __forceinline__ void consumer_sync() {
+#ifdef TP_CONSUMER_GROUPS
+    asm volatile("bar.sync %0, %1;" ::"r"(group_barrier_id(THREADS)), "n"(THREADS) : "memory");
+#else
     asm volatile("bar.sync 1, %0;" ::"n"(THREADS) : "memory");
+#endif
 }
 
 }  // namespace tp
