@@ -82,7 +82,7 @@
 # RUN: %tilec compile %samples/gemm.py --emit cubin -o %t.r.cubin --remarks --arch sm_90a -D M=1024 -D N=1024 -D K=1024 -D block_N=256 2>&1 | FileCheck %s --check-prefix=FALLBACK-REMARK
 # FALLBACK-REMARK: remark: two blocks per SM not used: ptxas could not fit an instruction under the 128-register cap of two blocks; one block per SM gets the whole register file [FastPathNotTaken]
 # A block whose rings do not fit twice in the SM runs alone, and says so at its T.Pipelined.
-# RUN: %tilec compile %samples/gemm.py --emit cuda -o /dev/null --remarks --arch sm_90a -D block_K=64 -D num_stages=4 2>&1 | FileCheck %s --check-prefix=SMEM-REMARK
+# RUN: %tilec compile %samples/gemm.py --emit cuda -o /dev/null --remarks --arch sm_90a -D block_K=64 -D num_stages=4 --pass-config tp.consumer_groups=1 2>&1 | FileCheck %s --check-prefix=SMEM-REMARK
 # SMEM-REMARK: gemm.py:{{[0-9]+}}:{{[0-9]+}}: remark: two blocks per SM not used: the block's {{[0-9]+}} bytes of shared memory do not fit twice in the SM's 233472
 # ONE: __launch_bounds__(256, 1) matmul_kernel(
 # ONE-NOT: setmaxnreg
