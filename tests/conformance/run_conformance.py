@@ -5,9 +5,13 @@ interpreter. Prints a table by folder, the totals and the most common blockers, 
 the ratchet (the counts that pass may only go up). Standard library only.
 
 usage: run_conformance.py --source TILELANG --tilec TILEC [--cuda CUDA_HOME] [--manifest M]
-                          [--ratchet R] [--subset every:N | folders:a,b] [--jobs 2] [--update-ratchet]
-TILELANG is a checkout or a bare git repository; its examples are extracted to a temporary
-directory for the run (never into this tree). Without it the run prints [SKIP].
+                          [--ratchet R] [--subset every:N | shard:K/N | folders:a,b] [--jobs 2] [--update-ratchet]
+                          [--device cpu|gpu] [--summary FILE] [--json FILE] [--dry-run]
+TILELANG is a checkout, a bare git repository, or a folder holding TileLang's examples/ (what a
+GPU machine without the mirror is given); its examples are extracted to a temporary directory
+for the run (never into this tree). Without it the run prints [SKIP].
+--device gpu is the GPU step (gpu_conformance.py): each kernel at the file's own size on the
+GPU, checked against the interpreter on sampled blocks; [SKIP] without a CUDA device.
 """
 import argparse
 import concurrent.futures as cf
@@ -15,15 +19,18 @@ import json
 import os
 import subprocess
 import sys
+import shlex
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpu_conformance  # noqa: E402
 from conformance_report import blockers, folder_table, totals  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ARCHS = ("sm_80", "sm_90a")
 CPU_ARCH = "sm_90"  # the interpreter runs the traced Tile IR; sm_90 admits fp8 and keeps mma.sync lowering
+DRY_RUN = False  # --dry-run: print each command instead of running it
 
 
 def examples_dir(source, tmp):
@@ -39,6 +46,9 @@ def examples_dir(source, tmp):
 
 
 def run(cmd, timeout):
+    if DRY_RUN:
+        print(" ".join(shlex.quote(c) for c in cmd), flush=True)
+        return "dry-run", ""
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         return p.returncode, p.stdout + p.stderr
@@ -112,6 +122,9 @@ def select(entries, subset):
     if kind == "every":
         n = int(arg)
         return entries[::n]
+    if kind == "shard":  # shard:K/N, the K-th of N interleaved parts (a long GPU run split over calls)
+        k, _, n = arg.partition("/")
+        return entries[int(k)::int(n)]
     if kind == "folders":
         wanted = set(arg.split(","))
         return [e for e in entries if e["file"].split("/")[0] in wanted]
@@ -133,7 +146,7 @@ def enforce_ratchet(path, key, counts, update):
     return fails
 
 
-def main():
+def parse_options():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--source", default="")
     ap.add_argument("--tilec", required=True)
@@ -146,10 +159,70 @@ def main():
     ap.add_argument("--cpu-timeout", type=int, default=60, help="seconds per CPU interpreter run")
     ap.add_argument("--update-ratchet", action="store_true")
     ap.add_argument("--json", help="also write every entry's result here")
+    ap.add_argument("--summary", help="also write the tables (Markdown) here")
     ap.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
-    opts = ap.parse_args()
+    ap.add_argument("--dry-run", action="store_true", help="print the commands the run would start, run none")
+    ap.add_argument("--device", choices=("cpu", "gpu"), default="cpu",
+                    help="cpu: compile for sm_80/sm_90a + ptxas + the interpreter at the small size; "
+                         "gpu: each kernel on the GPU at its own size, checked against the interpreter")
+    ap.add_argument("--gpu-arch", default="auto", help="--device gpu: the target (auto: the GPU's)")
+    ap.add_argument("--check-blocks", type=int, default=8, help="--device gpu: thread blocks the interpreter checks")
+    ap.add_argument("--gpu-timeout", type=int, default=240,
+                    help="--device gpu: seconds per kernel (compile, launch and the interpreter's check)")
+    ap.add_argument("--watchdog", type=float, default=20, help="--device gpu: seconds one launch may run")
+    return ap.parse_args()
+
+
+def gpu_probe(entries, exdir, opts):
+    """The first runnable entry's result, or None: `no_device` there stops the run as [SKIP]."""
+    for e in entries:
+        if not (e.get("unresolved") or e.get("needs")) and os.path.isfile(os.path.join(exdir, e["file"])):
+            return gpu_conformance.check_entry_gpu(e, exdir, opts, run)
+    return None
+
+
+def check_all(entries, exdir, opts, tmp):
+    """Every entry's result (GPU: after a probe that stops a run without a device); None to skip."""
+    if opts.device == "cpu":
+        with cf.ThreadPoolExecutor(opts.jobs) as pool:
+            return list(pool.map(lambda e: check_entry(e, exdir, opts, tmp), entries))
+    first = gpu_probe(entries, exdir, opts)
+    if first is not None and first.get("gpu") == "no_device":
+        print("[SKIP] " + first["gpu_error"])
+        return None
+    with cf.ThreadPoolExecutor(opts.jobs) as pool:
+        rest = [e for e in entries if first is None or e["id"] != first["id"]]
+        results = list(pool.map(lambda e: gpu_conformance.check_entry_gpu(e, exdir, opts, run), rest))
+    results = ([first] if first else []) + results
+    order = {e["id"]: i for i, e in enumerate(entries)}
+    return sorted(results, key=lambda r: order[r["id"]])
+
+
+def report(results, opts, commit, seconds):
+    """Prints the tables (and writes them as Markdown to --summary); returns the totals."""
+    gpu = opts.device == "gpu"
+
+    def tables(md):
+        table = gpu_conformance.folder_table if gpu else folder_table
+        return [table(results, md), gpu_conformance.failures(results, md) if gpu else blockers(results, md)]
+
+    print("\n".join(tables(opts.markdown)))
+    counts = gpu_conformance.totals(results) if gpu else totals(results)
+    line = "totals: " + ", ".join("%s %d" % kv for kv in counts.items()) + " (%.0f s)" % seconds
+    print(line)
+    if opts.summary:
+        head = "conformance (%s): TileLang %s, %d kernels" % (opts.device, commit[:12], len(results))
+        with open(opts.summary, "w") as fh:
+            fh.write("\n\n".join([head] + tables(True) + [line]) + "\n")
+    return counts
+
+
+def main():
+    global DRY_RUN
+    opts = parse_options()
+    DRY_RUN = opts.dry_run
     opts.ptxas = os.path.join(opts.cuda, "bin", "ptxas")
-    if not os.access(opts.ptxas, os.X_OK):
+    if opts.device == "cpu" and not os.access(opts.ptxas, os.X_OK) and not DRY_RUN:
         print("[SKIP] no ptxas at " + opts.ptxas)
         return 0
     manifest = json.load(open(opts.manifest))
@@ -159,18 +232,19 @@ def main():
             print("[SKIP] no TileLang examples at " + (opts.source or "<unset>"))
             return 0
         entries = select(manifest["entries"], opts.subset)
-        print("conformance: %d of %d manifest entries (TileLang %s), %d jobs" %
-              (len(entries), len(manifest["entries"]), manifest["tilelang_commit"][:12], opts.jobs), flush=True)
+        print("conformance: %d of %d manifest entries (TileLang %s), %d jobs, %s" %
+              (len(entries), len(manifest["entries"]), manifest["tilelang_commit"][:12], opts.jobs, opts.device), flush=True)
         start = time.time()
-        with cf.ThreadPoolExecutor(opts.jobs) as pool:
-            results = list(pool.map(lambda e: check_entry(e, exdir, opts, tmp), entries))
-    print(folder_table(results, opts.markdown))
-    print(blockers(results, opts.markdown))
-    counts = totals(results)
-    print("totals: " + ", ".join("%s %d" % kv for kv in counts.items()) + " (%.0f s)" % (time.time() - start))
+        results = check_all(entries, exdir, opts, tmp)
+    if results is None or DRY_RUN:
+        return 0
+    counts = report(results, opts, manifest["tilelang_commit"], time.time() - start)
     if opts.json:
         with open(opts.json, "w") as fh:
             json.dump(results, fh, indent=1)
+    if opts.device == "gpu":
+        # The issue's bar: every kernel that compiles on the GPU matches the interpreter.
+        return 1 if counts["gpu_mismatch"] or counts["gpu_failed"] else 0
     fails = enforce_ratchet(opts.ratchet, opts.subset or "all", counts, opts.update_ratchet)
     for f in fails:
         print("FAIL ratchet " + f)

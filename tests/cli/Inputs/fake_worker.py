@@ -3,7 +3,7 @@
 # docs/worker-protocol.md with a made-up device, so tests drive the tuner's GPU path (parallel
 # loads, one bench at a time, validation, ranking, failures). Run as `$TILEC worker`.
 # A config's time follows block_N; block_N=512 is the fastest but computes a wrong answer;
-# threads=96 makes the worker die in the middle of its bench.
+# threads=96 makes the worker die in the middle of its bench; block_N=7 fails to compile.
 # The tuner times with `bench` (check off) and validates with `run` (check on).
 import json
 import sys
@@ -20,8 +20,11 @@ for line in sys.stdin:
         loaded = dict(req.get("fallback_defines", {}))
         loaded.update(req.get("defines", {}))
         target = req.get("target") or "auto"
-        reply = {"ok": True, "target": "sm_90a" if target == "auto" else target, "compile_ms": 1.0,
-                 "kernel": {"name": "k", "bound_params": loaded, "registers": 16}}
+        if loaded.get("block_N") == "7":
+            reply = {"ok": False, "kind": "compile_error", "error": "fake: block_N=7 does not divide the tile"}
+        else:
+            reply = {"ok": True, "target": "sm_90a" if target == "auto" else target, "compile_ms": 1.0,
+                     "kernel": {"name": "k", "bound_params": loaded, "registers": 16}}
     elif op in ("bench", "run"):
         if loaded.get("threads") == "96":
             sys.stderr.write("fake worker: simulated crash\n")
