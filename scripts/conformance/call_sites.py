@@ -8,7 +8,14 @@ top-level function with its own defaults, so the first site found is the one the
 """
 import ast
 
+from kernel_results import KernelRef, bind_dims, call_result, shape_env
+from local_modules import bind_imports
 from static_eval import MAX_DEPTH, MAX_ITERATIONS, NOT_MINE, UNKNOWN, ArgParser, Evaluator, Namespace, TensorShape, bind_target, dotted
+
+
+# `factory.compile(M=...)` and `factory.get_kernel_source(M=...)` name a factory's arguments (and
+# an eager kernel's T.const symbols) as a call does.
+_BOUND_CALLS = ("compile", "get_kernel_source")
 
 
 def decorator_name(d):
@@ -129,30 +136,8 @@ class Factory:
         return bound
 
     def _bind_shape(self, tensor, shape, bound, ev):
-        node = self.tensor_dims[tensor]
-        symbols = {s: Symbol(s) for s in self.symbols}
-        symbols.update({var: Symbol(sym) for var, sym in self.symbol_vars.items()})
-        env = {**bound, **symbols}
-        for name, value in self.locals:
-            if name not in symbols:
-                v = ev.value(value, env)
-                if v is not UNKNOWN:
-                    env[name] = v
-        dims = ev.value(node, env)
-        if dims is UNKNOWN and isinstance(node, (ast.Tuple, ast.List)):
-            dims = [symbols.get(e.id) if isinstance(e, ast.Name) else None for e in node.elts]
-        if not isinstance(dims, (tuple, list)) or len(dims) != len(shape.shape):
-            return
-        for d, n in zip(dims, shape.shape):
-            if isinstance(d, Symbol):
-                bound.setdefault(d.name, n)
-
-
-class Symbol:
-    """A T.const / T.dynamic symbol inside a tensor's shape, bound from the host tensor's shape."""
-
-    def __init__(self, name):
-        self.name = name
+        env, symbols = shape_env(self, bound, ev)
+        bind_dims(self.tensor_dims[tensor], shape, env, symbols, ev, bound)
 
 
 def find_factories(module):
@@ -190,10 +175,13 @@ class ApplyRef:
 class Walker:
     """Runs the module's host code symbolically and records (factory, bound args, line) per call."""
 
-    def __init__(self, module, factories, explore=False):
+    def __init__(self, module, factories, explore=False, directory=None, nesting=0, cache=None):
         # explore: walk both arms of every `if`, for kernels only a flag the file leaves off reaches
-        # (use_atomic=False paths); their sizes are still the file's own.
+        # (use_atomic=False paths); their sizes are still the file's own. directory: where sibling
+        # modules the file imports from are read (local_modules.py).
         self.explore = explore
+        self.directory, self.nesting = directory, nesting
+        self.module_cache = {} if cache is None else cache
         self.ev = Evaluator(module, self.hook)
         self.factories = {f.name: f for f in factories}
         self.functions = {s.name: s for s in module.body if isinstance(s, ast.FunctionDef) and s.name not in self.factories}
@@ -214,13 +202,32 @@ class Walker:
                 self.call_function(fn, [], {})
         return env
 
+    def run_as_import(self, module, name):
+        """The module's globals after `import name`: its top level without the __main__ block, its
+        functions as closures, its factories and classes opaque."""
+        env = {"__name__": name}
+        self.globals = env
+        self.block(module.body, env)
+        for s in module.body:
+            if isinstance(s, ast.FunctionDef):
+                env[s.name] = UNKNOWN if s.name in self.factories else Closure(s, env)
+            elif isinstance(s, ast.ClassDef):
+                env[s.name] = UNKNOWN
+        return env
+
+    def _sibling_walker(self, module, nesting):
+        return Walker(module, find_factories(module), directory=self.directory, nesting=nesting, cache=self.module_cache)
+
     def hook(self, call, fname, args, kwargs, env):
         f = call.func
-        if isinstance(f, ast.Attribute) and f.attr == "compile" and isinstance(f.value, ast.Name):
+        if isinstance(f, ast.Attribute) and f.attr in _BOUND_CALLS and isinstance(f.value, ast.Name):
             f = f.value
         if isinstance(f, ast.Name) and f.id in self.factories and f.id not in env:
-            self.record(call, self.factories[f.id], env)
-            return UNKNOWN
+            fac = self.factories[f.id]
+            bound = self.record(call, fac, env)
+            return call_result(fac, bound, self.ev) if f is call.func else UNKNOWN  # `.compile(...)`: its result not followed
+        if isinstance(f, ast.Name) and isinstance(env.get(f.id), KernelRef):
+            return env[f.id].call(args)  # `kernel(q, k, v, o)`: binds the kernel's dynamic sizes
         if self.depth >= MAX_DEPTH:
             return NOT_MINE
         if isinstance(f, ast.Name) and f.id in self.functions and f.id not in env:
@@ -235,13 +242,17 @@ class Walker:
             methods, ctx = self.autograd[parts[0]], Ctx()
             out = self.call_function(methods["forward"], [ctx] + args, kwargs)
             if "backward" in methods:
-                self.call_function(methods["backward"], [ctx], {})
+                # torch calls backward with one gradient per output of forward, each of its shape.
+                grads = list(out) if isinstance(out, tuple) else [out]
+                self.call_function(methods["backward"], [ctx] + [g if isinstance(g, TensorShape) else UNKNOWN for g in grads], {})
             return out
         return NOT_MINE
 
     def record(self, call, fac, env):
-        self.sites.append((fac.name, fac.bind(call, self.ev, env), call.lineno, self.origin))
+        bound = fac.bind(call, self.ev, env)
+        self.sites.append((fac.name, bound, call.lineno, self.origin))
         self.site_calls.append(id(call))
+        return bound
 
     def block(self, stmts, env):
         for s in stmts:
@@ -311,6 +322,8 @@ class Walker:
             self.block(s.body, env)
         elif isinstance(s, ast.FunctionDef) and self.depth > 0:
             env[s.name] = Closure(s, env)
+        elif isinstance(s, ast.ImportFrom):
+            bind_imports(s, env, self.directory, self._sibling_walker, self.module_cache, self.nesting)
 
     @staticmethod
     def _breaks(loop):
@@ -333,7 +346,7 @@ class Walker:
         for n in ast.walk(node):
             if isinstance(n, ast.Call) and id(n) not in reached:
                 f = n.func
-                if isinstance(f, ast.Attribute) and f.attr == "compile" and isinstance(f.value, ast.Name):
+                if isinstance(f, ast.Attribute) and f.attr in _BOUND_CALLS and isinstance(f.value, ast.Name):
                     f = f.value
                 if isinstance(f, ast.Name) and f.id in self.factories and f.id not in env:
                     self.record(n, self.factories[f.id], env)

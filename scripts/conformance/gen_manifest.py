@@ -132,10 +132,10 @@ def manifest_entries(exdir, tilec):
             factories = find_factories(module)
             if not factories:
                 continue
-            walker = Walker(module, factories)
+            walker = Walker(module, factories, directory=root)
             module_env = walker.run(module)
             ev = walker.ev
-            explorer = Walker(module, factories, explore=True)
+            explorer = Walker(module, factories, explore=True, directory=root)
             explorer.run(module)
             sites = walker.sites + explorer.sites  # the file's own path first
             for fac in factories:

@@ -6,31 +6,16 @@ shapes handed to eager factories. Nothing of the example is executed; this walks
 a tiny evaluator for constant Python, and anything it cannot know is `UNKNOWN`, never guessed.
 """
 import ast
+import itertools
 import math
 import operator
 
-UNKNOWN = object()
+from host_tensors import UNKNOWN, DType, TensorShape, elementwise, literal, make, method, scalar_of, subscript
+from host_tensors import TENSOR_MAKERS
+
 NOT_MINE = object()  # a hook's answer for calls it does not handle
 MAX_DEPTH = 8
 MAX_ITERATIONS = 16  # a longer host loop runs once, with its first item
-
-
-class DType:
-    """A dtype written as `T.float16`, `torch.float16` or `"float16"`."""
-
-    NAMES = {"float16", "half", "bfloat16", "float32", "float", "float64", "int8", "int16", "int32", "int64", "uint8",
-             "uint16", "uint32", "uint64", "bool", "float8_e4m3", "float8_e5m2", "float8_e4m3fn", "float8_e5m2fnuz",
-             "float8_e4m3fnuz", "int4", "uint4", "float4_e2m1fn", "tfloat32", "float8_e8m0fnu"}
-    ALIAS = {"half": "float16", "float": "float32", "float8_e4m3fn": "float8_e4m3"}
-
-    def __init__(self, name):
-        self.name = self.ALIAS.get(name, name)
-
-    def __eq__(self, other):
-        return isinstance(other, DType) and other.name == self.name
-
-    def __hash__(self):
-        return hash(self.name)
 
 
 class DTypeMethod:
@@ -38,18 +23,6 @@ class DTypeMethod:
 
     def __init__(self, dtype):
         self.dtype = dtype
-
-
-class TensorShape:
-    """A torch tensor made at host level (torch.randn(M, K, ...)): its shape and dtype."""
-
-    def __init__(self, shape, dtype=None, data=None):
-        self.shape = shape
-        self.dtype = dtype
-        self.data = data  # the flat values of a torch.tensor([...]) literal, else None
-
-    def with_dtype(self, dtype):
-        return TensorShape(self.shape, dtype, self.data)
 
 
 class Namespace(dict):
@@ -89,28 +62,35 @@ _CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast
            ast.Is: operator.is_, ast.IsNot: operator.is_not}
 _PURE = {"int": int, "float": float, "bool": bool, "min": min, "max": max, "abs": abs, "len": len, "str": str,
          "tuple": tuple, "list": list, "range": lambda *a: list(range(*a)), "round": round, "sum": sum, "any": any,
-         "all": all, "sorted": sorted, "enumerate": lambda *a: list(enumerate(*a)), "zip": lambda *a: list(zip(*a))}
+         "all": all, "sorted": sorted, "set": set, "enumerate": lambda *a: list(enumerate(*a)), "zip": lambda *a: list(zip(*a))}
 _MATH = {"ceil": math.ceil, "floor": math.floor, "sqrt": math.sqrt, "log2": math.log2, "prod": math.prod,
          "gcd": math.gcd, "isqrt": math.isqrt}
-_TENSOR_MAKERS = {"randn", "rand", "empty", "zeros", "ones", "randint", "full", "empty_like", "zeros_like", "randn_like"}
-_PASSTHROUGH_METHODS = {"cuda", "half", "float", "bfloat16", "to", "contiguous", "clone", "normal_", "uniform_", "fill_",
-                        "zero_", "requires_grad_", "detach", "abs", "mul", "mul_", "div", "add", "sub"}
-
-
 # The device the examples' own sizes are for: an H100/H200 has 132 SMs. Host code that sizes a
 # grid from `torch.cuda.get_device_properties(0).multi_processor_count` or carver's get_num_sms()
 # gets this answer, the same one the kernel would get on the GPU the suite runs on.
 DEVICE_SMS = 132
 
 
-def _elementwise(a, b):
-    """`A * 2 - 1` on a host tensor keeps its shape; two tensors of one shape too."""
-    shapes = {x.shape for x in (a, b) if isinstance(x, TensorShape)}
-    scalars = [x for x in (a, b) if not isinstance(x, TensorShape)]
-    if len(shapes) != 1 or any(not isinstance(x, (int, float)) for x in scalars):
+def _str_method(name, s, args):
+    """`"64, 128".split(",")`, `.strip()`...: str methods on a string the file writes."""
+    if name in ("split", "strip", "lower", "upper", "replace", "startswith", "endswith", "join") and \
+            all(isinstance(a, (str, list, tuple)) for a in args):
+        return getattr(s, name)(*args)
+    return UNKNOWN
+
+
+_TYPES = {"int": int, "float": float, "str": str, "bool": bool, "list": list, "tuple": tuple, "dict": dict,
+          "torch.Tensor": TensorShape, "torch.LongTensor": TensorShape}
+
+
+def _isinstance(value, node):
+    """`isinstance(block_counts, int)` on a value whose kind is known (a host tensor is a torch.Tensor)."""
+    names = [dotted(e) for e in node.elts] if isinstance(node, ast.Tuple) else [dotted(node)]
+    if not all(n in _TYPES for n in names):
         return UNKNOWN
-    t = a if isinstance(a, TensorShape) else b
-    return TensorShape(t.shape, t.dtype)
+    if isinstance(value, bool) and "bool" not in names and "int" in names:
+        return True
+    return isinstance(value, tuple(_TYPES[n] for n in names))
 
 
 def bind_target(target, value, env):
@@ -182,7 +162,7 @@ class Evaluator:
             if a is UNKNOWN or b is UNKNOWN or type(n.op) not in _BINOPS:
                 return UNKNOWN
             if isinstance(a, TensorShape) or isinstance(b, TensorShape):
-                return _elementwise(a, b)
+                return elementwise(_BINOPS[type(n.op)], a, b)
             return _BINOPS[type(n.op)](a, b)
         if isinstance(n, ast.UnaryOp):
             a = self._eval(n.operand, env)
@@ -217,8 +197,11 @@ class Evaluator:
             if base is UNKNOWN or idx is UNKNOWN:
                 return UNKNOWN
             if isinstance(base, TensorShape):
-                return UNKNOWN
-            return base[idx]
+                return subscript(base, idx)
+            return base[scalar_of(idx)]
+        if isinstance(n, ast.Slice):
+            parts = [self._eval(p, env) if p is not None else None for p in (n.lower, n.upper, n.step)]
+            return UNKNOWN if UNKNOWN in parts else slice(*(scalar_of(p) for p in parts))
         if isinstance(n, ast.Attribute):
             return self._attribute(n, env)
         if isinstance(n, ast.Call):
@@ -238,7 +221,10 @@ class Evaluator:
             inner = dict(env)
             if not bind_target(g.target, x, inner):
                 return UNKNOWN
-            if any(self._eval(c, inner) is not True for c in g.ifs):
+            tests = [self._eval(c, inner) for c in g.ifs]
+            if UNKNOWN in tests:
+                return UNKNOWN  # which items stay is not known
+            if not all(tests):
                 continue
             out.append(self.value(n.elt, inner))
         return out
@@ -263,11 +249,17 @@ class Evaluator:
         kwargs = {k.arg: self._eval(k.value, env) for k in n.keywords if k.arg}
         leaf = fname.rsplit(".", 1)[-1]
         if fname in _PURE and all(a is not UNKNOWN for a in args):
-            return _PURE[fname](*args)
+            return _PURE[fname](*[scalar_of(a) for a in args])
         if fname.startswith("math.") and leaf in _MATH and all(a is not UNKNOWN for a in args):
-            return _MATH[leaf](*args)
+            return _MATH[leaf](*[scalar_of(a) for a in args])
+        if fname == "isinstance" and len(n.args) == 2 and args[0] is not UNKNOWN:
+            return _isinstance(args[0], n.args[1])
+        if fname == "itertools.accumulate" and len(args) == 1 and isinstance(args[0], (list, tuple)):
+            return list(itertools.accumulate(scalar_of(a) for a in args[0]))
+        if isinstance(n.func, ast.Attribute) and isinstance(self._eval(n.func.value, env), str):
+            return _str_method(n.func.attr, self._eval(n.func.value, env), args)
         if fname in ("torch.tensor", "torch.as_tensor") and args and isinstance(args[0], (list, tuple)):
-            return self._literal_tensor(args[0], kwargs)
+            return literal(args[0], kwargs.get("dtype"))
         if fname == "torch.arange" and args and all(isinstance(a, int) for a in args):
             return TensorShape((len(range(*args)),), kwargs.get("dtype") if isinstance(kwargs.get("dtype"), DType) else DType("int64"))
         if leaf in ("cdiv", "ceildiv", "ceil_div") and "." in fname and len(args) == 2 and all(isinstance(a, int) for a in args):
@@ -283,8 +275,8 @@ class Evaluator:
             return DEVICE_SMS
         if leaf == "get_device_properties":
             return Namespace(multi_processor_count=DEVICE_SMS)
-        if fname.startswith("torch.") and leaf in _TENSOR_MAKERS:
-            return self._tensor(leaf, n, args, kwargs)
+        if fname.startswith("torch.") and leaf in TENSOR_MAKERS:
+            return make(leaf, args, kwargs)
         if self.hook:
             v = self.hook(n, fname, args, kwargs, env)
             if v is not NOT_MINE:
@@ -293,7 +285,7 @@ class Evaluator:
             m = self._eval(n.func, env)
             return m.dtype if isinstance(m, DTypeMethod) else UNKNOWN
         if isinstance(n.func, ast.Attribute) and isinstance(self._eval(n.func.value, env), TensorShape):
-            return self._tensor_method(n.func.attr, self._eval(n.func.value, env), args, kwargs)
+            return method(n.func.attr, self._eval(n.func.value, env), args, kwargs)
         if fname.endswith("ArgumentParser"):
             return ArgParser()
         if isinstance(n.func, ast.Attribute) and n.func.attr in ("parse_args", "parse_known_args"):
@@ -304,57 +296,3 @@ class Evaluator:
         if fname in ("T.dtype", "tvm.DataType", "torch.dtype") and args and isinstance(args[0], (str, DType)):
             return DType(args[0]) if isinstance(args[0], str) else args[0]
         return UNKNOWN
-
-    @staticmethod
-    def _tensor_method(name, t, args, kwargs):
-        casts = {"half": "float16", "float": "float32", "bfloat16": "bfloat16"}
-        if name in casts:
-            return t.with_dtype(DType(casts[name]))
-        if name == "to":
-            d = kwargs.get("dtype", args[0] if args else None)
-            return t.with_dtype(d) if isinstance(d, DType) else t
-        if name in ("view", "reshape") and args and all(isinstance(a, int) for a in args):
-            dims = list(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else list(args)
-            total, known = math.prod(t.shape), math.prod(d for d in dims if d != -1)
-            if dims.count(-1) == 1 and known and total % known == 0:
-                dims[dims.index(-1)] = total // known
-            return TensorShape(tuple(dims), t.dtype) if -1 not in dims and math.prod(dims) == total else UNKNOWN
-        if name in ("max", "min", "sum") and not args and t.data:
-            return TensorShape((), t.dtype, [{"max": max, "min": min, "sum": sum}[name](t.data)])
-        if name == "item" and t.data and len(t.data) == 1:
-            return t.data[0]
-        if name == "size":
-            return t.shape[args[0]] if args and isinstance(args[0], int) else t.shape
-        if name == "dim":
-            return len(t.shape)
-        return t if name in _PASSTHROUGH_METHODS else UNKNOWN
-
-    @staticmethod
-    def _literal_tensor(data, kwargs):
-        """torch.tensor([...]): its shape is the nesting of the list (and a 1-D list's values)."""
-        data_list, shape = data, []
-        while isinstance(data, (list, tuple)):
-            shape.append(len(data))
-            data = data[0] if data else None
-        dtype = kwargs.get("dtype")
-        flat = list(data_list) if len(shape) == 1 and all(isinstance(x, (int, float)) for x in data_list) else None
-        return TensorShape(tuple(shape), dtype if isinstance(dtype, DType) else DType("int64" if isinstance(data, int) else "float32"), flat)
-
-    def _tensor(self, leaf, n, args, kwargs):
-        if leaf.endswith("_like"):
-            return args[0] if args and isinstance(args[0], TensorShape) else UNKNOWN
-        if any(a is UNKNOWN for a in args):
-            return UNKNOWN
-        dims = args
-        if leaf == "randint":
-            dims = [kwargs.get("size", args[-1] if args else UNKNOWN)]
-        elif leaf == "full":
-            dims = args[:1]
-        if "size" in kwargs and leaf != "randint":
-            dims = [kwargs["size"]]
-        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-            dims = list(dims[0])
-        if not dims or any(not isinstance(d, int) for d in dims):
-            return UNKNOWN
-        dtype = kwargs.get("dtype")
-        return TensorShape(tuple(dims), dtype if isinstance(dtype, DType) else DType("float32"))
