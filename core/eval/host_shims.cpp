@@ -114,6 +114,7 @@ using ShimFn = Value (*)(Evaluator&, CallArgs&, const std::string&);
 ShimFn find_shim(const std::string& what) {
     static const std::pair<const char*, ShimFn> shims[] = {
         {"tilelang.math.next_power_of_2", next_power_of_2},
+        {"tilelang.next_power_of_2", next_power_of_2},  // `tilelang/__init__.py` re-exports tilelang.math
         {"tilelang.math.cdiv", cdiv},
         {"tvm.DataType", data_type},
         {"tilelang.DataType", data_type},

@@ -1,6 +1,7 @@
-# Host helpers TileLang examples call at trace time: tilelang.math.next_power_of_2 / cdiv,
-# tvm.DataType(...).bits, tvm.tirx.const, and torch.cuda.get_device_capability() answered from
-# the target (8 on sm_80, 9 on sm_90a); torch.cuda.is_available() / current_device() /
+# Host helpers TileLang examples call at trace time: tilelang.math.next_power_of_2 / cdiv (the
+# first also as tilelang.next_power_of_2, which the package re-exports), tvm.DataType(...).bits,
+# tvm.tirx.const, and torch.cuda.get_device_capability() answered from the target (8 on sm_80, 9
+# on sm_90a); torch.cuda.is_available() / current_device() /
 # get_device_name() answered from the target too (an H100 for sm_90a, an A100 for sm_80), so the
 # constant below is 10*vec + major + mask + hopper.
 # RUN: %tilec compile %s --emit=ir -D N=100 --arch sm_80 | FileCheck %s --check-prefix=SM80
@@ -35,7 +36,7 @@ def shims(N, dtype="float16"):
     @T.prim_func
     def main(A: T.Tensor((N,), dtype), B: T.Tensor((N,), dtype)):
         with T.Kernel(tilelang.math.cdiv(N, block), threads=32) as bx:
-            for i in T.serial(block):
+            for i in T.serial(tilelang.next_power_of_2(N // 3)):  # the package re-exports tilelang.math
                 if bx * block + i < N:
                     B[bx * block + i] = A[bx * block + i] * T.cast(vec * 10 + major + hopper + T.cast(mask, "int32"), dtype)
 
