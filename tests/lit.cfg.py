@@ -6,7 +6,8 @@ import lit.formats
 config.name = "TilePlay"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".py"]
-config.excludes = ["lit.cfg.py", "unit", "gpu", "ui", "fuzz", "scripts", "Inputs"]
+# tests/conformance holds the conformance tools (Python, not DSL files): CTest runs them.
+config.excludes = ["lit.cfg.py", "unit", "gpu", "ui", "fuzz", "scripts", "Inputs", "conformance"]
 config.test_source_root = os.path.dirname(__file__)
 
 params = lit_config.params

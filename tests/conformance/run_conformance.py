@@ -30,7 +30,7 @@ from conformance_report import blockers, folder_table, totals  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 ARCHS = ("sm_80", "sm_90a")
 CPU_ARCH = "sm_90"  # the interpreter runs the traced Tile IR; sm_90 admits fp8 and keeps mma.sync lowering
-DRY_RUN = False  # --dry-run: print each command instead of running it
+PRINT_ONLY = False  # --dry-run: print each command instead of running it
 
 
 def examples_dir(source, tmp):
@@ -46,7 +46,7 @@ def examples_dir(source, tmp):
 
 
 def run(cmd, timeout):
-    if DRY_RUN:
+    if PRINT_ONLY:
         print(" ".join(shlex.quote(c) for c in cmd), flush=True)
         return "dry-run", ""
     try:
@@ -218,11 +218,11 @@ def report(results, opts, commit, seconds):
 
 
 def main():
-    global DRY_RUN
+    global PRINT_ONLY
     opts = parse_options()
-    DRY_RUN = opts.dry_run
+    PRINT_ONLY = opts.dry_run
     opts.ptxas = os.path.join(opts.cuda, "bin", "ptxas")
-    if opts.device == "cpu" and not os.access(opts.ptxas, os.X_OK) and not DRY_RUN:
+    if opts.device == "cpu" and not os.access(opts.ptxas, os.X_OK) and not PRINT_ONLY:
         print("[SKIP] no ptxas at " + opts.ptxas)
         return 0
     manifest = json.load(open(opts.manifest))
@@ -236,7 +236,7 @@ def main():
               (len(entries), len(manifest["entries"]), manifest["tilelang_commit"][:12], opts.jobs, opts.device), flush=True)
         start = time.time()
         results = check_all(entries, exdir, opts, tmp)
-    if results is None or DRY_RUN:
+    if results is None or PRINT_ONLY:
         return 0
     counts = report(results, opts, manifest["tilelang_commit"], time.time() - start)
     if opts.json:
