@@ -19,8 +19,8 @@ Value Evaluator::builtin(const std::string& name) {
     return it == builtins_.end() ? Value::none() : it->second;
 }
 
-// Module-level names -> the statement that binds them. `if __name__ == "__main__":` blocks
-// are skipped; the first unconditional binding wins over ones nested in if/try blocks.
+// Module-level names -> the statement that binds them. Bindings in `if __name__ == "__main__":`
+// blocks count last; the first unconditional binding wins over ones nested in if/try blocks.
 void Evaluator::index_globals() {
     auto is_main_guard = [](const ast::If& s) {
         auto* c = s.test->as<ast::Compare>();
@@ -67,6 +67,11 @@ void Evaluator::index_globals() {
         }
     };
     scan(module->body, false);
+    // A name bound only in the `__main__` block exists when the file runs as a script and that
+    // block calls the factory (NSA's backward kernel reads the script's `H`): it resolves to that
+    // binding, after every other one.
+    for (const auto& sp : module->body)
+        if (auto* i = sp->as<ast::If>(); i && is_main_guard(*i)) scan(i->body, true);
 }
 
 Value Evaluator::global(const std::string& name, Span span, bool* found) {
