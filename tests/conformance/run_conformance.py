@@ -21,6 +21,7 @@ import subprocess
 import sys
 import shlex
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -31,6 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ARCHS = ("sm_80", "sm_90a")
 CPU_ARCH = "sm_90"  # the interpreter runs the traced Tile IR; sm_90 admits fp8 and keeps mma.sync lowering
 PRINT_ONLY = False  # --dry-run: print each command instead of running it
+PRINT_LOCK = threading.Lock()
 
 
 def examples_dir(source, tmp):
@@ -47,7 +49,8 @@ def examples_dir(source, tmp):
 
 def run(cmd, timeout):
     if PRINT_ONLY:
-        print(" ".join(shlex.quote(c) for c in cmd), flush=True)
+        with PRINT_LOCK:  # one whole line per command, whatever the jobs
+            print(" ".join(shlex.quote(c) for c in cmd), flush=True)
         return "dry-run", ""
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
