@@ -145,6 +145,12 @@ std::string CudaEmitter::expr(const Expr& e) {
                     break;
             }
             const char* op = binary_op_name(b.op);
+            // 16-bit float arithmetic rounds each result to its type, as TileLang's (__hmul,
+            // __hadd) and the interpreter's do: half_t operands would otherwise compute in float
+            // through their conversion and keep the float result (O * dO of attention's backward
+            // preprocess was 2e-4 off the interpreter).
+            const bool arith = b.op == BinaryOp::Add || b.op == BinaryOp::Sub || b.op == BinaryOp::Mul || b.op == BinaryOp::Div;
+            if (arith && is_half_like(b.dtype)) return cuda_type(b.dtype) + "(" + x + " " + op + " " + y + ")";
             return "(" + x + " " + op + " " + y + ")";
         }
         case NodeKind::Unary: {
