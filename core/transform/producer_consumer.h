@@ -19,6 +19,9 @@
 // still tile ops). When a kernel cannot take it, a remark at the T.Pipelined line says why
 // and the loop keeps its cp.async stages; a copy that stays with the consumers gets a remark
 // at its line. `tl.disable_warp_specialized` and `tl.disable_tma_lower` switch it off.
+//
+// A kernel of one consumer warpgroup may run two of its blocks as one, as consumer groups
+// sharing the producer's loads of tiles both blocks read (producer_consumer_groups.cpp).
 #pragma once
 
 #include <vector>
