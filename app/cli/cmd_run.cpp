@@ -203,6 +203,13 @@ int run_cmd(const RunOptions& o) {
         return kUserError;
     }
     if (!o.save_outputs.empty() && !save(o.save_outputs, true)) return kUserError;
+    // A run that went through may still not be the GPU's: say so at the line (thread indices).
+    if (!rep.warnings.empty()) {
+        json w = json::array();
+        for (const auto& d : rep.warnings) w.push_back(d.message);
+        j["warnings"] = w;
+        if (!o.json) std::cerr << tp::render_diagnostics(rep.warnings, r.file.get(), use_color());
+    }
 
     json outs = json::object();
     for (const auto& p : params)

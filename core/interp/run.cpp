@@ -8,9 +8,12 @@
 #include <cstdio>
 #include <exception>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <thread>
 
 #include "interp/program.h"
+#include "ir/functor.h"
 #include "ir/ir.h"
 #include "tileplay/interp.h"
 
@@ -78,6 +81,42 @@ bool allocate_args(const ir::PrimFunc& f, uint64_t seed, const std::map<std::str
     return true;
 }
 
+// The first statement that reads a launch's thread index (T.get_thread_binding), as a warning:
+// the interpreter runs a block as one program in which it reads 0.
+std::optional<Diagnostic> thread_index_warning(const ir::PrimFunc& f, const std::string& file) {
+    struct Find : ir::IRVisitor {
+        std::set<const ir::VarNode*> threads;
+        const ir::VarNode* var = nullptr;
+        Span span;
+        Span stmt_span;
+        void visit_KernelLaunch(const ir::KernelLaunchNode& n, const ir::Stmt& s) override {
+            for (const auto& v : n.thread_vars) threads.insert(v.get());
+            ir::IRVisitor::visit_KernelLaunch(n, s);
+        }
+        void visit_stmt(const ir::Stmt& s) override {
+            Span saved = stmt_span;
+            if (s->span.valid()) stmt_span = s->span;
+            ir::IRVisitor::visit_stmt(s);
+            stmt_span = saved;
+        }
+        void visit_Var(const ir::VarNode& n, const ir::Expr&) override {
+            if (!var && threads.count(&n)) {
+                var = &n;
+                span = stmt_span;
+            }
+        }
+    } find;
+    find.visit(f.body);
+    if (!find.var) return std::nullopt;
+    Diagnostic d;
+    d.kind = DiagKind::ThreadIndexOnInterpreter;
+    d.severity = Severity::Warning;
+    d.span = find.span;
+    d.file = file;
+    d.message = format_diag(d.kind, {find.var->name});
+    return d;
+}
+
 InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>& args, const InterpOptions& opts) {
     using namespace interp;
     InterpReport rep;
@@ -89,6 +128,7 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
         rep.diagnostics.push_back(e.diag);
         return rep;
     }
+    if (auto w = thread_index_warning(f, opts.source_path)) rep.warnings.push_back(*w);
 
     // Bind parameters: globals become shared double arrays, scalars and symbolic dims slots.
     // Slots are created first so the template frame has room for all of them.

@@ -201,6 +201,9 @@ Json check_against_interpreter(const KernelSession& s, const PreparedArgs& a,
     Json j = {{"blocks_checked", rep.blocks_run}, {"total_blocks", rep.total_blocks}, {"sampled", sampled},
               {"interp_ms", rep.ms}};
     if (atomics && check_blocks > 0) j["every_block_because"] = "the kernel adds atomically into global memory";
+    // The reference is the interpreter's: where it runs thread-level code as thread 0 only, a
+    // difference is the reference's, and the check says so next to its verdict.
+    if (!rep.warnings.empty()) j["reference_warning"] = rep.warnings.front().message;
     if (!rep.ok) {
         std::string msg = rep.error;
         for (const auto& d : rep.diagnostics) {

@@ -47,6 +47,9 @@ struct InterpOptions {
 struct InterpReport {
     bool ok = false;
     std::vector<Diagnostic> diagnostics;  // run-time errors with the DSL span (file set from the func span)
+    // Caveats of a run that went through: a thread index read where the interpreter runs a
+    // block as one program (ThreadIndexOnInterpreter).
+    std::vector<Diagnostic> warnings;
     std::string error;                    // a problem with the arguments themselves (no DSL span)
     bool cancelled = false;               // InterpOptions::cancel stopped it (error says so)
     double ms = 0;                        // wall time of the block loop
