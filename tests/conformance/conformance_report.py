@@ -10,15 +10,23 @@ def _passes(r, arch):
     return r.get(arch) == "ok" or (arch == "sm_80" and r.get(arch) == "n/a" and r.get("sm_90a") == "ok")
 
 
+def count_resolved(c, r):
+    """Counts r in c's kernels, sm100 and unresolved columns; True when it is a resolved
+    sm_80/sm_90 kernel, the ones the other columns count."""
+    c["kernels"] += 1
+    if r.get("needs"):
+        c["sm100"] += 1
+        return False
+    if r["status"] in ("unresolved", "missing"):
+        c["unresolved"] += 1
+        return False
+    return True
+
+
 def row(results):
     c = dict.fromkeys(COLUMNS, 0)
     for r in results:
-        c["kernels"] += 1
-        if r.get("needs"):
-            c["sm100"] += 1
-            continue
-        if r["status"] in ("unresolved", "missing"):
-            c["unresolved"] += 1
+        if not count_resolved(c, r):
             continue
         c["sm_80"] += _passes(r, "sm_80")
         c["sm_90a"] += _passes(r, "sm_90a")

@@ -8,7 +8,7 @@ import collections
 import json
 import os
 
-from conformance_report import _fmt
+from conformance_report import _fmt, count_resolved
 
 COLUMNS = ("kernels", "sm100", "unresolved", "compiled", "ran", "match", "mismatch", "failed")
 
@@ -80,12 +80,7 @@ def check_entry_gpu(e, exdir, opts, run):
 def row(results):
     c = dict.fromkeys(COLUMNS, 0)
     for r in results:
-        c["kernels"] += 1
-        if r.get("needs"):
-            c["sm100"] += 1
-            continue
-        if r["status"] in ("unresolved", "missing"):
-            c["unresolved"] += 1
+        if not count_resolved(c, r):
             continue
         g = r.get("gpu")
         c["compiled"] += g not in ("compile", "no_device")
