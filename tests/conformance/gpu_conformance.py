@@ -55,7 +55,16 @@ def classify(rc, out):
     if check.get("ok"):
         return "match", "%s of %s blocks" % (check.get("blocks_checked", "?"), check.get("total_blocks", "?"))
     bad = [o for o in check.get("outputs", []) if not o.get("pass")]
-    why = ", ".join("%s rel_fro %s > tol %s" % (o.get("name"), o.get("rel_fro"), o.get("tol")) for o in bad)
+
+    def reason(o):
+        # An output fails on non-finite values that differ even where its rel_fro is in tolerance.
+        if o.get("nonfinite"):
+            return "%s: %s non-finite element(s) differ (first at %s)" % (o.get("name"), o.get("nonfinite"), o.get("worst_index"))
+        return "%s rel_fro %s > tol %s" % (o.get("name"), o.get("rel_fro"), o.get("tol"))
+
+    why = ", ".join(reason(o) for o in bad)
+    if check.get("reference_warning"):
+        why += " (the reference: %s)" % check["reference_warning"]
     return "mismatch", why or "the check did not pass"
 
 
