@@ -17,3 +17,4 @@ def scale(N=32):
             B[tx] = A[tx] * 2.0
 
     return main
+# tests/cli/thread_index_warning.test runs this kernel too, for the warning's JSON (mind its line numbers).
