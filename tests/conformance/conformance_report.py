@@ -53,16 +53,22 @@ def _fmt(rows, markdown):
                      for r in rows)
 
 
-def folder_table(results, markdown=False):
+def folder_rows(results, count, columns):
+    """The table's rows by folder and a TOTAL row, each counted by `count`; and the totals."""
     by = collections.defaultdict(list)
     for r in results:
         by[r["folder"]].append(r)
-    rows = [("folder",) + COLUMNS]
+    rows = [("folder",) + columns]
     for folder in sorted(by):
-        c = row(by[folder])
-        rows.append((folder,) + tuple(c[k] for k in COLUMNS))
-    c = row(results)
-    rows.append(("TOTAL",) + tuple(c[k] for k in COLUMNS))
+        c = count(by[folder])
+        rows.append((folder,) + tuple(c[k] for k in columns))
+    c = count(results)
+    rows.append(("TOTAL",) + tuple(c[k] for k in columns))
+    return rows, c
+
+
+def folder_table(results, markdown=False):
+    rows, c = folder_rows(results, row, COLUMNS)
     ours = c["kernels"] - c["sm100"]
     note = ("\nsm100: needs sm_100a/sm_120 (counted apart); unresolved: arguments not found in the file; "
             "sm_80 counts a kernel refused there with FeatureNeedsTarget (fp8) when sm_90a compiles.\n"

@@ -4,11 +4,10 @@ launch, its output compared with the CPU interpreter on N sampled thread blocks)
 per-kernel time limit, and the results are tabled by folder. The interpreter is the reference
 here, so a kernel passes only when the GPU computed what the Tile IR says on every sampled block.
 """
-import collections
 import json
 import os
 
-from conformance_report import _fmt, count_resolved
+from conformance_report import _fmt, count_resolved, folder_rows
 
 COLUMNS = ("kernels", "sm100", "unresolved", "compiled", "ran", "match", "mismatch", "failed")
 
@@ -107,15 +106,7 @@ def totals(results):
 
 
 def folder_table(results, markdown=False):
-    by = collections.defaultdict(list)
-    for r in results:
-        by[r["folder"]].append(r)
-    rows = [("folder",) + COLUMNS]
-    for folder in sorted(by):
-        c = row(by[folder])
-        rows.append((folder,) + tuple(c[k] for k in COLUMNS))
-    c = row(results)
-    rows.append(("TOTAL",) + tuple(c[k] for k in COLUMNS))
+    rows, c = folder_rows(results, row, COLUMNS)
     note = ("\ncompiled: loaded on the GPU at the file's own size; ran: launched and checked; match: equal to the CPU "
             "interpreter on every sampled block; failed: a fault, a watchdog or a timeout.\n"
             "of %d compiled kernels: %d match the interpreter, %d differ, %d failed to run"
