@@ -67,6 +67,13 @@ void collect_channels(Plan& plan, const Scan& scan, const Stmt& top, DiagnosticE
     }
 }
 
+// Each channel group leader's bytes per slot: its members' loads, a per-group tile once per
+// consumer group.
+void count_group_bytes(Plan& plan) {
+    for (auto& ch : plan.channels) ch.group_bytes = 0;
+    for (auto& ch : plan.channels) plan.channels[ch.leader].group_bytes += ch.tma.bytes * (ch.per_group ? plan.groups.count : 1);
+}
+
 // Channel groups: in each loop body, a run of adjacent channel copies whose tiles the same
 // statement reads first (a GEMM's A and B) is consumed as one: a single wait, release and
 // producer acquire per slot instead of one per copy. Copies read at different points (an
@@ -107,8 +114,7 @@ void group_channels(Plan& plan, const std::map<const ForNode*, std::vector<size_
             lead_reader = reader;
         }
     }
-    for (auto& ch : plan.channels) ch.group_bytes = 0;
-    for (auto& ch : plan.channels) plan.channels[ch.leader].group_bytes += ch.tma.bytes;
+    count_group_bytes(plan);
 }
 
 // Ring depths: num_stages (one more in a loop whose last wgmma group runs on into the next
@@ -191,8 +197,7 @@ void settle_groups(Plan& plan, const Plan& single, std::string why, const PrimFu
     diags.report(DiagKind::FastPathTaken, k.span,
                  {"consumer groups", "blocks " + std::to_string(plan.groups.count) + " at a time along block axis " +
                                          std::to_string(plan.groups.axis) + " run as one, sharing the loads of " + shared_tiles});
-    for (auto& ch : plan.channels) ch.group_bytes = 0;
-    for (auto& ch : plan.channels) plan.channels[ch.leader].group_bytes += ch.tma.bytes * (ch.per_group ? plan.groups.count : 1);
+    count_group_bytes(plan);  // per-group tiles now arrive once per group
 }
 
 // Barrier indices, tensor maps (one per tensor and box) and ring buffers.

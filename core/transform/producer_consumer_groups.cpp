@@ -211,7 +211,7 @@ bool index_used_above(const KernelLaunchNode& k) {
 }
 
 std::optional<std::string> plan_groups(Plan& plan, const PrimFunc& func, const KernelLaunchNode& k, const Stmt& top, const Target& target) {
-    if (plan.consumer_threads != 128 || plan.persistent.on) return std::nullopt;
+    if (plan.consumer_threads != 128) return std::nullopt;
     auto it = func.attrs.find("tp.consumer_groups");
     const std::string config = it == func.attrs.end() ? "" : it->second;
     if (config == "1") return std::nullopt;
