@@ -212,7 +212,7 @@ CompileResult compile_once(const CompileRequest& req) {
         r.lowered = ir::print(*pr.func);
         fill_launch_info(*pr.func, r.kernel);
         r.kernel.tensor_maps = transform::tensor_maps_of(*pr.func);
-        r.kernel.persistent = pr.func->attrs.count("tp.persistent") > 0;
+        r.kernel.persistent = pr.func->attrs.count("tp.persistent_grid") > 0;
         r.kernel.blocks_per_sm = transform::ws_blocks_per_sm(*pr.func);
         if (auto t = pr.func->attrs.find("tp.check_tolerance"); t != pr.func->attrs.end())
             r.kernel.check_tolerance = std::strtod(t->second.c_str(), nullptr);

@@ -66,8 +66,16 @@ nlohmann::json result_json(const tp::CompileResult& r, tp::Stage emit) {
     for (const auto& p : k.params)
         params.push_back({{"name", p.name}, {"dtype", p.dtype}, {"shape", p.shape}, {"shape_text", p.shape_text},
                           {"output", p.is_output}, {"scalar", p.is_scalar}});
-    j["kernel"] = {{"name", k.name}, {"factory", k.factory}, {"params", params}, {"grid", k.grid},
-                   {"grid_text", k.grid_text}, {"logical_grid", k.logical_grid}, {"threads", k.threads}, {"blocks_per_sm", k.blocks_per_sm}, {"dynamic_shared_bytes", k.dynamic_shared_bytes},
+    j["kernel"] = {{"name", k.name},
+                   {"factory", k.factory},
+                   {"params", params},
+                   {"grid", k.grid},
+                   {"grid_text", k.grid_text},
+                   {"logical_grid", k.logical_grid},
+                   {"threads", k.threads},
+                   {"blocks_per_sm", k.blocks_per_sm},
+                   {"persistent", k.persistent},
+                   {"dynamic_shared_bytes", k.dynamic_shared_bytes},
                    {"bound_params", k.bound_params}};
     const auto& ru = r.resources;
     j["resources"] = {{"registers", ru.registers}, {"static_shared_bytes", ru.static_shared_bytes},

@@ -226,48 +226,6 @@ void lay_out_channels(Plan& plan) {
     }
 }
 
-// Whether the kernel can walk its blocks persistently (`tp.persistent=true`); empty when it
-// can, else why not. The block indices must be used only under the statements the roles
-// repeat per unit (not in bindings between the launch and them).
-std::string plan_persistent(Plan& plan, const KernelLaunchNode& k, const Stmt& launch_body) {
-    struct Uses : IRVisitor {
-        std::set<const VarNode*> vars;
-        bool found = false;
-        void visit_Var(const VarNode& n, const Expr&) override { found |= vars.count(&n) > 0; }
-    } uses;
-    for (const auto& v : k.block_vars) uses.vars.insert(v.get());
-    for (Stmt s = launch_body; s;) {
-        if (auto* a = s->as<AllocateNode>()) {
-            for (const auto& d : a->buffer->shape) uses.visit(d);
-            s = a->body;
-        } else if (auto* l = s->as<LetStmtNode>()) {
-            uses.visit(l->value);
-            s = l->body;
-        } else {
-            break;
-        }
-    }
-    if (uses.found) return "a binding before the kernel's statements uses the block index";
-    if (k.grid.size() > 3) return "the grid has more than three dimensions";
-    struct FindSwizzle : IRVisitor {
-        const SwizzleOpNode* op = nullptr;
-        void visit_SwizzleOp(const SwizzleOpNode& n, const Stmt&) override {
-            if (n.enable && !op) op = &n;
-        }
-    } fs;
-    fs.visit(launch_body);
-    auto& p = plan.persistent;
-    p.on = true;
-    p.grid = k.grid;
-    p.block_vars = k.block_vars;
-    p.pid = std::make_shared<VarNode>("tp_pid", DataType::int32(), VarKind::BlockIdx, k.span);
-    if (fs.op && k.block_vars.size() >= 2) {
-        p.panel = fs.op->panel_size;
-        p.column_order = !fs.op->row_order;
-    }
-    return "";
-}
-
 // The launch rebuilt: one more warpgroup, the tiles' allocations as rings, the body split into
 // the two roles.
 PrimFuncPtr relaunch(const PrimFuncPtr& func, const Launch& launch, const Plan& plan) {
@@ -310,7 +268,7 @@ PrimFuncPtr relaunch(const PrimFuncPtr& func, const Launch& launch, const Plan& 
     out->attrs["tp.ws"] = "producer-consumer";
     if (plan.defer) out->attrs["tp.async_wgmma"] = "1";  // rotation and deferred groups (see compile())
     set_tensor_maps(*out, plan.maps);
-    if (plan.persistent.on) out->attrs["tp.persistent"] = "1";
+    if (plan.persistent.on) out->attrs["tp.persistent_grid"] = "1";  // the launcher caps the grid (not the pass config)
     if (plan.blocks_per_sm > 1) out->attrs["tp.ws_blocks_per_sm"] = std::to_string(plan.blocks_per_sm);
     return out;
 }
@@ -390,7 +348,7 @@ PrimFuncPtr producer_consumer(const PrimFuncPtr& func, const Target& target, Dia
     int64_t blocks_config = 0;
     if (auto it = func->attrs.find("tp.blocks_per_sm"); it != func->attrs.end()) blocks_config = it->second == "1" ? 1 : 0;
     Plan single = plan;  // without consumer groups (a persistent grid walks blocks of its own)
-    std::optional<std::string> grouped = flag("tp.persistent") ? std::nullopt : plan_groups(plan, *func, k, launch.top, target);
+    std::optional<std::string> grouped = persistent_asked(*func) ? std::nullopt : plan_groups(plan, *func, k, launch.top, target);
     if (std::string why = size_rings(single, *func, target, loops); !why.empty()) return refuse(why);
     if (!grouped)
         plan = single;
@@ -404,10 +362,7 @@ PrimFuncPtr producer_consumer(const PrimFuncPtr& func, const Target& target, Dia
                      {"two blocks per SM", "the block's " + std::to_string(plan.shared_bytes) + " bytes of shared memory do not fit twice in the SM's " +
                                                std::to_string(target.smem_per_sm),
                       "one warpgroup issues every wgmma (fewer stages or smaller tiles would let two blocks share the SM)"});
-    if (flag("tp.persistent"))
-        if (std::string why = plan_persistent(plan, k, k.body); !why.empty())
-            diags.report(DiagKind::FastPathNotTaken, scan.pipelines.front()->span,
-                         {"a persistent grid (`tp.persistent`)", why, "one block runs per work unit"});
+    choose_persistent(plan, *func, k, launch.top, target, diags);
     return drop_proxy_fences(relaunch(func, launch, plan), plan);
 }
 

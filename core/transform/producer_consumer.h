@@ -22,6 +22,8 @@
 //
 // A kernel of one consumer warpgroup may run two of its blocks as one, as consumer groups
 // sharing the producer's loads of tiles both blocks read (producer_consumer_groups.cpp).
+// Otherwise, where every block does the same work and the grid is deeper than one wave, the
+// blocks walk the work units on a persistent grid (producer_consumer_persistent.cpp).
 #pragma once
 
 #include <vector>

@@ -191,6 +191,14 @@ struct OwnedAccess : IRMutator {
 
 }  // namespace
 
+bool channel_control_reads(const Plan& plan, const Stmt& top, const std::vector<Var>& vars) {
+    Taint t;
+    t.plan = &plan;
+    for (const auto& v : vars) t.vars.insert(v.get());
+    t.visit(top);
+    return t.control;
+}
+
 bool index_used_above(const KernelLaunchNode& k) {
     std::set<const VarNode*> vars;
     for (const auto& v : k.block_vars) vars.insert(v.get());

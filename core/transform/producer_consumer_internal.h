@@ -13,6 +13,7 @@
 #include "ir/functor.h"
 #include "ops/copy.h"
 #include "target.h"
+#include "tileplay/diagnostics.h"
 
 namespace tp::transform::pc {
 
@@ -147,6 +148,18 @@ std::map<const BufferNode*, int64_t> ring_and_group_scale(const Plan& plan);
 Stmt group_owned_accesses(const Stmt& consumer, const Plan& plan);
 // Whether a binding between the launch and its statements uses a block or thread index.
 bool index_used_above(const KernelLaunchNode& k);
+// Whether a loop bound or branch condition around a channel copy reads one of `vars` (or a
+// binding derived from them): the producer's work then differs from block to block.
+bool channel_control_reads(const Plan& plan, const Stmt& top, const std::vector<Var>& vars);
+
+// --- persistent grids (producer_consumer_persistent.cpp) ------------------------------------
+// Whether the kernel walks its work units on a persistent grid, and the plan when so:
+// `tp.persistent=true` asks for it (a remark says why when it cannot), `=false` switches it
+// off; unset, it is taken where every unit does the same work and the grid is deeper than one
+// wave, with a remark at the T.Kernel line either way.
+// Whether `tp.persistent` asks for a persistent grid (true or 1); consumer groups then stand aside.
+bool persistent_asked(const PrimFunc& func);
+void choose_persistent(Plan& plan, const PrimFunc& func, const KernelLaunchNode& k, const Stmt& top, const Target& target, DiagnosticEngine& diags);
 
 // The kernel body rebuilt: under the launch's allocations (channel tiles become their rings)
 // the barriers are initialised, then a WarpRoles node runs the producer and the consumers.

@@ -54,17 +54,21 @@ TEST(GpuHopper, GemmOnWgmmaMatchesTheInterpreter) {
     run_checked(c, hopper_sample("gemm.py", {{"M", "1024"}, {"N", "1024"}, {"K", "1024"}}));
 }
 
-// tp.persistent: one block per SM walks the 512 tiles (edge tiles included) in T.use_swizzle's
-// order; the ring's phases carry over from tile to tile.
+// A persistent grid: one block per SM walks the 512 tiles (edge tiles included) in
+// T.use_swizzle's order; the ring's phases carry over from tile to tile. Taken by default (the
+// grid is four waves deep and every tile does the same work), asked for, and switched off.
 TEST(GpuHopper, PersistentGridWalksEveryTile) {
     tp::WorkerClient c;
     if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
-    tp::LoadSpec s = hopper_sample("gemm.py", {{"M", "4000"}, {"N", "4000"}, {"K", "200"}});
-    s.pass_configs = {{"tp.persistent", "true"}};
-    auto l = c.load(s);
-    ASSERT_TRUE(l.ok) << l.error;
-    EXPECT_TRUE(l.body["kernel"].value("persistent", false)) << l.body["kernel"].dump();
-    run_checked(c, s);
+    for (const char* config : {"", "true", "false"}) {
+        SCOPED_TRACE(std::string("tp.persistent=") + config);
+        tp::LoadSpec s = hopper_sample("gemm.py", {{"M", "4000"}, {"N", "4000"}, {"K", "200"}});
+        if (*config) s.pass_configs = {{"tp.persistent", config}};
+        auto l = c.load(s);
+        ASSERT_TRUE(l.ok) << l.error;
+        EXPECT_EQ(l.body["kernel"].value("persistent", false), std::string(config) != "false") << l.body["kernel"].dump();
+        run_checked(c, s);
+    }
 }
 
 TEST(GpuHopper, GemmEdgeTilesOnWgmma) {

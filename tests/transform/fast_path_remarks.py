@@ -8,10 +8,11 @@
 # at its line, and a copy the producer cannot issue says why at its own line; the kernel then
 # keeps cp.async stages (or the consumers copy that tile themselves). Other targets have no
 # such fast path to refuse, so they say nothing.
-# ODD: fast_path_remarks.py:[[@LINE+24]]:{{[0-9]+}}: remark: warp specialization (a TMA producer warpgroup and consumer warpgroups) not used: the consumers must be whole warpgroups; the block has 192 threads; the loop keeps cp.async stages [FastPathNotTaken]
-# STEERED: fast_path_remarks.py:[[@LINE+41]]:{{[0-9]+}}: remark: a TMA load by the producer not used: its position depends on values only the tile code computes; the consumer threads copy this tile [FastPathNotTaken]
-# STEERED: fast_path_remarks.py:[[@LINE+39]]:{{[0-9]+}}: remark: warp specialization (a TMA producer warpgroup and consumer warpgroups) not used: no copy in the loop can be issued by a producer (the remarks at the copies say why); the loop keeps cp.async stages [FastPathNotTaken]
-# NOTMA: fast_path_remarks.py:[[@LINE+54]]:{{[0-9]+}}: remark: a TMA load by the producer not used: the copy asks for disable_tma; the consumer threads copy this tile [FastPathNotTaken]
+# ODD: fast_path_remarks.py:[[@LINE+25]]:{{[0-9]+}}: remark: warp specialization (a TMA producer warpgroup and consumer warpgroups) not used: the consumers must be whole warpgroups; the block has 192 threads; the loop keeps cp.async stages [FastPathNotTaken]
+# STEERED: fast_path_remarks.py:[[@LINE+42]]:{{[0-9]+}}: remark: a TMA load by the producer not used: its position depends on values only the tile code computes; the consumer threads copy this tile [FastPathNotTaken]
+# STEERED: fast_path_remarks.py:[[@LINE+40]]:{{[0-9]+}}: remark: warp specialization (a TMA producer warpgroup and consumer warpgroups) not used: no copy in the loop can be issued by a producer (the remarks at the copies say why); the loop keeps cp.async stages [FastPathNotTaken]
+# NOTMA: fast_path_remarks.py:[[@LINE+55]]:{{[0-9]+}}: remark: a TMA load by the producer not used: the copy asks for disable_tma; the consumer threads copy this tile [FastPathNotTaken]
+# NOTMA: fast_path_remarks.py:[[@LINE+48]]:{{[0-9]+}}: remark: a persistent grid (`tp.persistent`) not used: its 16 blocks run in one wave on 132 resident blocks; one block runs per work unit [FastPathNotTaken]
 # NOTMA-NOT: remark
 # The copy of A stays with the consumers (cp.async, waited at once), B is a channel.
 # NOTMACUDA: tp::tma_load(&B_s[
