@@ -193,10 +193,16 @@ def check_all(entries, exdir, opts, tmp):
     if first is not None and first.get("gpu") == "no_device":
         print("[SKIP] " + first["gpu_error"])
         return None
+    rest = [e for e in entries if first is None or e["id"] != first["id"]]
+    results = [first] if first else []
+    # One line per kernel as it finishes, so a run cut short by an outer limit still says what it
+    # found (the tables come at the end).
     with cf.ThreadPoolExecutor(opts.jobs) as pool:
-        rest = [e for e in entries if first is None or e["id"] != first["id"]]
-        results = list(pool.map(lambda e: gpu_conformance.check_entry_gpu(e, exdir, opts, run), rest))
-    results = ([first] if first else []) + results
+        for f in cf.as_completed([pool.submit(gpu_conformance.check_entry_gpu, e, exdir, opts, run) for e in rest]):
+            r = f.result()
+            results.append(r)
+            if r.get("status") == "checked":
+                print("gpu: %s %s %s" % (r["id"], r["gpu"], r.get("gpu_error", "")[:200]), flush=True)
     order = {e["id"]: i for i, e in enumerate(entries)}
     return sorted(results, key=lambda r: order[r["id"]])
 
