@@ -33,6 +33,7 @@ struct KernelContext {
     bool kernel_seen = false;
     bool active = false;                         // T.Kernel allowed: eager factory body or prim_func body
     std::vector<ir::Var> block_vars, thread_vars;  // of the open T.Kernel
+    std::vector<int64_t> thread_extents;           // its threads= per axis, for T.thread_binding
     ir::DataType index_type = ir::DataType::int32();  // int64 where tensors or the launch reach 2^31
     std::set<std::string> buffer_names;          // unique names within the kernel
     // T.Layout annotations of global tensors, applied to the whole body when the kernel closes.

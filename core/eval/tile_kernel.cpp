@@ -2,6 +2,8 @@
 // symbolic dims (T.const / T.dynamic), tensor types, T.empty outputs and the loop specs
 // (T.Parallel, T.Pipelined, T.serial, T.unroll, T.vectorized, range inside a kernel).
 // Staging `with T.Kernel` and the loops themselves into IR is in tile_kernel_exec.cpp.
+#include <algorithm>
+
 #include "eval/tile_internal.h"
 
 namespace tp::eval {
@@ -337,6 +339,33 @@ void register_tile_kernel(Reg& r) {
         };
     };
     add(r, "get_thread_binding", "T.get_thread_binding(dim=0)", "threadIdx of the open kernel", "kernel", binding("T.get_thread_binding", true));
+    // TileLang's `T.thread_binding(0, n, thread="threadIdx.x")` names the same index as
+    // get_thread_binding; the range must be the kernel's own thread extent, since a narrower
+    // one would need a guard the statement does not spell.
+    add(r, "thread_binding", "T.thread_binding(begin, end, thread=\"threadIdx.x\")", "threadIdx of the open kernel along one axis", "kernel",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.thread_binding", {"begin", "end", "thread", "annotations"});
+            require_kernel(ev, "T.thread_binding", a.span);
+            // TVM's short form T.thread_binding(n, "threadIdx.x") puts the axis second.
+            bool short_form = !rd.get(2) && rd.get(1) && rd.get(1)->kind == VK::Str;
+            const Value& begin = short_form ? Value::integer(0) : rd.require(0);
+            const Value& end_v = short_form ? rd.require(0) : rd.require(1);
+            Span end_span = short_form ? rd.span(0) : rd.span(1);
+            size_t axis_i = short_form ? 1 : 2;
+            std::string axis = ev.as_str(rd.require(axis_i), rd.span(axis_i), "thread");
+            static const std::vector<std::string> axes{"threadIdx.x", "threadIdx.y", "threadIdx.z"};
+            auto it = std::find(axes.begin(), axes.end(), axis);
+            if (it == axes.end()) ev.fail(DiagKind::TypeMismatch, rd.span(axis_i), {"`thread` must be threadIdx.x, threadIdx.y or threadIdx.z"});
+            size_t d = static_cast<size_t>(it - axes.begin());
+            const auto& vars = ev.kernel->thread_vars;
+            if (d >= vars.size())
+                ev.fail(DiagKind::TypeMismatch, rd.span(axis_i), {"the kernel has " + std::to_string(vars.size()) + " thread dimension(s)"});
+            if (ev.as_int(begin, short_form ? a.span : rd.span(0), "begin") != 0)
+                ev.fail(DiagKind::TypeMismatch, rd.span(0), {"`T.thread_binding` must start at 0"});
+            if (ev.as_int(end_v, end_span, "end") != ev.kernel->thread_extents[d])
+                ev.fail(DiagKind::TypeMismatch, end_span, {"`T.thread_binding` must span the kernel's " + axis + " extent"});
+            return Value::expr(vars[d]);
+        });
     add(r, "get_block_binding", "T.get_block_binding(dim=0)", "blockIdx of the open kernel", "kernel", binding("T.get_block_binding", false));
     auto mark = [](const char* name, bool prim) {
         return [name, prim](Evaluator& ev, CallArgs& a) -> Value {

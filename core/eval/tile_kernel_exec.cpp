@@ -220,6 +220,7 @@ Flow exec_kernel_with(Evaluator& ev, const ast::With& w, const Value& specv, con
     }
     ev.kernel->block_vars = bvars;
     ev.kernel->thread_vars = tvars;
+    ev.kernel->thread_extents = spec.threads;
     ev.kernel->global_layouts.clear();
     ev.stager.begin_kernel();
     ev.stager.push_frame();
