@@ -50,6 +50,47 @@ ir::ReduceKind reduce_kind(const std::string& n) {
     return ir::ReduceKind::AbsMax;
 }
 
+// T.atomic_addx2 / T.atomic_addx4: `lanes` consecutive elements of the last dimension of
+// `value` added into `dst`, each add atomic on its own. TileLang issues one vector atomic;
+// element-wise adds give the same sums (the vector form only saves instructions).
+Value atomic_add_lanes(Evaluator& ev, CallArgs& a, const std::string& fname, int64_t lanes) {
+    ArgReader rd(ev, a, fname, {"dst", "value", "return_prev"});
+    require_kernel(ev, fname, a.span);
+    if (const Value* rp = rd.get(2); rp && ev.truthy(*rp, rd.span(2)))
+        ev.fail(DiagKind::UnsupportedConstruct, rd.span(2), {"return_prev", " on `" + fname + "`"});
+    RegionObj dst = as_region(ev, rd.require(0), rd.span(0), fname.c_str());
+    RegionObj src = as_region(ev, rd.require(1), rd.span(1), fname.c_str());
+    auto check = [&](const RegionObj& r, Span sp) {
+        for (size_t i = 0; i < r.dims.size(); ++i) {
+            if (!r.dims[i].extent) continue;
+            auto c = ir::as_const_int(r.dims[i].extent);
+            int64_t want = i + 1 == r.dims.size() ? lanes : 1;
+            if (!c || *c != want)
+                ev.fail(DiagKind::ShapeMismatch, sp,
+                        {"`" + fname + "` takes an element (or a slice of " + std::to_string(lanes) + " along the last dimension) of `" +
+                         r.buffer->name + "`"});
+        }
+        if (r.dims.empty()) ev.fail(DiagKind::ShapeMismatch, sp, {"`" + fname + "` needs an indexed buffer"});
+    };
+    check(dst, rd.span(0));
+    check(src, rd.span(1));
+    for (int64_t v = 0; v < lanes; ++v) {
+        auto at = [&](const RegionObj& r) {
+            std::vector<ir::Expr> idx;
+            for (const auto& d : r.dims) idx.push_back(d.min);
+            idx.back() = ir::make_binary(ir::BinaryOp::Add, idx.back(), ir::int_imm(v, idx.back()->dtype), a.span);
+            return idx;
+        };
+        ir::BufferRegion d;
+        d.buffer = dst.buffer;
+        for (auto& e : at(dst)) d.region.push_back({e, ir::int_imm(1)});
+        ir::Expr val = std::make_shared<ir::BufferLoadNode>(src.buffer, at(src), a.span);
+        if (!(val->dtype == dst.buffer->dtype)) val = ir::make_cast(dst.buffer->dtype, val, a.span);
+        ev.stager.emit(std::make_shared<ir::AtomicAddOpNode>(d, val, a.span));
+    }
+    return Value::none();
+}
+
 // T.atomic_add(x, v, return_prev=True): the value x held before the add, kept in a scalar
 // variable so the add happens once, where the call stands, whether or not the value is used.
 Value atomic_add_prev(Evaluator& ev, const ir::BufferRegion& d, const ir::Expr& v, Span span) {
@@ -309,6 +350,10 @@ void register_tile_ops(Reg& r) {
             ev.stager.emit(std::make_shared<ir::AtomicAddOpNode>(d, s, a.span));
             return Value::none();
         });
+    add(r, "atomic_addx2", "T.atomic_addx2(dst, value)", "atomically add 2 consecutive elements of value into dst",
+        [](Evaluator& ev, CallArgs& a) { return atomic_add_lanes(ev, a, "T.atomic_addx2", 2); });
+    add(r, "atomic_addx4", "T.atomic_addx4(dst, value)", "atomically add 4 consecutive elements of value into dst",
+        [](Evaluator& ev, CallArgs& a) { return atomic_add_lanes(ev, a, "T.atomic_addx4", 4); });
     add(r, "print", "T.print(obj, msg=\"\")", "print a scalar, shared tile or fragment with msg and the block/thread ids (one thread prints)",
         [](Evaluator& ev, CallArgs& a) -> Value {
             ArgReader rd(ev, a, "T.print", {"obj", "msg", "warp_group_id", "warp_id"});
