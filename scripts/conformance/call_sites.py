@@ -15,7 +15,7 @@ from static_eval import MAX_DEPTH, MAX_ITERATIONS, NOT_MINE, UNKNOWN, ArgParser,
 
 # `factory.compile(M=...)` and `factory.get_kernel_source(M=...)` name a factory's arguments (and
 # an eager kernel's T.const symbols) as a call does.
-_BOUND_CALLS = ("compile", "get_kernel_source")
+_BOUND_CALLS = ("compile", "get_kernel_source", "get_tir")
 
 
 def decorator_name(d):
