@@ -98,7 +98,10 @@ OpAccess access(const CopyOpNode& c) {
     OpAccess a;
     a.reads.push_back(c.src);
     a.writes.push_back(c.dst);
-    a.stage_producer = true;
+    // Only loads run stages ahead: the pipelines (cp.async rings, TMA channels) multi-buffer
+    // global -> shared copies, and TileLang keeps one copy of a tile the loop body fills from
+    // registers (attention's P tile), written and read in the same stage.
+    a.stage_producer = c.src.buffer->scope == ir::Scope::Global;
     return a;
 }
 

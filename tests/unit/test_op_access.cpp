@@ -39,6 +39,17 @@ TEST(OpAccess, CopyReadsSourceWritesDestinationAndIsAStageProducer) {
     EXPECT_FALSE(a->barrier);
 }
 
+// A pipeline runs only loads stages ahead: a tile the loop body fills from registers (attention's
+// P tile) is written and read in the same stage, so it is kept once, as TileLang keeps it.
+TEST(OpAccess, CopyFromRegistersIsNoStageProducer) {
+    auto P = buf("P_l", {64, 64}, Scope::Fragment, DataType::float32()), Ps = buf("P_shared", {64, 64}, Scope::Shared);
+    CopyOpNode copy(ops::whole_region(P), ops::whole_region(Ps));
+    auto a = ops::tile_op_access(copy);
+    ASSERT_TRUE(a);
+    EXPECT_EQ(names(a->writes), Names{"P_shared"});
+    EXPECT_FALSE(a->stage_producer);
+}
+
 TEST(OpAccess, GemmReadsItsAccumulatorUnlessItClearsIt) {
     auto As = buf("A_s", {64, 32}, Scope::Shared), Bs = buf("B_s", {32, 64}, Scope::Shared);
     auto C = buf("C_l", {64, 64}, Scope::Fragment, DataType::float32());
