@@ -281,6 +281,18 @@ void register_tile_kernel(Reg& r) {
                     ev.fail(DiagKind::UnknownKeyword, a.kw_spans[k], {"T.Parallel", a.kw[k].first, ""});
             return loop_spec(s);
         });
+    // TVM's one-dimensional `T.parallel(n | start, stop)`: TileLang's T.Parallel(a, b) is made
+    // of such loops nested, so `for i in T.parallel(a): for j in T.parallel(b):` stages the same
+    // nest as `for i, j in T.Parallel(a, b):`.
+    add(r, "parallel", "T.parallel(n | start, stop)", "one parallel loop (TVM's form); nested ones make a T.Parallel nest", "loop",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.parallel", {"start", "stop", "annotations"});
+            auto s = std::make_shared<LoopSpecObj>();
+            s->loop_kind = LoopKind::Parallel;
+            s->span = a.span;
+            s->ranges.push_back(bounds(ev, rd.require(0), rd.get(1), a.span));
+            return loop_spec(s);
+        });
     add(r, "Pipelined", "T.Pipelined(n | start, stop, num_stages=0, order=None, stage=None, group=None)",
         "serial loop whose copies are software-pipelined over num_stages buffers", "loop", [](Evaluator& ev, CallArgs& a) -> Value {
             ArgReader rd(ev, a, "T.Pipelined", {"start", "stop", "num_stages", "order", "stage", "sync", "group"});
