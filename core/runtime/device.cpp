@@ -218,7 +218,7 @@ LoadedKernel::~LoadedKernel() {
     if (module_) cuda_driver().cuModuleUnload(module_);
 }
 
-void LoadedKernel::launch(const LaunchConfig& cfg, KernelArgs& args) {
+void LoadedKernel::launch(const LaunchConfig& cfg, KernelArgs& args, CUstream stream) {
     const CudaDriver& d = cuda_driver();
     // Above 48 KB of dynamic shared memory the kernel must opt in explicitly.
     if (cfg.dynamic_smem > 48 * 1024 && cfg.dynamic_smem > smem_optin_) {
@@ -226,8 +226,8 @@ void LoadedKernel::launch(const LaunchConfig& cfg, KernelArgs& args) {
                  "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
         smem_optin_ = cfg.dynamic_smem;
     }
-    cu_check(d.cuLaunchKernel(func_, cfg.grid[0], cfg.grid[1], cfg.grid[2], cfg.block[0], cfg.block[1], cfg.block[2],
-                              cfg.dynamic_smem, nullptr, args.pointers(), nullptr),
+    cu_check(d.cuLaunchKernel(func_, cfg.grid[0], cfg.grid[1], cfg.grid[2], cfg.block[0], cfg.block[1], cfg.block[2], cfg.dynamic_smem, stream,
+                              args.pointers(), nullptr),
              "cuLaunchKernel");
 }
 

@@ -141,8 +141,9 @@ public:
     LoadedKernel(const LoadedKernel&) = delete;
     LoadedKernel& operator=(const LoadedKernel&) = delete;
 
-    // Sets the dynamic shared memory opt-in when needed, then launches on the default stream.
-    void launch(const LaunchConfig& cfg, KernelArgs& args);
+    // Sets the dynamic shared memory opt-in when needed, then launches on `stream` (null: the
+    // default stream; libtileplay passes the caller's, e.g. torch's current stream).
+    void launch(const LaunchConfig& cfg, KernelArgs& args, CUstream stream = nullptr);
     KernelAttributes attributes() const;
     const std::string& name() const { return name_; }
 

@@ -9,10 +9,10 @@
 #include <stdexcept>
 
 #include "ir/functor.h"
-#include "runtime/tensor_map.h"
 #include "tensor/npy.h"
 #include "tileplay/interp.h"
 #include "tileplay/sample_header.h"
+#include "worker/launch_args.h"
 
 namespace tp::worker {
 
@@ -23,19 +23,11 @@ bool file_exists(const std::string& p) {
     return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// Grid extents left symbolic by the compiler are evaluated with the scalar values.
-std::vector<int64_t> resolve_grid(const KernelInfo& k, const std::map<std::string, int64_t>& scalars) {
-    std::vector<int64_t> g = k.grid;
-    std::map<std::string, double> vars;
-    for (const auto& [n, v] : scalars) vars[n] = static_cast<double>(v);
-    for (size_t i = 0; i < g.size(); ++i) {
-        if (g[i] >= 0) continue;
-        std::string text = i < k.grid_text.size() ? k.grid_text[i] : "?";
-        auto v = eval_formula(text, vars);
-        if (!v) throw WorkerError("launch_failed", "grid extent `" + text + "` cannot be evaluated; pass its symbols in `scalars`");
-        g[i] = static_cast<int64_t>(*v);
-    }
-    return g;
+// The worker's scalars (integers by name) as the launch helpers take them.
+std::map<std::string, double> as_doubles(const std::map<std::string, int64_t>& scalars) {
+    std::map<std::string, double> out;
+    for (const auto& [n, v] : scalars) out[n] = static_cast<double>(v);
+    return out;
 }
 
 }  // namespace
@@ -79,53 +71,17 @@ PreparedArgs prepare_args(const KernelSession& s, uint64_t seed, const std::map<
         if (!load_npy_as(path, t.dtype, t.shape, loaded, &why)) throw WorkerError("io_error", path + ": " + why);
         t = std::move(loaded);
     }
+    // Device copies of the tensors; the arguments and geometry come from the same helpers an
+    // in-process launch uses (launch_args.h).
+    std::map<std::string, DeviceArg> dev;
     for (const auto& p : k.params) {
-        if (p.is_scalar) {
-            auto it = scalars.find(p.name);
-            if (it == scalars.end())
-                throw WorkerError("bad_request", "kernel parameter `" + p.name + "` is a scalar; give its value in `scalars`");
-            auto dt = ir::DataType::parse(p.dtype).value_or(ir::DataType::int32());
-            if (dt.is_float()) {
-                if (dt.bits == 64) a.args.add_f64(static_cast<double>(it->second));
-                else a.args.add_f32(static_cast<float>(it->second));
-            } else if (dt.bits == 64) {
-                a.args.add_i64(it->second);
-            } else {
-                a.args.add_i32(static_cast<int32_t>(it->second));
-            }
-            continue;
-        }
+        if (p.is_scalar) continue;
         auto [pos, _] = a.device.emplace(p.name, runtime::DeviceTensor::from_host(a.host.at(p.name)));
-        a.args.add_pointer(pos->second.buffer.ptr());
+        dev[p.name] = DeviceArg{pos->second.dtype, pos->second.shape, pos->second.buffer.ptr()};
     }
-    // sm_90a warp-specialized kernels take TMA tensor maps of their tensors after the
-    // ordinary parameters (compiler.h, TensorMapInfo).
-    for (const auto& m : k.tensor_maps) {
-        auto it = a.device.find(m.param);
-        if (it == a.device.end()) throw WorkerError("launch_failed", "tensor map of unknown parameter `" + m.param + "`");
-        try {
-            std::vector<int64_t> shape = it->second.shape;
-            if (!m.view.empty()) {  // a reshaped view of the same row-major elements
-                int64_t have = 1, want = 1;
-                for (int64_t d : shape) have *= d;
-                for (int64_t d : m.view) want *= d;
-                if (have != want) throw std::invalid_argument("its view does not hold the tensor's elements");
-                shape = m.view;
-            }
-            auto req = runtime::tensor_map_request(it->second.dtype, shape, m.box, m.swizzle_bytes);
-            runtime::TensorMapBytes bytes = runtime::encode_tensor_map(req, it->second.buffer.ptr());
-            a.args.add_bytes(bytes.words.data(), sizeof(bytes.words));
-        } catch (const std::exception& e) {
-            throw WorkerError("launch_failed", "cannot describe `" + m.param + "` for TMA: " + e.what());
-        }
-    }
-    try {
-        std::vector<int64_t> grid = resolve_grid(k, scalars);
-        if (k.persistent && s.device_sm_count > 0 && !grid.empty()) grid[0] = std::min<int64_t>(grid[0], int64_t{s.device_sm_count} * k.blocks_per_sm);
-        a.launch = runtime::make_launch_config(grid, k.threads, k.dynamic_shared_bytes);
-    } catch (const std::invalid_argument& e) {
-        throw WorkerError("launch_failed", std::string("cannot launch `") + k.name + "`: " + e.what());
-    }
+    const std::map<std::string, double> values = as_doubles(scalars);
+    a.args = build_kernel_args(k, dev, values);
+    a.launch = build_launch_config(k, values, s.device_sm_count);
     return a;
 }
 
@@ -185,7 +141,7 @@ Json check_against_interpreter(const KernelSession& s, const PreparedArgs& a,
         logical.grid_text = k.logical_grid_text;
     }
     int64_t total = 1;
-    for (int64_t g : runtime::make_launch_config(resolve_grid(logical, a.scalars), k.threads, 0).grid) total *= g;
+    for (int64_t g : runtime::make_launch_config(resolve_grid(logical, as_doubles(a.scalars)), k.threads, 0).grid) total *= g;
     // Atomic adds into global tensors: the reference needs every block's adds (a sample of the
     // blocks would compare partial sums with the GPU's whole ones).
     const bool atomics = adds_atomically_to_global(*s.compiled->func);
