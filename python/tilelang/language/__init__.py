@@ -1,0 +1,80 @@
+"""`import tilelang.language as T` for scripts run on TilePlay. TilePlay's C++ front end reads
+the kernel body from the source file, so Python never executes it: what must exist here is only
+what Python evaluates when the file is imported and the factory defined (decorators at module
+level such as @T.macro and @T.prim_func, dtype names in default arguments, annotations such as
+T.Tensor(...)). Every other `T.<name>` resolves to a placeholder that explains itself if Python
+ever calls it."""
+
+__all__ = ["prim_func", "macro", "Tensor", "Buffer", "FragmentBuffer", "SharedBuffer", "dtype", "Placeholder"]
+
+
+def prim_func(func=None, **kwargs):
+    """@T.prim_func, bare or with arguments: the function is kept as written (the front end
+    stages it from the source)."""
+    if func is None:
+        return lambda f: f
+    return func
+
+
+macro = prim_func  # @T.macro helpers are inlined by the front end; Python only defines them
+
+
+class dtype(str):
+    """A dtype name (T.float16 == "float16"), usable wherever TileLang takes a dtype string."""
+
+    @property
+    def __tileplay_dtype__(self):
+        return str(self)
+
+
+for _name in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+              "bfloat16", "float32", "float64", "float8_e4m3", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+              "float8_e5m2fnuz"):
+    globals()[_name] = dtype(_name)
+    __all__.append(_name)
+float = dtype("float32")  # noqa: A001 - TileLang's spelling of float32
+half = dtype("float16")
+double = dtype("float64")
+int = dtype("int32")  # noqa: A001
+
+
+class Tensor:
+    """T.Tensor(shape, dtype) as an annotation (also T.Tensor[shape, dtype])."""
+
+    def __init__(self, shape, dtype="float32", *args, **kwargs):
+        self.shape = tuple(shape) if isinstance(shape, (list, tuple)) else (shape,)
+        self.dtype = str(dtype)
+
+    def __class_getitem__(cls, item):
+        return cls(*item) if isinstance(item, tuple) and len(item) == 2 else cls(item)
+
+    def __repr__(self):
+        return "T.Tensor(%r, %r)" % (self.shape, self.dtype)
+
+
+Buffer = FragmentBuffer = SharedBuffer = LocalBuffer = StridedTensor = Tensor
+
+
+class Placeholder:
+    """A `T.<name>` that only the kernel body uses: TilePlay's compiler reads it from the file."""
+
+    def __init__(self, name):
+        self.__name__ = name
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("T.%s runs only inside a kernel, which TilePlay compiles from the source file; Python "
+                           "never executes the kernel body (call the @tilelang.jit factory instead)" % self.__name__)
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return Placeholder(self.__name__ + "." + attr)
+
+    def __repr__(self):
+        return "<T.%s (compiled by TilePlay)>" % self.__name__
+
+
+def __getattr__(name):  # PEP 562: T.Kernel, T.copy, T.gemm, T.Parallel, ...
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return Placeholder(name)

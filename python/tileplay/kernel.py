@@ -1,0 +1,176 @@
+"""tileplay.compile() and Kernel: a kernel factory of a TileLang file compiled by TilePlay's C++
+compiler (through libtileplay), with its code, its parameters, and calls on numpy arrays (the CPU
+interpreter) or torch CUDA tensors (a launch on torch's current stream)."""
+
+import ctypes
+import os
+from collections import namedtuple
+
+from . import _lib
+
+# Stages in the order the compiler produces them; a handle compiled to a later stage has every
+# earlier one too.
+_STAGES = ("ir", "lowered", "cuda", "ptx", "cubin")
+
+
+class TilePlayError(RuntimeError):
+    """A compile or run that failed; the message starts with the first error as
+    file:line:col: message."""
+
+
+class CompileError(TilePlayError):
+    """The compiler refused the kernel; `diagnostics` holds every message with its source line."""
+
+    def __init__(self, message, diagnostics=""):
+        full = message if not diagnostics or diagnostics.strip() in message else message + "\n" + diagnostics
+        super().__init__(full)
+        self.error = message
+        self.diagnostics = diagnostics
+
+
+Param = namedtuple("Param", "name dtype shape shape_text is_output is_scalar")
+Param.__doc__ = """A kernel parameter: shape holds None for a dimension left symbolic, whose name
+is in shape_text."""
+
+
+def _format_value(name, value):
+    """A factory argument as the text the C++ front end parses (int, float, bool, dtype, str)."""
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    if type(value).__module__ == "numpy" and hasattr(value, "name"):  # np.dtype("float16")
+        return value.name
+    text = str(value)
+    if text.startswith("torch."):  # torch.float16 names a dtype
+        return text[len("torch."):]
+    if hasattr(value, "__tileplay_dtype__"):
+        return value.__tileplay_dtype__
+    raise TypeError("argument `%s` = %r: TilePlay passes ints, floats, bools, strings and dtypes to a "
+                    "kernel factory" % (name, value))
+
+
+def _strings(items):
+    arr = (ctypes.c_char_p * max(1, len(items)))()
+    for i, s in enumerate(items):
+        arr[i] = s.encode()
+    return arr
+
+
+class _Handle:
+    """Owns one tp_kernel*; freed with the object."""
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+    def __del__(self):
+        try:
+            if self.ptr and _lib._lib is not None:
+                _lib._lib.tp_kernel_free(self.ptr)
+                self.ptr = None
+        except (AttributeError, TypeError):  # interpreter shutdown: modules already torn down
+            pass
+
+
+class Kernel:
+    """A compiled kernel factory. Code for later stages is compiled when first asked for."""
+
+    def __init__(self, path, kernel=None, defines=None, target=None, pass_configs=None, stage="ir"):
+        self.path = os.path.abspath(path)
+        self.kernel = kernel
+        self.defines = {k: _format_value(k, v) for k, v in (defines or {}).items()}
+        self.target = target or device_target(0) or "sm_90a"
+        self.pass_configs = {str(k): _format_value(str(k), v) for k, v in (pass_configs or {}).items()}
+        self._handles = {}
+        self._compile(stage)
+        h = self._best()
+        lib = _lib.lib()
+        self.name = _lib.text(lib.tp_kernel_name(h.ptr))
+        self.factory = _lib.text(lib.tp_kernel_factory(h.ptr))
+        self.params = [self._param(lib, h.ptr, i) for i in range(lib.tp_kernel_num_params(h.ptr))]
+        bound = _lib.text(lib.tp_kernel_bound_params(h.ptr)).splitlines()
+        self.bound_params = dict(line.split("=", 1) for line in bound if "=" in line)
+
+    @staticmethod
+    def _param(lib, ptr, i):
+        ndim = lib.tp_kernel_param_ndim(ptr, i)
+        dims = [lib.tp_kernel_param_dim(ptr, i, d) for d in range(ndim)]
+        texts = [_lib.text(lib.tp_kernel_param_dim_text(ptr, i, d)) for d in range(ndim)]
+        return Param(_lib.text(lib.tp_kernel_param_name(ptr, i)), _lib.text(lib.tp_kernel_param_dtype(ptr, i)),
+                     tuple(d if d >= 0 else None for d in dims), tuple(texts),
+                     bool(lib.tp_kernel_param_is_output(ptr, i)), bool(lib.tp_kernel_param_is_scalar(ptr, i)))
+
+    def _best(self):
+        return self._handles[max(self._handles, key=_STAGES.index)]
+
+    def _compile(self, stage):
+        """The handle of a compile that reached `stage` (an existing later one will do)."""
+        for s in _STAGES[_STAGES.index(stage):]:
+            if s in self._handles:
+                return self._handles[s]
+        lib = _lib.lib()
+        defines = ["%s=%s" % kv for kv in self.defines.items()]
+        configs = ["%s=%s" % kv for kv in self.pass_configs.items()]
+        ptr = lib.tp_compile(self.path.encode(), self.kernel.encode() if self.kernel else None, _strings(defines),
+                             len(defines), self.target.encode(), _strings(configs), len(configs), stage.encode())
+        if not ptr:
+            raise MemoryError("libtileplay could not allocate a kernel handle")
+        h = _Handle(ptr)
+        if not lib.tp_kernel_ok(ptr):
+            raise CompileError(_lib.text(lib.tp_kernel_error(ptr)), _lib.text(lib.tp_kernel_diagnostics(ptr)))
+        self._handles[stage] = h
+        return h
+
+    @property
+    def cuda(self):
+        """The generated CUDA C++ source."""
+        return _lib.text(_lib.lib().tp_kernel_cuda(self._compile("cuda").ptr))
+
+    @property
+    def ptx(self):
+        return _lib.text(_lib.lib().tp_kernel_ptx(self._compile("ptx").ptr))
+
+    @property
+    def cubin(self):
+        size = ctypes.c_size_t(0)
+        data = _lib.lib().tp_kernel_cubin(self._compile("cubin").ptr, ctypes.byref(size))
+        return ctypes.string_at(data, size.value) if data else b""
+
+    @property
+    def diagnostics(self):
+        """Warnings of the latest compile, rendered with their source lines."""
+        return _lib.text(_lib.lib().tp_kernel_diagnostics(self._best().ptr))
+
+    def __call__(self, *args):
+        """Runs the kernel: on torch CUDA tensors it launches on torch's current stream, else on
+        numpy arrays with the CPU interpreter. Pass the inputs (then the outputs out_idx names
+        are allocated and returned: one array, or a list) or every parameter (run in place,
+        returns None). Scalar parameters take Python numbers in their place."""
+        from . import _run
+        if any(_run.is_torch_cuda(a) for a in args):
+            return _run.call_torch(self, args)
+        return _run.call_numpy(self, args)
+
+    def __repr__(self):
+        return "<tileplay.Kernel %s of %s:%s %s>" % (self.name, os.path.basename(self.path), self.factory,
+                                                     self.bound_params)
+
+
+def compile(path, kernel=None, defines=None, target=None, pass_configs=None, stage="ir"):
+    """Compiles the factory `kernel` (None: the file's only / first) of the TileLang file at
+    `path` with `defines` (the factory's arguments by name) for `target` ("sm_80", "sm_90a",
+    ...). Raises CompileError carrying file:line:col and the diagnostics. `stage` is how far to
+    compile now ("ir" suffices for the CPU); .cuda, .ptx, .cubin and GPU calls compile further
+    when first used."""
+    return Kernel(path, kernel, defines, target, pass_configs, stage)
+
+
+def cuda_device_count():
+    return _lib.lib().tp_cuda_device_count()
+
+
+def device_target(device=0):
+    """The target TilePlay compiles for on CUDA device `device` ("sm_90a" on an H100/H200), or
+    None without one."""
+    buf = ctypes.create_string_buffer(32)
+    return buf.value.decode() if _lib.lib().tp_cuda_device_target(device, buf, len(buf)) == 0 else None

@@ -1,0 +1,162 @@
+"""The Python package on the CPU interpreter (ctest `python_package`): samples compiled and run
+through `tileplay` and through the `tilelang` compatibility module, checked against numpy, and
+errors surfacing as exceptions that carry file:line:col. Needs numpy; without it: [SKIP], 77.
+
+Usage: test_python_package.py <source dir>   (TILEPLAY_LIB names the built libtileplay.so)"""
+
+import os
+import re
+import sys
+import tempfile
+import textwrap
+import unittest
+
+SOURCE_DIR = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../.."))
+SAMPLES = os.path.join(SOURCE_DIR, "samples")
+
+try:
+    import numpy as np
+except ImportError:
+    # scripts/setup installs Debian's python3-numpy, which /usr/bin/python3 sees even where
+    # another python3 comes first on PATH.
+    if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3") \
+            and not os.environ.get("TILEPLAY_TEST_REEXEC"):
+        os.environ["TILEPLAY_TEST_REEXEC"] = "1"
+        os.execv("/usr/bin/python3", ["/usr/bin/python3", os.path.abspath(__file__), SOURCE_DIR] + sys.argv[1:])
+    print("[SKIP] numpy is not installed (apt-get install python3-numpy)")
+    sys.exit(77)
+
+sys.path.insert(0, os.path.join(SOURCE_DIR, "python"))
+import tileplay  # noqa: E402
+import tilelang  # noqa: E402
+
+
+def load_module(path, name):
+    """Imports a TileLang file as a module, as a user's script does (its __main__ block stays off)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def softmax_ref(x):
+    x = x.astype(np.float32)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+class TilePlayPackage(unittest.TestCase):
+    def test_vector_add_params_and_run(self):
+        k = tileplay.compile(os.path.join(SAMPLES, "vector_add.py"), defines={"N": 1000})
+        self.assertEqual([(p.name, p.dtype, p.shape, p.is_output) for p in k.params],
+                         [("A", "float32", (1000,), False), ("B", "float32", (1000,), False),
+                          ("C", "float32", (1000,), True)])
+        self.assertEqual(k.bound_params["N"], "1000")
+        rng = np.random.default_rng(1)
+        a, b = rng.standard_normal(1000).astype(np.float32), rng.standard_normal(1000).astype(np.float32)
+        c = k(a, b)  # out_idx=[-1]: C is allocated and returned
+        np.testing.assert_array_equal(c, a + b)
+        out = np.zeros(1000, np.float32)
+        self.assertIsNone(k(a, b, out))  # every parameter: in place
+        np.testing.assert_array_equal(out, a + b)
+
+    def test_code_of_later_stages(self):
+        k = tileplay.compile(os.path.join(SAMPLES, "vector_add.py"), defines={"N": 4096}, target="sm_80")
+        self.assertIn("__global__", k.cuda)
+        try:
+            ptx = k.ptx
+        except tileplay.CompileError as e:  # a machine without NVRTC stops at CUDA
+            self.assertIn("NVRTC", str(e))
+            return
+        self.assertIn(".entry " + k.name, ptx)
+
+    def test_softmax_matches_numpy(self):
+        k = tileplay.compile(os.path.join(SAMPLES, "softmax.py"), defines={"M": 64, "N": 512})
+        x = np.random.default_rng(2).standard_normal((64, 512)).astype(np.float16)
+        y = k(x)
+        self.assertEqual((y.dtype, y.shape), (np.float16, (64, 512)))
+        np.testing.assert_allclose(y.astype(np.float32), softmax_ref(x), atol=1e-3, rtol=1e-2)
+
+    def test_bad_arguments_raise(self):
+        k = tileplay.compile(os.path.join(SAMPLES, "vector_add.py"), defines={"N": 256})
+        a = np.zeros(256, np.float32)
+        with self.assertRaisesRegex(TypeError, "takes 2 input"):
+            k(a)
+        with self.assertRaisesRegex(tileplay.TilePlayError, "expects float32"):
+            k(a, np.zeros(256, np.float64))
+        with self.assertRaisesRegex(tileplay.TilePlayError, "dimension 0 must be 256"):
+            k(a, np.zeros(255, np.float32))
+
+    def test_compile_errors_carry_the_location(self):
+        with self.assertRaisesRegex(tileplay.CompileError, "cannot read the file"):
+            tileplay.compile("/nonexistent/kernel.py")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "broken.py")
+            with open(path, "w") as f:
+                f.write("import tilelang.language as T\n\ndef f(N):\n    return (N +\n")
+            with self.assertRaises(tileplay.CompileError) as cm:
+                tileplay.compile(path)
+            self.assertRegex(str(cm.exception), "^" + re.escape(path) + r":\d+:\d+: ")
+            self.assertIn("error:", cm.exception.diagnostics)
+
+
+class TileLangCompat(unittest.TestCase):
+    def test_vector_add_sample_unmodified(self):
+        mod = load_module(os.path.join(SAMPLES, "vector_add.py"), "sample_vector_add")
+        kernel = mod.vector_add(2048, block_N=128)
+        self.assertIs(kernel, mod.vector_add(2048, block_N=128))  # cached per argument set
+        self.assertIn("__global__", kernel.get_kernel_source())
+        a = np.arange(2048, dtype=np.float32)
+        b = np.full(2048, 0.5, np.float32)
+        np.testing.assert_array_equal(kernel(a, b), a + b)
+        profiler = kernel.get_profiler()
+        profiler.assert_allclose(lambda A, B: A + B)
+        with self.assertRaises(AssertionError):  # a wrong reference is caught
+            profiler.assert_allclose(lambda A, B: A - B)
+        self.assertGreater(profiler.do_bench(warmup=1, rep=1), 0.0)
+
+    def test_softmax_sample_unmodified(self):
+        mod = load_module(os.path.join(SAMPLES, "softmax.py"), "sample_softmax")
+        kernel = mod.softmax(32, 256)
+        x = np.random.default_rng(3).standard_normal((32, 256)).astype(np.float16)
+        np.testing.assert_allclose(kernel(x).astype(np.float32), softmax_ref(x), atol=1e-3, rtol=1e-2)
+        kernel.get_profiler().assert_allclose(lambda X: softmax_ref(X).astype(np.float16), atol=1e-3)
+
+    def test_errors_in_a_kernel_body_carry_the_location(self):
+        source = textwrap.dedent("""\
+            import tilelang
+            import tilelang.language as T
+
+
+            @tilelang.jit(out_idx=[-1])
+            def scale(N, dtype=T.float32):
+                @T.prim_func
+                def main(A: T.Tensor((N,), dtype), B: T.Tensor((N,), dtype)):
+                    with T.Kernel(1, threads=32) as bx:
+                        for i in T.Parallel(N):
+                            B[i] = A[i] * undefined_name
+
+                return main
+            """)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "scale_kernel.py")
+            with open(path, "w") as f:
+                f.write(source)
+            mod = load_module(path, "scale_kernel")
+            with self.assertRaises(tileplay.CompileError) as cm:
+                mod.scale(16)
+        self.assertRegex(str(cm.exception), "^" + re.escape(path) + r":11:\d+: .*undefined_name")
+
+    def test_language_names_exist(self):
+        import tilelang.language as T
+        self.assertEqual(str(T.float16), "float16")
+        self.assertEqual(tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED, "tl.disable_warp_specialized")
+        for name in ("prim_func", "Tensor", "Kernel", "Parallel", "Pipelined", "copy", "gemm", "alloc_shared"):
+            self.assertTrue(hasattr(T, name), name)
+        with self.assertRaisesRegex(RuntimeError, "never executes the kernel body"):
+            T.copy(None, None)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
