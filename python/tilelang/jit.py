@@ -78,6 +78,10 @@ class JITFactory:
             self.cache[key] = JITKernel(kernel)
         return self.cache[key]
 
+    def compile(self, *args, **kwargs):
+        """factory.compile(...) as TileLang spells an explicit compile: the same as a call."""
+        return self(*args, **kwargs)
+
 
 def jit(func=None, *, out_idx=None, pass_configs=None, target="auto", **options):
     """@tilelang.jit or @tilelang.jit(out_idx=..., pass_configs=..., target=...). Other TileLang

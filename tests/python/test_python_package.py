@@ -106,6 +106,7 @@ class TileLangCompat(unittest.TestCase):
         mod = load_module(os.path.join(SAMPLES, "vector_add.py"), "sample_vector_add")
         kernel = mod.vector_add(2048, block_N=128)
         self.assertIs(kernel, mod.vector_add(2048, block_N=128))  # cached per argument set
+        self.assertIs(kernel, mod.vector_add.compile(N=2048, block_N=128))
         self.assertIn("__global__", kernel.get_kernel_source())
         a = np.arange(2048, dtype=np.float32)
         b = np.full(2048, 0.5, np.float32)
@@ -156,6 +157,38 @@ class TileLangCompat(unittest.TestCase):
             self.assertTrue(hasattr(T, name), name)
         with self.assertRaisesRegex(RuntimeError, "never executes the kernel body"):
             T.copy(None, None)
+
+
+def torch_cuda():
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() and tileplay.cuda_device_count() > 0 else None
+
+
+@unittest.skipIf(torch_cuda() is None, "no torch with a CUDA device (the GPU machine runs these)")
+class TorchCuda(unittest.TestCase):
+    def test_vector_add_on_a_side_stream(self):
+        torch = torch_cuda()
+        k = tileplay.compile(os.path.join(SAMPLES, "vector_add.py"), defines={"N": 100000})
+        a, b = torch.randn(100000, device="cuda"), torch.randn(100000, device="cuda")
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):  # the launch must follow torch's current stream
+            c = k(a, b)
+        side.synchronize()
+        torch.testing.assert_close(c, a + b)
+
+    def test_softmax_sample_through_tilelang(self):
+        torch = torch_cuda()
+        mod = load_module(os.path.join(SAMPLES, "softmax.py"), "sample_softmax_gpu")
+        kernel = mod.softmax(256, 1024)
+        x = torch.randn(256, 1024, device="cuda", dtype=torch.float16)
+        torch.testing.assert_close(kernel(x), torch.softmax(x, -1), rtol=1e-2, atol=1e-2)
+        profiler = kernel.get_profiler()
+        profiler.assert_allclose(lambda X: torch.softmax(X, -1))
+        self.assertGreater(profiler.do_bench(), 0.0)
 
 
 if __name__ == "__main__":
