@@ -1,7 +1,7 @@
 """tilelang.jit on TilePlay. Calling a decorated factory never runs it: the call's arguments are
 bound to the factory's signature (inspect reads it without executing the body) and passed, with
-the factory's name and source file, to TilePlay's C++ compiler, which reads the file itself (the
-decorator's out_idx and pass_configs included). Kernels are cached per argument set."""
+the factory's name and source file, to TilePlay's C++ compiler, which reads the file itself.
+Kernels are cached per argument set."""
 
 import functools
 import inspect
@@ -73,8 +73,10 @@ class JITFactory:
         defines = self.defines(args, kwargs)
         key = tuple(sorted((k, repr(v)) for k, v in defines.items()))
         if key not in self.cache:
-            # The decorator's pass_configs are the file's, which the front end reads itself.
-            kernel = tileplay.compile(self.path, kernel=self.func.__name__, defines=defines, target=self.target)
+            # Usually the decorator is the file's own and the front end has read these already;
+            # given again they agree, and a factory jit-wrapped only in Python still gets them.
+            kernel = tileplay.compile(self.path, kernel=self.func.__name__, defines=defines, target=self.target,
+                                      pass_configs=self.pass_configs, out_idx=self.out_idx)
             self.cache[key] = JITKernel(kernel)
         return self.cache[key]
 

@@ -75,7 +75,7 @@ class _Handle:
 class Kernel:
     """A compiled kernel factory. Code for later stages is compiled when first asked for."""
 
-    def __init__(self, path, kernel=None, defines=None, target=None, pass_configs=None, stage="ir"):
+    def __init__(self, path, kernel=None, defines=None, target=None, pass_configs=None, stage="ir", out_idx=None):
         self.path = os.path.abspath(path)
         self.kernel = kernel
         self.defines = {k: _format_value(k, v) for k, v in (defines or {}).items()}
@@ -88,6 +88,8 @@ class Kernel:
         self.name = _lib.text(lib.tp_kernel_name(h.ptr))
         self.factory = _lib.text(lib.tp_kernel_factory(h.ptr))
         self.params = [self._param(lib, h.ptr, i) for i in range(lib.tp_kernel_num_params(h.ptr))]
+        if out_idx is not None:
+            self._set_outputs(out_idx)
         bound = _lib.text(lib.tp_kernel_bound_params(h.ptr)).splitlines()
         self.bound_params = dict(line.split("=", 1) for line in bound if "=" in line)
 
@@ -99,6 +101,18 @@ class Kernel:
         return Param(_lib.text(lib.tp_kernel_param_name(ptr, i)), _lib.text(lib.tp_kernel_param_dtype(ptr, i)),
                      tuple(d if d >= 0 else None for d in dims), tuple(texts),
                      bool(lib.tp_kernel_param_is_output(ptr, i)), bool(lib.tp_kernel_param_is_scalar(ptr, i)))
+
+    def _set_outputs(self, out_idx):
+        """Marks the parameters out_idx names (an index or a list; negative from the end) as the
+        outputs, over the file's own out_idx: the C++ side checks and runs every parameter alike,
+        so which ones a call allocates is this package's choice."""
+        n = len(self.params)
+        chosen = set()
+        for i in [out_idx] if isinstance(out_idx, int) else list(out_idx):
+            if not -n <= i < n:
+                raise IndexError("out_idx %d is out of range for %d parameters" % (i, n))
+            chosen.add(i % n)
+        self.params = [p._replace(is_output=i in chosen) for i, p in enumerate(self.params)]
 
     def _best(self):
         return self._handles[max(self._handles, key=_STAGES.index)]
@@ -156,13 +170,14 @@ class Kernel:
                                                      self.bound_params)
 
 
-def compile(path, kernel=None, defines=None, target=None, pass_configs=None, stage="ir"):
+def compile(path, kernel=None, defines=None, target=None, pass_configs=None, stage="ir", out_idx=None):
     """Compiles the factory `kernel` (None: the file's only / first) of the TileLang file at
     `path` with `defines` (the factory's arguments by name) for `target` ("sm_80", "sm_90a",
     ...). Raises CompileError carrying file:line:col and the diagnostics. `stage` is how far to
     compile now ("ir" suffices for the CPU); .cuda, .ptx, .cubin and GPU calls compile further
-    when first used."""
-    return Kernel(path, kernel, defines, target, pass_configs, stage)
+    when first used. `out_idx` (an index or list, as in @tilelang.jit) overrides which
+    parameters a call allocates and returns; None keeps the file's."""
+    return Kernel(path, kernel, defines, target, pass_configs, stage, out_idx)
 
 
 def cuda_device_count():

@@ -149,6 +149,36 @@ class TileLangCompat(unittest.TestCase):
                 mod.scale(16)
         self.assertRegex(str(cm.exception), "^" + re.escape(path) + r":11:\d+: .*undefined_name")
 
+    def test_jit_applied_in_python_sets_the_outputs(self):
+        source = textwrap.dedent("""\
+            import tilelang.language as T
+
+
+            def double(N, dtype="float32"):
+                @T.prim_func
+                def main(A: T.Tensor((N,), dtype), B: T.Tensor((N,), dtype)):
+                    with T.Kernel(T.ceildiv(N, 64), threads=64) as bx:
+                        for i in T.Parallel(64):
+                            if bx * 64 + i < N:
+                                B[bx * 64 + i] = A[bx * 64 + i] * 2.0
+
+                return main
+            """)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "double_kernel.py")
+            with open(path, "w") as f:
+                f.write(source)
+            mod = load_module(path, "double_kernel")
+            kernel = tilelang.jit(out_idx=[1])(mod.double)(100)
+            a = np.arange(100, dtype=np.float32)
+            np.testing.assert_array_equal(kernel(a), 2 * a)
+            plain = tilelang.jit(mod.double)(100)  # no out_idx: every parameter is passed
+            b = np.zeros(100, np.float32)
+            self.assertIsNone(plain(a, b))
+            np.testing.assert_array_equal(b, 2 * a)
+            with self.assertRaises(IndexError):
+                tilelang.jit(out_idx=[2])(mod.double)(100)
+
     def test_language_names_exist(self):
         import tilelang.language as T
         self.assertEqual(str(T.float16), "float16")
