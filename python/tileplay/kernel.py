@@ -3,6 +3,7 @@ compiler (through libtileplay), with its code, its parameters, and calls on nump
 interpreter) or torch CUDA tensors (a launch on torch's current stream)."""
 
 import ctypes
+import functools
 import os
 from collections import namedtuple
 
@@ -184,6 +185,7 @@ def cuda_device_count():
     return _lib.lib().tp_cuda_device_count()
 
 
+@functools.lru_cache(maxsize=None)  # asked on every compile; a device's target never changes
 def device_target(device=0):
     """The target TilePlay compiles for on CUDA device `device` ("sm_90a" on an H100/H200), or
     None without one."""
