@@ -6,8 +6,9 @@ import lit.formats
 config.name = "TilePlay"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".py"]
-# tests/conformance holds the conformance tools (Python, not DSL files): CTest runs them.
-config.excludes = ["lit.cfg.py", "unit", "gpu", "ui", "fuzz", "scripts", "Inputs", "conformance"]
+# tests/conformance holds the conformance tools and tests/python the Python package test (Python,
+# not DSL files): CTest runs them.
+config.excludes = ["lit.cfg.py", "unit", "gpu", "ui", "fuzz", "scripts", "Inputs", "conformance", "python"]
 config.test_source_root = os.path.dirname(__file__)
 
 params = lit_config.params

@@ -130,6 +130,10 @@ const char* tp_kernel_param_dtype(const tp_kernel* k, int i) { return param(k, i
 int tp_kernel_param_ndim(const tp_kernel* k, int i) { return param(k, i) ? static_cast<int>(param(k, i)->shape.size()) : -1; }
 int tp_kernel_param_is_output(const tp_kernel* k, int i) { return param(k, i) && param(k, i)->is_output ? 1 : 0; }
 int tp_kernel_param_is_scalar(const tp_kernel* k, int i) { return param(k, i) && param(k, i)->is_scalar ? 1 : 0; }
+int tp_kernel_param_is_dimension(const tp_kernel* k, int i) {
+    const tp::TensorParamInfo* p = param(k, i);
+    return p && p->is_scalar && tp::capi::is_dimension(k->result.kernel, *p) ? 1 : 0;
+}
 
 int64_t tp_kernel_param_dim(const tp_kernel* k, int i, int d) {
     const tp::TensorParamInfo* p = param(k, i);

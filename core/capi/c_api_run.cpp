@@ -60,13 +60,12 @@ bool bind_args(const KernelInfo& k, const tp_tensor* tensors, size_t n_tensors, 
         return false;
     }
     size_t ti = 0, si = 0;
-    for (const auto& p : k.params) {
-        if (p.is_scalar) {
-            b.values[p.name] = scalars[si++];
-        } else if (!bind_tensor(p, tensors[ti++], b, error)) {
-            return false;
-        }
-    }
+    for (const auto& p : k.params)
+        if (!p.is_scalar && !bind_tensor(p, tensors[ti++], b, error)) return false;
+    // Tensors first: a scalar parameter that is a tensor's dimension takes the value the
+    // buffers' shapes gave it; the caller's scalars fill the others in order.
+    for (const auto& p : k.params)
+        if (p.is_scalar && !is_dimension(k, p)) b.values[p.name] = scalars[si++];
     return true;
 }
 
@@ -109,9 +108,22 @@ bool view_tensor(const tp_tensor& t, const std::string& param, TensorView& out, 
     return true;
 }
 
+bool is_dimension(const KernelInfo& k, const TensorParamInfo& scalar) {
+    for (const auto& p : k.params)
+        if (!p.is_scalar)
+            for (size_t d = 0; d < p.shape.size(); ++d)
+                if (p.shape[d] < 0 && p.shape_text[d] == scalar.name) return true;
+    return false;
+}
+
 bool check_arg_counts(const KernelInfo& k, size_t n_tensors, size_t n_scalars, std::string& error) {
     size_t want_t = 0, want_s = 0;
-    for (const auto& p : k.params) (p.is_scalar ? want_s : want_t)++;
+    for (const auto& p : k.params) {
+        if (!p.is_scalar)
+            ++want_t;
+        else if (!is_dimension(k, p))
+            ++want_s;
+    }
     if (n_tensors == want_t && n_scalars == want_s) return true;
     error = "`" + k.name + "` takes " + std::to_string(want_t) + " tensor(s) and " + std::to_string(want_s) + " scalar(s), got " +
             std::to_string(n_tensors) + " and " + std::to_string(n_scalars);
@@ -123,13 +135,19 @@ int run_cpu(tp_kernel& k, const tp_tensor* tensors, size_t n_tensors, const doub
     const KernelInfo& info = k.result.kernel;
     BoundArgs b;
     if (!bind_args(info, tensors, n_tensors, scalars, n_scalars, b, k.error)) return 1;
+    // The interpreter works on copies (and a double-precision copy of each): a run this
+    // machine cannot hold is refused with its sizes, like `tilec run`'s, before any allocation.
+    std::vector<std::vector<int64_t>> shapes;
+    size_t vi = 0;
+    for (const auto& p : info.params) shapes.push_back(p.is_scalar ? std::vector<int64_t>{} : b.views[vi++].shape);
+    if (!check_run_memory(*k.result.func, shapes, &k.error)) return 1;
     std::map<std::string, HostTensor> args;
-    size_t ti = 0, si = 0;
+    size_t ti = 0;
     for (const auto& p : info.params) {
         auto dt = ir::DataType::parse(p.dtype).value_or(ir::DataType::float64());
         if (p.is_scalar) {
             HostTensor s(dt, {});
-            s.set(0, scalars[si++]);
+            s.set(0, b.values.at(p.name));
             args.emplace(p.name, std::move(s));
             continue;
         }

@@ -43,8 +43,12 @@ struct TensorView {
 };
 bool view_tensor(const tp_tensor& t, const std::string& param, TensorView& out, std::string& error);
 
+// Whether a scalar parameter is a symbolic dimension of a tensor parameter (T.dynamic): its
+// value comes from the buffers' shapes, never from the caller's scalars.
+bool is_dimension(const tp::KernelInfo& k, const tp::TensorParamInfo& scalar);
+
 // Checks the caller's counts against the signature: one tensor per tensor parameter and one
-// scalar per scalar parameter (the message names what the kernel expects).
+// scalar per scalar parameter that is not a dimension (the message names what it expects).
 bool check_arg_counts(const tp::KernelInfo& k, size_t n_tensors, size_t n_scalars, std::string& error);
 
 }  // namespace tp::capi

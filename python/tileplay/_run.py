@@ -17,25 +17,29 @@ def is_torch_cuda(a):
     return type(a).__module__.startswith("torch") and getattr(a, "is_cuda", False)
 
 
+# Stands for a dimension parameter (T.dynamic) in a call's plan: libtileplay binds it from the
+# tensors' shapes, so the caller never passes it.
+_DIM = object()
+
+
 def _plan(kernel, args):
-    """Which parameter each argument fills: (params, given) where given[i] is the argument for
-    params[i] or None for an output to allocate."""
-    params = kernel.params
+    """The argument for each parameter in signature order: the caller's, None for an output to
+    allocate, _DIM for a dimension. Callers pass the inputs, or every non-dimension parameter."""
+    params = [p for p in kernel.params if not p.is_dimension]
     inputs = [p for p in params if not p.is_output]
-    if len(args) == len(params):
-        return list(args)
-    if len(args) != len(inputs):
+    every = len(args) == len(params)
+    if not every and len(args) != len(inputs):
         raise TypeError("%s takes %d input(s) (%s), or all %d parameters; got %d argument(s)"
                         % (kernel.name, len(inputs), ", ".join(p.name for p in inputs), len(params), len(args)))
     it = iter(args)
-    return [None if p.is_output else next(it) for p in params]
+    return [_DIM if p.is_dimension else None if p.is_output and not every else next(it) for p in kernel.params]
 
 
 def _output_shape(kernel, p, given):
     """An output's shape: its declared dims, symbolic ones bound from the arguments' shapes."""
     symbols = {}
     for q, a in zip(kernel.params, given):
-        if a is None or q.is_scalar:
+        if a is None or a is _DIM or q.is_scalar:
             continue
         for d, text in enumerate(q.shape_text):
             if q.shape[d] is None and d < len(a.shape):
@@ -75,7 +79,8 @@ def call_numpy(kernel, args):
     made, tensors, scalars, copy_back = [], [], [], []
     for p, a in zip(kernel.params, given):
         if p.is_scalar:
-            scalars.append(float(a))
+            if not p.is_dimension:
+                scalars.append(float(a))
             made.append(a)
             continue
         np_dtype = _NUMPY_DTYPES.get(p.dtype, p.dtype)
@@ -106,7 +111,8 @@ def call_torch(kernel, args):
     made, tensors, scalars = [], [], []
     for p, a in zip(kernel.params, given):
         if p.is_scalar:
-            scalars.append(float(a))
+            if not p.is_dimension:
+                scalars.append(float(a))
             made.append(a)
             continue
         if a is None:

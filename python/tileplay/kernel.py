@@ -29,9 +29,10 @@ class CompileError(TilePlayError):
         self.diagnostics = diagnostics
 
 
-Param = namedtuple("Param", "name dtype shape shape_text is_output is_scalar")
+Param = namedtuple("Param", "name dtype shape shape_text is_output is_scalar is_dimension")
 Param.__doc__ = """A kernel parameter: shape holds None for a dimension left symbolic, whose name
-is in shape_text."""
+is in shape_text. A scalar that is such a dimension (is_dimension) is bound from the tensors'
+shapes: calls take no value for it."""
 
 
 def _format_value(name, value):
@@ -101,7 +102,8 @@ class Kernel:
         texts = [_lib.text(lib.tp_kernel_param_dim_text(ptr, i, d)) for d in range(ndim)]
         return Param(_lib.text(lib.tp_kernel_param_name(ptr, i)), _lib.text(lib.tp_kernel_param_dtype(ptr, i)),
                      tuple(d if d >= 0 else None for d in dims), tuple(texts),
-                     bool(lib.tp_kernel_param_is_output(ptr, i)), bool(lib.tp_kernel_param_is_scalar(ptr, i)))
+                     bool(lib.tp_kernel_param_is_output(ptr, i)), bool(lib.tp_kernel_param_is_scalar(ptr, i)),
+                     bool(lib.tp_kernel_param_is_dimension(ptr, i)))
 
     def _set_outputs(self, out_idx):
         """Marks the parameters out_idx names (an index or a list; negative from the end) as the

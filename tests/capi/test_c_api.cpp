@@ -191,6 +191,46 @@ TEST(CApi, BadArgumentsAreRefusedBeforeAnythingRuns) {
     EXPECT_STREQ(tp_kernel_error(k.get()), "");
 }
 
+// A kernel whose length is a run-time dimension: the buffers' shapes bind it.
+const char* kDynamicScale = R"(import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(out_idx=[-1])
+def scale(block=64):
+    n = T.dynamic("n")
+
+    @T.prim_func
+    def main(A: T.Tensor((n,), "float32"), B: T.Tensor((n,), "float32")):
+        with T.Kernel(T.ceildiv(n, block), threads=64) as bx:
+            for i in T.Parallel(block):
+                if bx * block + i < n:
+                    B[bx * block + i] = A[bx * block + i] * 2.0
+
+    return main
+)";
+
+TEST(CApi, SymbolicDimensionsBindFromTheBuffers) {
+    Kernel k = compile(write_temp("capi_dynamic.py", kDynamicScale), {});
+    ASSERT_TRUE(tp_kernel_ok(k.get())) << tp_kernel_diagnostics(k.get());
+    EXPECT_EQ(tp_kernel_param_dim(k.get(), 0, 0), -1);
+    EXPECT_STREQ(tp_kernel_param_dim_text(k.get(), 0, 0), "n");
+    std::vector<float> a(100), b(100, 0.0f);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i) - 7.5f;
+    std::vector<int64_t> s100 = {100}, s99 = {99}, huge = {int64_t{1} << 40};
+    tp_tensor args[] = {tensor(a.data(), "float32", s100), tensor(b.data(), "float32", s100)};
+    ASSERT_EQ(tp_kernel_run_cpu(k.get(), args, 2, nullptr, 0, 1), 0) << tp_kernel_error(k.get());
+    for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(b[i], 2 * a[i]) << "at " << i;
+    tp_tensor disagree[] = {args[0], tensor(b.data(), "float32", s99)};
+    EXPECT_NE(tp_kernel_run_cpu(k.get(), disagree, 2, nullptr, 0, 1), 0);
+    EXPECT_NE(std::string(tp_kernel_error(k.get())).find("gives `n` = 99 but an earlier argument gave 100"), std::string::npos)
+        << tp_kernel_error(k.get());
+    // Too large for this machine: refused by its size before anything is allocated or read.
+    tp_tensor too_big[] = {tensor(a.data(), "float32", huge), tensor(b.data(), "float32", huge)};
+    EXPECT_NE(tp_kernel_run_cpu(k.get(), too_big, 2, nullptr, 0, 1), 0);
+    EXPECT_NE(std::string(tp_kernel_error(k.get())).find("memory budget"), std::string::npos) << tp_kernel_error(k.get());
+}
+
 TEST(CApi, BadDefinesAndStagesAreErrors) {
     Kernel k = compile(kSamples + "vector_add.py", {"N"});
     EXPECT_FALSE(tp_kernel_ok(k.get()));

@@ -78,6 +78,36 @@ class TilePlayPackage(unittest.TestCase):
         self.assertEqual((y.dtype, y.shape), (np.float16, (64, 512)))
         np.testing.assert_allclose(y.astype(np.float32), softmax_ref(x), atol=1e-3, rtol=1e-2)
 
+    def test_dynamic_dimension_binds_from_the_inputs(self):
+        source = textwrap.dedent("""\
+            import tilelang
+            import tilelang.language as T
+
+
+            @tilelang.jit(out_idx=[-1])
+            def scale(block=64):
+                n = T.dynamic("n")
+
+                @T.prim_func
+                def main(A: T.Tensor((n,), "float32"), B: T.Tensor((n,), "float32")):
+                    with T.Kernel(T.ceildiv(n, block), threads=64) as bx:
+                        for i in T.Parallel(block):
+                            if bx * block + i < n:
+                                B[bx * block + i] = A[bx * block + i] * 2.0
+
+                return main
+            """)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "dynamic_scale.py")
+            with open(path, "w") as f:
+                f.write(source)
+            k = tileplay.compile(path)
+        self.assertEqual([(p.name, p.shape, p.is_dimension) for p in k.params],
+                         [("A", (None,), False), ("B", (None,), False), ("n", (), True)])
+        for n in (1, 100, 130):  # one kernel, any length: B is sized from A
+            a = np.linspace(-1, 1, n, dtype=np.float32)
+            np.testing.assert_array_equal(k(a), 2 * a)
+
     def test_bad_arguments_raise(self):
         k = tileplay.compile(os.path.join(SAMPLES, "vector_add.py"), defines={"N": 256})
         a = np.zeros(256, np.float32)

@@ -77,9 +77,12 @@ int64_t tp_kernel_param_dim(const tp_kernel* k, int i, int d);
 const char* tp_kernel_param_dim_text(const tp_kernel* k, int i, int d);
 int tp_kernel_param_is_output(const tp_kernel* k, int i);
 int tp_kernel_param_is_scalar(const tp_kernel* k, int i);
+/* 1 for a scalar parameter that is a tensor's symbolic dimension (T.dynamic): runs bind it
+ * from the buffers' shapes, so the caller passes no value for it. */
+int tp_kernel_param_is_dimension(const tp_kernel* k, int i);
 
 /* Runs the kernel on the CPU interpreter. `tensors` holds one host buffer per tensor parameter
- * and `scalars` one value per scalar parameter, both in signature order. Every tensor's dtype
+ * and `scalars` one value per scalar parameter that is not a dimension, both in signature order. Every tensor's dtype
  * and shape must match the signature; outputs (and any tensor the kernel stores to) are
  * written in place. `threads` = 0 uses every core. Returns 0, or non-zero with
  * tp_kernel_error() set (wrong count, dtype or shape, or a run-time error at a DSL line). */
