@@ -4,6 +4,7 @@ sys.path, and TileLang scripts' @tilelang.jit factories compile with TilePlay's 
 tensors, or on numpy arrays with the CPU interpreter. See docs/python.md."""
 
 from . import language
+from .autotuner import autotune
 from .jit import JITKernel, jit
 from .profiler import Profiler, TensorSupplyType
 
@@ -22,4 +23,4 @@ class PassConfigKey(metaclass=_PassConfigKeyType):
     pass
 
 
-__all__ = ["JITKernel", "PassConfigKey", "Profiler", "TensorSupplyType", "jit", "language"]
+__all__ = ["JITKernel", "PassConfigKey", "Profiler", "TensorSupplyType", "autotune", "jit", "language"]

@@ -209,6 +209,20 @@ class TileLangCompat(unittest.TestCase):
             with self.assertRaises(IndexError):
                 tilelang.jit(out_idx=[2])(mod.double)(100)
 
+    def test_autotune_picks_a_configuration_that_runs(self):
+        mod = load_module(os.path.join(SAMPLES, "vector_add.py"), "sample_vector_add_tune")
+        configs = [{"block_N": 64, "threads": 64}, {"block_N": 128, "threads": 128}]
+        tuned = tilelang.autotune(configs=configs, warmup=1, rep=1)(mod.vector_add)
+        kernel = tuned(1000)
+        self.assertIn(kernel.config, configs)
+        self.assertGreater(kernel.latency, 0.0)
+        a = np.arange(1000, dtype=np.float32)
+        np.testing.assert_array_equal(kernel(a, a), 2 * a)
+        broken = tilelang.autotune(configs=[{"dtype": "float3"}], warmup=1, rep=1)(mod.vector_add)
+        with self.assertRaisesRegex(RuntimeError, "none of the 1 configurations"):
+            broken(1000)
+        self.assertIn("float3", broken.last_errors[0][1])
+
     def test_language_names_exist(self):
         import tilelang.language as T
         self.assertEqual(str(T.float16), "float16")
