@@ -81,6 +81,7 @@ const tp::TensorParamInfo* param(const tp_kernel* k, int i) {
 }  // namespace
 
 tp_kernel::~tp_kernel() {
+    if (loaded.empty()) return;  // a CPU-only handle never touches the driver
     const tp::runtime::CudaDriver& d = tp::runtime::cuda_driver();
     for (auto& [dev, l] : loaded) {
         if (!d.loaded) continue;
