@@ -9,6 +9,11 @@ from .jit import JITKernel, jit
 from .profiler import Profiler, TensorSupplyType
 
 
+def cdiv(a, b):
+    """Ceiling division of integers, as host code sizes grids and buffers."""
+    return -(-a // b)
+
+
 class _PassConfigKeyType(type):
     """PassConfigKey.TL_DISABLE_WARP_SPECIALIZED == "tl.disable_warp_specialized": the key's
     name without TL_, lower-cased, as TileLang spells most of them."""
@@ -23,4 +28,4 @@ class PassConfigKey(metaclass=_PassConfigKeyType):
     pass
 
 
-__all__ = ["JITKernel", "PassConfigKey", "Profiler", "TensorSupplyType", "autotune", "jit", "language"]
+__all__ = ["JITKernel", "PassConfigKey", "Profiler", "TensorSupplyType", "autotune", "cdiv", "jit", "language"]

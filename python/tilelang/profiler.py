@@ -145,24 +145,42 @@ class Profiler:
         wall clock."""
         fn = func or self.kernel
         ins = self._get_inputs() if input_tensors is None else list(input_tensors)
-        fn(*ins)  # the first GPU call compiles the cubin and loads it: kept out of the estimate
-        self._sync()
-        est = self._time(fn, ins, 3)
-        count = lambda n, budget: n if n > 0 else max(1, min(1000, int(budget / max(est, 1e-3))))
-        self._time(fn, ins, count(n_warmup, warmup))
-        return self._time(fn, ins, count(n_repeat, rep))
+        return _bench(lambda: fn(*ins), warmup, rep, n_warmup, n_repeat, self.torch)
 
-    def _time(self, fn, ins, n):
-        if self.torch:
-            import torch
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            for _ in range(n):
-                fn(*ins)
-            end.record()
-            torch.cuda.synchronize()
-            return start.elapsed_time(end) / n
-        t0 = time.perf_counter()
+
+def _time_calls(fn, n, on_gpu):
+    """Mean ms of n calls of fn: CUDA events around them on a GPU, else the wall clock."""
+    if on_gpu:
+        import torch
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
         for _ in range(n):
-            fn(*ins)
-        return (time.perf_counter() - t0) * 1000.0 / n
+            fn()
+        end.record()
+        torch.cuda.synchronize()
+        return start.elapsed_time(end) / n
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - t0) * 1000.0 / n
+
+
+def _bench(fn, warmup, rep, n_warmup, n_repeat, on_gpu):
+    fn()  # the first GPU call compiles the cubin and loads it: kept out of the estimate
+    if on_gpu:
+        import torch
+        torch.cuda.synchronize()
+    est = _time_calls(fn, 3, on_gpu)
+
+    def count(n, budget):
+        return n if n > 0 else max(1, min(1000, int(budget / max(est, 1e-3))))
+
+    _time_calls(fn, count(n_warmup, warmup), on_gpu)
+    return _time_calls(fn, count(n_repeat, rep), on_gpu)
+
+
+def do_bench(fn, warmup=25, rep=100, _n_warmup=0, _n_repeat=0, **kwargs):
+    """tilelang.profiler.do_bench: mean milliseconds per call of fn() (no arguments), timed with
+    CUDA events where torch has a GPU, else the wall clock. Other TileLang options (quantiles,
+    backend, ...) are accepted and have no effect."""
+    return _bench(fn, warmup, rep, _n_warmup, _n_repeat, _use_torch())

@@ -146,6 +146,9 @@ class TileLangCompat(unittest.TestCase):
         with self.assertRaises(AssertionError):  # a wrong reference is caught
             profiler.assert_allclose(lambda A, B: A - B)
         self.assertGreater(profiler.do_bench(warmup=1, rep=1), 0.0)
+        from tilelang.profiler import do_bench
+        self.assertGreater(do_bench(lambda: kernel(a, b), _n_warmup=1, _n_repeat=2), 0.0)
+        self.assertEqual((tilelang.cdiv(2049, 128), tilelang.cdiv(2048, 128)), (17, 16))
 
     def test_softmax_sample_unmodified(self):
         mod = load_module(os.path.join(SAMPLES, "softmax.py"), "sample_softmax")
