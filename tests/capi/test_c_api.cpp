@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,7 +16,9 @@
 
 namespace {
 
-const std::string kSamples = std::string(TILEPLAY_SOURCE_DIR) + "/samples/";
+// The checkout's samples; TILEPLAY_SOURCE_DIR overrides the build's path where the binary runs
+// from a copied build folder (the GPU machine), as the GPU tests do.
+const std::string kSamples = std::string(std::getenv("TILEPLAY_SOURCE_DIR") ? std::getenv("TILEPLAY_SOURCE_DIR") : TILEPLAY_SOURCE_DIR) + "/samples/";
 
 struct Free {
     void operator()(tp_kernel* k) const { tp_kernel_free(k); }
