@@ -80,7 +80,10 @@ void count_group_bytes(Plan& plan) {
 // attention loop's K and V) keep their own barriers, so the first can be used while the
 // second is still in flight.
 void group_channels(Plan& plan, const std::map<const ForNode*, std::vector<size_t>>& loops) {
-    for (const auto& [loop, chans] : loops) {
+    for (const auto& entry : loops) {
+        // Not a structured binding: clang 14 (the fuzz build's compiler) cannot capture one.
+        const ForNode* loop = entry.first;
+        const std::vector<size_t>& chans = entry.second;
         std::vector<Stmt> body;
         flatten_seq(loop->body, body);
         auto channel_at = [&](const Stmt& s) -> Channel* {
@@ -121,7 +124,10 @@ void group_channels(Plan& plan, const std::map<const ForNode*, std::vector<size_
 // iteration: it holds a slot), lowered while the shared memory does not fit, down to two slots,
 // then one. Empty, or why the kernel cannot take the split.
 std::string size_rings(Plan& plan, const PrimFunc& func, const Target& target, const std::map<const ForNode*, std::vector<size_t>>& loops) {
-    for (const auto& [loop, chans] : loops) {
+    for (const auto& entry : loops) {
+        // Not a structured binding: clang 14 (the fuzz build's compiler) cannot capture one.
+        const ForNode* loop = entry.first;
+        const std::vector<size_t>& chans = entry.second;
         std::vector<Stmt> body;
         flatten_seq(loop->body, body);
         std::set<const BufferNode*> ring_tiles;
