@@ -176,6 +176,7 @@ CompileResult compile_once(const CompileRequest& req) {
         ereq.defines = req.defines;
         ereq.fallback_defines = req.fallback_defines;
         ereq.target = req.target;
+        ereq.trace_step_limit = req.trace_step_limit;
         eval::EvalResult ev = eval::evaluate_kernel(module, ereq, diags);
         r.timings.push_back({"evaluate", ms_since(t0)});
         if (!ev.func || diags.has_errors()) return finish();

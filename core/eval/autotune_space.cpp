@@ -51,6 +51,7 @@ AutotuneSpace evaluate_autotune_space(const ast::ModulePtr& module, const EvalRe
     space.line = deco->span.begin.line;
 
     Evaluator ev(module, diags);
+    ev.max_steps = req.trace_step_limit;
     ev.target = req.target;
     try {
         // The factory's fixed parameters are visible by name, as the kernel's arguments are

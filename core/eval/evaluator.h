@@ -22,6 +22,7 @@ struct EvalRequest {
     // Fallback values (e.g. the sample header's args) used only for parameters still unbound.
     std::vector<std::pair<std::string, std::string>> fallback_defines;
     std::string target = "sm_90";
+    int64_t trace_step_limit = kDefaultTraceStepLimit;  // see CompileRequest
 };
 
 struct EvalResult {

@@ -151,6 +151,7 @@ EvalResult evaluate_kernel(const ast::ModulePtr& module, const EvalRequest& req,
 
     Evaluator ev(module, diags);
     ev.target = req.target;
+    ev.max_steps = req.trace_step_limit;
     KernelContext kc;
     ev.kernel = &kc;
     try {

@@ -15,6 +15,7 @@
 #include "eval/staging.h"
 #include "eval/value.h"
 #include "transform/global_layout.h"
+#include "tileplay/compiler.h"
 #include "tileplay/diagnostics.h"
 
 namespace tp::eval {
@@ -111,9 +112,9 @@ public:
     // Trace time is bounded like a run: statements and comprehension items executed. Nested
     // `range(100000)` loops in a factory end with a located error instead of hanging.
     int64_t steps = 0;
-    static constexpr int64_t kMaxSteps = 20000000;
+    int64_t max_steps = kDefaultTraceStepLimit;
     void count_step(Span span) {
-        if (++steps > kMaxSteps) fail(DiagKind::TraceStepBudget, span, {std::to_string(kMaxSteps)});
+        if (++steps > max_steps) fail(DiagKind::TraceStepBudget, span, {std::to_string(max_steps)});
     }
     Value return_value;
     std::string name_hint;  // target of `x = T.alloc_...(...)`, names the buffer

@@ -148,6 +148,23 @@ TEST(Limits, TraceTimeStepBudget) {
     EXPECT_EQ(first_error(t).rfind("TraceStepBudget:", 0), 0u) << first_error(t);
 }
 
+TEST(Limits, TraceStepLimitComesFromTheRequest) {
+    // The fuzz target lowers the limit; the same loop passes under the default one.
+    CompileRequest req;
+    req.path = "k.py";
+    req.source = factory("    s = 0\n    for i in range(3000):\n        s += 1\n");
+    req.target = "sm_90";
+    req.stop_after = Stage::Ir;
+    EXPECT_TRUE(compile(req).ok);
+    req.trace_step_limit = 1000;
+    CompileResult r = compile(req);
+    ASSERT_FALSE(r.ok);
+    ASSERT_FALSE(r.diagnostics.empty());
+    EXPECT_EQ(r.diagnostics[0].kind, DiagKind::TraceStepBudget);
+    EXPECT_NE(r.diagnostics[0].message.find("more than 1000 steps"), std::string::npos) << r.diagnostics[0].message;
+    EXPECT_EQ(r.diagnostics[0].span.begin.line, 8u);
+}
+
 TEST(Limits, HugeListRepeatIsRefusedBeforeAllocating) {
     auto t = trace(factory("    z = [0] * 10**10\n"));
     EXPECT_EQ(first_error(t).rfind("SizeTooLarge: the result of `*` is too large", 0), 0u) << first_error(t);

@@ -32,6 +32,8 @@ bool target_runs_on(const std::string& target, const std::string& device);
 // (NVRTC must run ptxas on every compile so its resource report is there).
 void prepare_process();
 
+inline constexpr int64_t kDefaultTraceStepLimit = 20000000;
+
 struct CompileRequest {
     std::string path;    // shown in diagnostics and #line; read from disk when source is empty
     std::string source;  // the DSL text
@@ -50,6 +52,10 @@ struct CompileRequest {
     // --pass-config KEY=VALUE: TileLang pass_configs (e.g. `tl.disable_warp_specialized=true`)
     // set over the ones the file's @tilelang.jit gives.
     std::vector<std::pair<std::string, std::string>> pass_configs;
+    // Trace-time statements and comprehension items the factory may execute before the
+    // TraceStepBudget error (about 2 s in a release build). The fuzz target sets less: under
+    // AddressSanitizer the default takes longer than its per-input timeout.
+    int64_t trace_step_limit = kDefaultTraceStepLimit;
 };
 
 struct StageTiming {
