@@ -41,7 +41,9 @@ def load_module(path, name):
 
 
 def softmax_ref(x):
-    x = x.astype(np.float32)
+    # The profiler hands torch CUDA tensors where torch and a GPU are present, numpy arrays
+    # elsewhere; the reference computes in numpy either way.
+    x = x.float().cpu().numpy() if hasattr(x, "cpu") else x.astype(np.float32)
     e = np.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
 
