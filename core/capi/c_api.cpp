@@ -34,12 +34,8 @@ std::optional<tp::Stage> stage_of(const char* stage) {
 // The first error as "file:line:col: message", the line the Python exception carries.
 std::string first_error(const tp::CompileResult& r) {
     if (r.internal_error) return std::string("internal compiler error: ") + r.internal_error->what();
-    for (const auto& d : r.diagnostics) {
-        if (d.severity != tp::Severity::Error) continue;
-        std::string file = !d.file.empty() ? d.file : r.file ? r.file->path() : std::string("<input>");
-        if (!d.span.valid()) return file + ": " + d.message;
-        return file + ":" + std::to_string(d.span.begin.line) + ":" + std::to_string(d.span.begin.col) + ": " + d.message;
-    }
+    for (const auto& d : r.diagnostics)
+        if (d.severity == tp::Severity::Error) return tp::capi::one_line(d, r.file ? r.file->path() : std::string("<input>"));
     return r.ok ? std::string() : std::string("the compile produced no kernel");
 }
 

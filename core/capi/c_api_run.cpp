@@ -71,12 +71,7 @@ bool bind_args(const KernelInfo& k, const tp_tensor* tensors, size_t n_tensors, 
 
 std::string interp_failure(const InterpReport& rep) {
     std::string msg;
-    for (const auto& d : rep.diagnostics) {
-        if (!msg.empty()) msg += "\n";
-        std::string where = d.file.empty() ? std::string() : d.file;
-        if (d.span.valid()) where += ":" + std::to_string(d.span.begin.line) + ":" + std::to_string(d.span.begin.col);
-        msg += where.empty() ? d.message : where + ": " + d.message;
-    }
+    for (const auto& d : rep.diagnostics) msg += (msg.empty() ? "" : "\n") + one_line(d, "");
     if (msg.empty()) msg = rep.error.empty() ? std::string("the interpreter stopped") : rep.error;
     return msg;
 }
@@ -106,6 +101,12 @@ bool view_tensor(const tp_tensor& t, const std::string& param, TensorView& out, 
         return false;
     }
     return true;
+}
+
+std::string one_line(const Diagnostic& d, const std::string& fallback_file) {
+    std::string where = d.file.empty() ? fallback_file : d.file;
+    if (d.span.valid()) where += ":" + std::to_string(d.span.begin.line) + ":" + std::to_string(d.span.begin.col);
+    return where.empty() ? d.message : where + ": " + d.message;
 }
 
 bool is_dimension(const KernelInfo& k, const TensorParamInfo& scalar) {

@@ -50,5 +50,8 @@ bool is_dimension(const tp::KernelInfo& k, const tp::TensorParamInfo& scalar);
 // Checks the caller's counts against the signature: one tensor per tensor parameter and one
 // scalar per scalar parameter that is not a dimension (the message names what it expects).
 bool check_arg_counts(const tp::KernelInfo& k, size_t n_tensors, size_t n_scalars, std::string& error);
+// A diagnostic as the one line an error string carries: "file:line:col: message" (the
+// diagnostic's own file, else `fallback_file`; the parts it has).
+std::string one_line(const tp::Diagnostic& d, const std::string& fallback_file);
 
 }  // namespace tp::capi
