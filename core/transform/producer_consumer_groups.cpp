@@ -199,23 +199,28 @@ bool channel_control_reads(const Plan& plan, const Stmt& top, const std::vector<
     return t.control;
 }
 
-bool index_used_above(const KernelLaunchNode& k) {
-    std::set<const VarNode*> vars;
-    for (const auto& v : k.block_vars) vars.insert(v.get());
-    for (const auto& v : k.thread_vars) vars.insert(v.get());
+bool bindings_read(const KernelLaunchNode& k, const std::vector<Var>& vars) {
+    std::set<const VarNode*> set;
+    for (const auto& v : vars) set.insert(v.get());
     for (Stmt s = k.body; s;) {
         if (auto* a = s->as<AllocateNode>()) {
             for (const auto& d : a->buffer->shape)
-                if (reads(d, vars)) return true;
+                if (reads(d, set)) return true;
             s = a->body;
         } else if (auto* l = s->as<LetStmtNode>()) {
-            if (reads(l->value, vars)) return true;
+            if (reads(l->value, set)) return true;
             s = l->body;
         } else {
             break;
         }
     }
     return false;
+}
+
+bool index_used_above(const KernelLaunchNode& k) {
+    std::vector<Var> vars = k.block_vars;
+    vars.insert(vars.end(), k.thread_vars.begin(), k.thread_vars.end());
+    return bindings_read(k, vars);
 }
 
 std::optional<std::string> plan_groups(Plan& plan, const PrimFunc& func, const KernelLaunchNode& k, const Stmt& top, const Target& target) {

@@ -146,7 +146,9 @@ std::optional<std::string> plan_groups(Plan& plan, const PrimFunc& func, const K
 std::map<const BufferNode*, int64_t> ring_and_group_scale(const Plan& plan);
 // The consumers' code with each group-owned buffer read and written through its group's copy.
 Stmt group_owned_accesses(const Stmt& consumer, const Plan& plan);
-// Whether a binding between the launch and its statements uses a block or thread index.
+// Whether a binding between the launch and its statements (allocation shapes, lets) reads
+// one of `vars`; index_used_above asks it of the block and thread indices.
+bool bindings_read(const KernelLaunchNode& k, const std::vector<Var>& vars);
 bool index_used_above(const KernelLaunchNode& k);
 // Whether a loop bound or branch condition around a channel copy reads one of `vars` (or a
 // binding derived from them): the producer's work then differs from block to block.

@@ -18,24 +18,7 @@ namespace {
 // can, else why not. The block indices must be used only under the statements the roles
 // repeat per unit (not in bindings between the launch and them).
 std::string plan_persistent(Plan& plan, const KernelLaunchNode& k, const Stmt& launch_body) {
-    struct Uses : IRVisitor {
-        std::set<const VarNode*> vars;
-        bool found = false;
-        void visit_Var(const VarNode& n, const Expr&) override { found |= vars.count(&n) > 0; }
-    } uses;
-    for (const auto& v : k.block_vars) uses.vars.insert(v.get());
-    for (Stmt s = launch_body; s;) {
-        if (auto* a = s->as<AllocateNode>()) {
-            for (const auto& d : a->buffer->shape) uses.visit(d);
-            s = a->body;
-        } else if (auto* l = s->as<LetStmtNode>()) {
-            uses.visit(l->value);
-            s = l->body;
-        } else {
-            break;
-        }
-    }
-    if (uses.found) return "a binding before the kernel's statements uses the block index";
+    if (bindings_read(k, k.block_vars)) return "a binding before the kernel's statements uses the block index";
     if (k.grid.size() > 3) return "the grid has more than three dimensions";
     struct FindSwizzle : IRVisitor {
         const SwizzleOpNode* op = nullptr;
