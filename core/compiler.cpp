@@ -205,7 +205,13 @@ CompileResult compile_once(const CompileRequest& req) {
         popts.print_after = req.print_after;
         popts.print_after_all = req.print_after_all;
         popts.fast_math = req.fast_math;
-        PipelineResult pr = run_pipeline(ev.func, popts, diags);
+        PipelineResult pr;
+        try {
+            run_pipeline_into(pr, ev.func, popts, diags);
+        } catch (const InternalError&) {
+            r.passes = std::move(pr.snapshots);
+            throw;
+        }
         r.passes = std::move(pr.snapshots);
         r.timings.insert(r.timings.end(), pr.timings.begin(), pr.timings.end());
         if (!pr.func || diags.has_errors()) return finish();

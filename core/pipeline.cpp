@@ -126,7 +126,12 @@ const std::vector<std::string>& pipeline_pass_names() {
 
 PipelineResult run_pipeline(ir::PrimFuncPtr func, const PipelineOptions& opts, DiagnosticEngine& diags) {
     PipelineResult r;
-    if (!func) return r;
+    run_pipeline_into(r, std::move(func), opts, diags);
+    return r;
+}
+
+void run_pipeline_into(PipelineResult& r, ir::PrimFuncPtr func, const PipelineOptions& opts, DiagnosticEngine& diags) {
+    if (!func) return;
     if (opts.fast_math) {
         auto f = std::make_shared<ir::PrimFunc>(*func);
         f->attrs["fast_math"] = "true";
@@ -143,14 +148,13 @@ PipelineResult run_pipeline(ir::PrimFuncPtr func, const PipelineOptions& opts, D
         }
         double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         r.timings.push_back({p.name, ms});
-        if (!next || diags.has_errors()) return r;
+        if (!next || diags.has_errors()) return;
         func = next;
         bool keep = opts.print_after_all ||
                     std::find(opts.print_after.begin(), opts.print_after.end(), p.name) != opts.print_after.end();
         if (keep) r.snapshots.push_back({p.name, ir::print(*func), ms});
     }
     r.func = func;
-    return r;
 }
 
 }  // namespace tp

@@ -30,5 +30,8 @@ struct PipelineResult {
 const std::vector<std::string>& pipeline_pass_names();
 
 PipelineResult run_pipeline(ir::PrimFuncPtr func, const PipelineOptions& opts, DiagnosticEngine& diags);
+// The same, filling `r` pass by pass: when a pass throws an InternalError, the snapshots of the
+// passes before it are in `r` (--print-after shows the IR that led to the compiler bug).
+void run_pipeline_into(PipelineResult& r, ir::PrimFuncPtr func, const PipelineOptions& opts, DiagnosticEngine& diags);
 
 }  // namespace tp
