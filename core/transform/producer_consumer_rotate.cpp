@@ -159,6 +159,12 @@ bool rotate_body(const ForNode& loop, const std::vector<Stmt>& body, const std::
         --c;
     }
     if (c == first + 1) return false;  // nothing of iteration k would run beside the group
+    // A tile the tail reads that is copied between the two issues (V copied before the softmax)
+    // would be waited for and released in iteration k while k's tail reads it in k + 1: the
+    // channel's window and ring slot cannot follow the read across the rotation.
+    for (size_t j = first + 1; j < c; ++j)
+        if (auto* copy = body[j]->as<CopyOpNode>(); copy && channel_tiles.count(copy->dst.buffer.get()) && operands.count(copy->dst.buffer.get()))
+            return false;
     for (size_t j = c; j < last; ++j)
         if (evaluated_call(body[j], "tp.async_wait")) return false;
     if (last + 2 != body.size()) return false;  // only the wait follows the last issue
