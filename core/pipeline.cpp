@@ -16,6 +16,7 @@
 #include "transform/guard_masks.h"
 #include "transform/insert_syncs.h"
 #include "transform/layout_inference.h"
+#include "transform/lower_roles.h"
 #include "transform/lower_tile_ops.h"
 #include "transform/math_idioms.h"
 #include "transform/pipeline_loops.h"
@@ -45,6 +46,9 @@ const std::vector<Pass>& passes() {
         {"verify", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { transform::verify(*f, "evaluate"); return f; }},
         // Fold trace-time constants first so the resource check sees constant shapes.
         {"simplify", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::simplify(f); }},
+        // `with T.ws` roles run on the whole block in program order, their arrivals guarded by
+        // their warp groups, so every later pass sees block-wide tile ops only.
+        {"lower-roles", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine& d) { return transform::lower_roles(f, d); }},
         // Known float formulas (the exact GELU) to faster runtime routines, on the folded
         // constants; before lowering copies the T.Parallel bodies into per-thread code.
         {"math-idioms", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::math_idioms(f); }},

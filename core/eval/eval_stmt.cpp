@@ -343,7 +343,9 @@ Flow Evaluator::exec(const ast::Stmt& s, const std::shared_ptr<Scope>& sc) {
             if (w.items.size() != 1) fail(DiagKind::UnsupportedConstruct, s.span, {"with", " with several context managers"});
             Value ctx = eval(*w.items[0].context_expr, sc);
             if (ctx.kind == VK::Kernel) return exec_kernel_with(*this, w, ctx, sc);
-            fail(DiagKind::UnsupportedConstruct, w.items[0].context_expr->span, {"with " + type_name(ctx), "; only `with T.Kernel(...)` is staged"});
+            if (ctx.kind == VK::Role) return exec_role_with(*this, w, ctx, sc);
+            fail(DiagKind::UnsupportedConstruct, w.items[0].context_expr->span,
+                 {"with " + type_name(ctx), "; only `with T.Kernel(...)` and `with T.ws(...)` are staged"});
         }
         case K::Try: {
             auto& t = static_cast<const ast::Try&>(s);

@@ -37,6 +37,7 @@ struct KernelContext {
     std::vector<int64_t> thread_extents;           // its threads= per axis, for T.thread_binding
     ir::DataType index_type = ir::DataType::int32();  // int64 where tensors or the launch reach 2^31
     std::set<std::string> buffer_names;          // unique names within the kernel
+    bool in_role = false;                        // inside `with T.ws(...)` (roles do not nest)
     // T.Layout annotations of global tensors, applied to the whole body when the kernel closes.
     std::vector<transform::GlobalLayout> global_layouts;
 };

@@ -21,6 +21,7 @@ void register_tile_ops(std::vector<TileBuiltin>& out);     // copy, gemm, fill, 
 void register_tile_math(std::vector<TileBuiltin>& out);    // exp, max, cast, if_then_else, ...
 void register_tile_hints(std::vector<TileBuiltin>& out);   // set_max_nreg, disable_warp_group_reg_alloc, sync_threads
 void register_tile_layout(std::vector<TileBuiltin>& out);  // Layout, annotate_layout
+void register_tile_barriers(std::vector<TileBuiltin>& out);  // alloc_barrier, mbarrier_*, barrier_*, tma_copy, ws
 
 // Resolves `T.<name>`: builtins, dtypes (T.float16), T.GemmWarpPolicy, T.Tensor, ...
 std::optional<Value> tile_attr(Evaluator& ev, const std::string& name, Span span);
@@ -40,6 +41,13 @@ struct KernelSpecObj : Obj {
     std::vector<int64_t> threads;
     Span span;
 };
+
+// A T.ws(...) call evaluated in a `with` item: the warp groups, sorted.
+struct RoleSpecObj : Obj {
+    std::vector<int64_t> groups;
+    Span span;
+};
+Flow exec_role_with(Evaluator& ev, const ast::With& w, const Value& spec, const std::shared_ptr<Scope>& sc);
 
 Flow exec_kernel_with(Evaluator& ev, const ast::With& w, const Value& spec, const std::shared_ptr<Scope>& sc);
 Flow exec_ir_for(Evaluator& ev, const ast::For& f, const LoopSpecObj& spec, const std::shared_ptr<Scope>& sc);

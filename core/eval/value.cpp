@@ -87,6 +87,8 @@ const char* vk_name(VK k) {
         case VK::Opaque: return "host object";
         case VK::Partial: return "functools.partial";
         case VK::Kernel: return "kernel frame";
+        case VK::Role:
+            return "warp-group role";
     }
     return "?";
 }

@@ -19,7 +19,17 @@
 namespace tp::eval {
 
 enum class VK : uint8_t {
-    None, Bool, Int, Float, Str, Tuple, List, Dict, Range, Slice, Ellipsis,
+    None,
+    Bool,
+    Int,
+    Float,
+    Str,
+    Tuple,
+    List,
+    Dict,
+    Range,
+    Slice,
+    Ellipsis,
     Func,      // user function / lambda / macro / prim_func
     Builtin,   // C++ callable (Python builtins and T.*)
     Module,    // T, tilelang, math, itertools, functools, or an opaque host module
@@ -33,6 +43,7 @@ enum class VK : uint8_t {
     Opaque,    // anything the evaluator cannot model; errors only when used
     Partial,   // functools.partial
     Kernel,    // a T.Kernel(...) launch spec, consumed by `with`
+    Role,      // a T.ws(...) warp-group role, consumed by `with`
 };
 const char* vk_name(VK k);
 

@@ -129,7 +129,9 @@ CExprP compile_call(Program& p, const ir::CallNode& c, std::vector<CExprP> args)
         n->arg = std::move(args[0]);
         return n;
     }
-    if (op == "__syncthreads" || op == "named_barrier") {  // the block runs as one program here: earlier writes are already visible
+    // fence_proxy_async: shared-memory writes are visible to every later read here.
+    if (op == "__syncthreads" || op == "named_barrier" ||
+        op == "fence_proxy_async") {  // the block runs as one program here: earlier writes are already visible
         auto n = std::make_unique<ConstCall>();
         n->v = 0;
         return n;

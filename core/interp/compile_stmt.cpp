@@ -235,10 +235,15 @@ CStmtP compile_stmt(Program& p, const ir::Stmt& s) {
             for (const auto& v : k->thread_vars) n->thread_vars.push_back(p.slot_of(v));
             p.block_vars = k->block_vars;
             p.thread_vars = k->thread_vars;
+            p.block_threads = k->num_threads();
             n->body = compile_stmt(p, k->body);
             out = std::move(n);
             break;
         }
+        case ir::NodeKind::RoleBlock:
+        case ir::NodeKind::BarrierOp:
+            out = compile_role_or_barrier(p, s);
+            break;
         case ir::NodeKind::SwizzleOp:  // remaps block order for L2 reuse only; results are the same
         case ir::NodeKind::LayoutAnnotationOp: out = std::make_unique<Nop>(); break;
         default: TP_ICHECK(false, std::string("the interpreter has no case for ") + ir::node_kind_name(s->kind));

@@ -101,6 +101,9 @@ struct Program {
     std::vector<ir::Var> block_vars;   // from the KernelLaunch (filled while compiling)
     std::vector<ir::Var> thread_vars;
     bool has_print = false;
+    // While compiling: threads of the block, and of the enclosing `T.ws` role (0 outside one);
+    // an mbarrier arrive counts one arrival per thread that runs it.
+    int64_t block_threads = 1, role_threads = 0;
 
     VarSlot slot_of(const ir::Var& v);
     int buffer_slot(const ir::Buffer& b);
@@ -111,6 +114,8 @@ struct Program {
 CExprP compile_expr(Program& p, const ir::Expr& e);
 CStmtP compile_stmt(Program& p, const ir::Stmt& s);
 CStmtP compile_tile_op(Program& p, const ir::Stmt& s);  // null when s is not a tile op
+// `with T.ws` roles and mbarrier operations (barriers.cpp); null for any other statement.
+CStmtP compile_role_or_barrier(Program& p, const ir::Stmt& s);
 
 // Helpers shared by the statement and tile-op closures (access.cpp).
 std::string block_text(const Frame& fr);

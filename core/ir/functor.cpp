@@ -49,7 +49,11 @@ void IRVisitor::visit_KernelLaunch(const KernelLaunchNode& n, const Stmt&) {
     for (const auto& g : n.grid) visit(g);
     visit(n.body);
 }
-void IRVisitor::visit_CopyOp(const CopyOpNode& n, const Stmt&) { visit_region(n.src); visit_region(n.dst); }
+void IRVisitor::visit_CopyOp(const CopyOpNode& n, const Stmt&) {
+    visit_region(n.src);
+    visit_region(n.dst);
+    if (n.barrier) visit(n.barrier);
+}
 void IRVisitor::visit_GemmOp(const GemmOpNode& n, const Stmt&) { visit_region(n.A); visit_region(n.B); visit_region(n.C); }
 void IRVisitor::visit_FillOp(const FillOpNode& n, const Stmt&) { visit_region(n.dst); visit(n.value); }
 void IRVisitor::visit_ReduceOp(const ReduceOpNode& n, const Stmt&) { visit_buffer(n.src); visit_buffer(n.dst); }
@@ -70,6 +74,12 @@ void IRVisitor::visit_LayoutAnnotationOp(const LayoutAnnotationOpNode& n, const 
 void IRVisitor::visit_WarpRoles(const WarpRolesNode& n, const Stmt&) {
     visit(n.producer);
     visit(n.consumer);
+}
+void IRVisitor::visit_RoleBlock(const RoleBlockNode& n, const Stmt&) { visit(n.body); }
+void IRVisitor::visit_BarrierOp(const BarrierOpNode& n, const Stmt&) {
+    visit_buffer(n.barrier);
+    visit(n.index);
+    if (n.value) visit(n.value);
 }
 
 // ------------------------------------------------------------------------------ mutator
@@ -202,10 +212,12 @@ Stmt IRMutator::visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) {
 Stmt IRMutator::visit_CopyOp(const CopyOpNode& n, const Stmt& s) {
     BufferRegion src, dst;
     bool c1 = mutate_region(n.src, src), c2 = mutate_region(n.dst, dst);
-    if (!c1 && !c2) return s;
+    Expr bar = mutate(n.barrier);
+    if (!c1 && !c2 && bar == n.barrier) return s;
     auto out = std::make_shared<CopyOpNode>(n);
     out->src = std::move(src);
     out->dst = std::move(dst);
+    out->barrier = std::move(bar);
     return out;
 }
 Stmt IRMutator::visit_GemmOp(const GemmOpNode& n, const Stmt& s) {
@@ -276,6 +288,17 @@ Stmt IRMutator::visit_WarpRoles(const WarpRolesNode& n, const Stmt& s) {
     Stmt p = mutate(n.producer), c = mutate(n.consumer);
     if (p == n.producer && c == n.consumer) return s;
     return n.with(p, c);
+}
+Stmt IRMutator::visit_RoleBlock(const RoleBlockNode& n, const Stmt& s) {
+    Stmt b = mutate(n.body);
+    if (b == n.body) return s;
+    return std::make_shared<RoleBlockNode>(n.groups, b, n.span);
+}
+Stmt IRMutator::visit_BarrierOp(const BarrierOpNode& n, const Stmt& s) {
+    Buffer b = mutate_buffer(n.barrier);
+    Expr i = mutate(n.index), v = mutate(n.value);
+    if (b == n.barrier && i == n.index && v == n.value) return s;
+    return std::make_shared<BarrierOpNode>(n.barrier_kind, b, i, v, n.span);
 }
 
 PrimFuncPtr mutate_func(const PrimFuncPtr& f, IRMutator& m) {

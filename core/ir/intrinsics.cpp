@@ -39,7 +39,8 @@ const std::vector<IntrinsicInfo>& all_intrinsics() {
         // Produced by passes, not written by users.
         {"gelu_erf", 1, 1, R::SameAsArg0, "tp::gelu_erf", nullptr},  // math_idioms: x * Phi(x)
         {"__syncthreads", 0, 0, R::Void, "__syncthreads", nullptr},
-        {"named_barrier", 2, 2, R::Void, "tp::named_barrier", nullptr},  // T.sync_threads(barrier_id, arrive_count)
+        {"named_barrier", 2, 2, R::Void, "tp::named_barrier", nullptr},               // T.sync_threads(barrier_id, arrive_count)
+        {"fence_proxy_async", 0, 0, R::Void, "tp::user_fence_proxy_async", nullptr},  // T.fence_proxy_async()
         {"atomic_add", 2, 2, R::Void, "tp::atomic_add", nullptr},
         {"atomic_add_prev", 2, 2, R::SameAsArg0, "tp::atomic_add_prev", nullptr},  // T.atomic_add(..., return_prev=True)
     };

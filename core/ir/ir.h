@@ -101,8 +101,9 @@ struct SelectNode : ExprNode {
 };
 
 // ---------------------------------------------------------------------------- buffers
-enum class Scope { Global, Shared, Fragment, Local, Var };
-const char* scope_name(Scope s);  // "global", "shared", "fragment", "local", "var"
+// Barrier: T.alloc_barrier's mbarriers (one 64-bit word each in shared memory); not a tile.
+enum class Scope { Global, Shared, Fragment, Local, Var, Barrier };
+const char* scope_name(Scope s);  // "global", "shared", "fragment", "local", "var", "barrier"
 
 struct BufferNode {
     std::string name;
@@ -113,6 +114,8 @@ struct BufferNode {
     // Physical layout chosen by lowering for shared tiles: "" row-major, "swizzle" for the
     // XOR-swizzled 16-byte chunks of tp::SmemTile (last two dims; leading dims are stages).
     std::string layout;
+    // Scope::Barrier: the arrivals that complete a phase of each mbarrier (T.alloc_barrier's list).
+    std::vector<int64_t> arrive_counts;
     BufferNode(std::string n, DataType t, std::vector<Expr> sh, Scope sc, Span s = {})
         : name(std::move(n)), dtype(t), shape(std::move(sh)), scope(sc), span(s) {}
 };
@@ -237,6 +240,9 @@ struct CopyOpNode : StmtNode {
     BufferRegion src, dst;
     bool disable_tma = false;
     int coalesced_width = 0;
+    // T.tma_copy(..., barrier=bars[i]): a load whose completion the user tracks on that
+    // mbarrier (a BufferLoad of a Scope::Barrier buffer); null for T.copy.
+    Expr barrier;
     CopyOpNode(BufferRegion s_, BufferRegion d, Span s = {}) : StmtNode(Kind, s), src(std::move(s_)), dst(std::move(d)) {}
 };
 
@@ -332,6 +338,35 @@ struct WarpRolesNode : StmtNode {
         return n;
     }
     int64_t all_consumer_threads() const { return consumer_threads * consumer_groups; }
+};
+// with T.ws(g0, g1, ...): body runs on warp groups g0, g1, ... (threads [128 g, 128 g + 128) of
+// the block's linear thread index) while the block's other threads skip it. Tile ops inside
+// are laid out for those threads only, whose thread index counts from the first group's start
+// (TileLang's T.ws). Groups are sorted, distinct and contiguous (the evaluator checks).
+struct RoleBlockNode : StmtNode {
+    TP_IR_NODE(RoleBlock)
+    static constexpr int64_t kGroupThreads = 128;
+    std::vector<int64_t> groups;
+    Stmt body;
+    RoleBlockNode(std::vector<int64_t> g, Stmt b, Span s = {}) : StmtNode(Kind, s), groups(std::move(g)), body(std::move(b)) {}
+    int64_t first_thread() const { return groups.front() * kGroupThreads; }
+    int64_t num_threads() const { return static_cast<int64_t>(groups.size()) * kGroupThreads; }
+};
+
+// An mbarrier operation on element `index` of a Scope::Barrier buffer (core/ops/barrier.h).
+// Arrive: every thread that runs it arrives once; Wait: until the phase of parity `value`
+// completed; ExpectTx: the phase also waits for `value` bytes of async copies; ArriveExpectTx
+// both (the bytes first).
+enum class BarrierKind { Arrive, Wait, ExpectTx, ArriveExpectTx };
+const char* barrier_kind_name(BarrierKind k);  // "mbarrier_arrive", "mbarrier_wait_parity", ...
+struct BarrierOpNode : StmtNode {
+    TP_IR_NODE(BarrierOp)
+    BarrierKind barrier_kind;
+    Buffer barrier;
+    Expr index;
+    Expr value;  // parity (Wait) or bytes (ExpectTx, ArriveExpectTx); null for Arrive
+    BarrierOpNode(BarrierKind k, Buffer b, Expr i, Expr v, Span s = {})
+        : StmtNode(Kind, s), barrier_kind(k), barrier(std::move(b)), index(std::move(i)), value(std::move(v)) {}
 };
 #undef TP_IR_NODE
 

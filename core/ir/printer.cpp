@@ -58,6 +58,22 @@ const char* scope_name(Scope s) {
         case Scope::Fragment: return "fragment";
         case Scope::Local: return "local";
         case Scope::Var: return "var";
+        case Scope::Barrier:
+            return "barrier";
+    }
+    return "?";
+}
+
+const char* barrier_kind_name(BarrierKind k) {
+    switch (k) {
+        case BarrierKind::Arrive:
+            return "mbarrier_arrive";
+        case BarrierKind::Wait:
+            return "mbarrier_wait_parity";
+        case BarrierKind::ExpectTx:
+            return "mbarrier_expect_tx";
+        case BarrierKind::ArriveExpectTx:
+            return "mbarrier_arrive_expect_tx";
     }
     return "?";
 }

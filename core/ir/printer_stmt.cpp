@@ -134,6 +134,10 @@ public:
                 std::string dt = print_quoted(b->dtype.name());
                 if (b->scope == Scope::Var) {
                     line(indent, b->name + " = T.alloc_var(" + dt + (n.init ? ", init=" + print(n.init) : "") + ")");
+                } else if (b->scope == Scope::Barrier) {
+                    std::string counts;
+                    for (size_t i = 0; i < b->arrive_counts.size(); ++i) counts += (i ? ", " : "") + std::to_string(b->arrive_counts[i]);
+                    line(indent, b->name + " = T.alloc_barrier([" + counts + "])");
                 } else {
                     line(indent, b->name + " = T.alloc_" + scope_name(b->scope) + "(" + print_shape(b->shape) + ", " + dt + ")");
                 }
@@ -163,7 +167,8 @@ public:
                 std::string extra;
                 if (n.disable_tma) extra += ", disable_tma=True";
                 if (n.coalesced_width) extra += ", coalesced_width=" + std::to_string(n.coalesced_width);
-                line(indent, "T.copy(" + region_text(n.src) + ", " + region_text(n.dst) + extra + ")");
+                if (n.barrier) extra += ", barrier=" + print(n.barrier);
+                line(indent, std::string(n.barrier ? "T.tma_copy(" : "T.copy(") + region_text(n.src) + ", " + region_text(n.dst) + extra + ")");
                 return;
             }
             case NodeKind::GemmOp: {
@@ -233,6 +238,21 @@ public:
                              ", group=" + (n.group_var ? n.group_var->name : std::string("?"));
                 line(indent, "with T.ws_consumer(threads=" + std::to_string(n.consumer_threads) + regs(n.consumer_regs) + groups + "):");
                 body(n.consumer, indent + 1);
+                return;
+            }
+            case NodeKind::RoleBlock: {
+                auto& n = static_cast<const RoleBlockNode&>(*s);
+                std::string g;
+                for (size_t i = 0; i < n.groups.size(); ++i) g += (i ? ", " : "") + std::to_string(n.groups[i]);
+                line(indent, "with T.ws(" + g + "):");
+                body(n.body, indent + 1);
+                return;
+            }
+            case NodeKind::BarrierOp: {
+                auto& n = static_cast<const BarrierOpNode&>(*s);
+                std::string t = std::string("T.") + barrier_kind_name(n.barrier_kind) + "(" + n.barrier->name + "[" + print(n.index) + "]";
+                if (n.value) t += ", " + print(n.value);
+                line(indent, t + ")");
                 return;
             }
             default: line(indent, std::string("<") + node_kind_name(s->kind) + ">"); return;

@@ -37,6 +37,8 @@ public:
     }
     void visit_Allocate(const AllocateNode& n, const Stmt& s) override {
         if (n.buffer->scope == Scope::Shared) shared_allocs.push_back(&n);
+        if (n.buffer->scope == Scope::Barrier && target.sm < 80)
+            diags.report(DiagKind::FeatureNeedsTarget, n.span, {"`T.alloc_barrier` (mbarriers)", "sm_80", target.name});
         check_dtype(n.buffer->dtype, n.span);
         IRVisitor::visit_Allocate(n, s);
     }

@@ -326,6 +326,8 @@ PrimFuncPtr producer_consumer(const PrimFuncPtr& func, const Target& target, Dia
         return func;
     };
     if (flag("tl.disable_tma_lower")) return refuse("`tl.disable_tma_lower` is set");
+    // Its own arrivals count the user's threads; a producer warpgroup would change who runs what.
+    if (flag("tp.user_barriers")) return refuse("the kernel synchronises its threads with its own mbarriers (T.alloc_barrier)");
     const KernelLaunchNode& k = *launch.node;
     const int64_t threads = k.num_threads();
     if (k.threads.size() > 1 && threads != k.threads[0]) return refuse("the block is not one-dimensional");

@@ -170,6 +170,7 @@ void CudaEmitter::stmt(const Stmt& s) {
                     dynamic_smem_offsets.emplace_back(b.get(), off);
                     dynamic_smem_bytes = std::max(dynamic_smem_bytes, off + bytes);
                     emit(ty + "* " + name + " = reinterpret_cast<" + ty + "*>(tp_smem + " + std::to_string(off) + ");");
+                    if (b->scope == Scope::Barrier) barrier_init(b);
                 }
             }
             stmt(n.body);
@@ -280,6 +281,9 @@ void CudaEmitter::stmt(const Stmt& s) {
         // and shared tiles keep a plain row-major layout).
         case NodeKind::SwizzleOp:
         case NodeKind::LayoutAnnotationOp: break;
+        case NodeKind::BarrierOp:
+            barrier_op(static_cast<const BarrierOpNode&>(*s));
+            break;
         case NodeKind::CopyOp: not_lowered("T.copy", s->span); break;
         case NodeKind::GemmOp: not_lowered("T.gemm", s->span); break;
         case NodeKind::FillOp: not_lowered("T.fill", s->span); break;

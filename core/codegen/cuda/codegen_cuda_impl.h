@@ -75,6 +75,10 @@ struct CudaEmitter {
 
     // Statements (codegen_cuda.cpp).
     void stmt(const ir::Stmt& s);
+    // T.alloc_barrier's mbarriers (ops/barrier.cpp): placed like a 1-D shared buffer at `ptr`,
+    // initialised by thread 0 before the block synchronises; and the operations on them.
+    void barrier_init(const ir::Buffer& b);
+    void barrier_op(const ir::BarrierOpNode& n);
 };
 
 

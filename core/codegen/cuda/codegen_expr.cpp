@@ -184,6 +184,7 @@ std::string CudaEmitter::expr(const Expr& e) {
                 not_lowered("T." + c.op, e->span);
                 return "0";
             }
+            if (c.op == "fence_proxy_async") headers.insert("tp_mbarrier.cuh");
             if (c.op == "reinterpret")  // From explicit: C++ promotes 16-bit integer arithmetic to int
                 return "tp::reinterpret<" + cuda_type(c.dtype) + ", " + cuda_type(c.args[0]->dtype) + ">(" + expr(c.args[0]) + ")";
             if (info->result == IntrinsicResult::Given) return std::string(info->cuda) + "<" + cuda_type(c.dtype) + ">()";
