@@ -101,6 +101,26 @@ Stmt fp8_gemm(const GemmOpNode& n, const FragLayout& cl, const Stmt& s, Fragment
     return make_seq(out, n.span);
 }
 
+// A shared operand that is one whole 2-D tile: the buffer itself, or one stage of a staged
+// buffer (`A_s[k % stages, :, :]`: leading dims indexed, the last two whole), whose rows are
+// laid out as a 2-D tile's (tp::SmemTile swizzles the last two dims only). The indices of its
+// first element; nullopt for any other region.
+std::optional<std::vector<Expr>> tile_origin(const BufferRegion& r) {
+    const size_t rank = r.buffer->shape.size();
+    if (rank < 2 || r.region.size() != rank) return std::nullopt;
+    std::vector<Expr> origin;
+    for (size_t i = 0; i + 2 < rank; ++i) {
+        if (as_const_int(r.region[i].extent) != 1) return std::nullopt;
+        origin.push_back(r.region[i].min);
+    }
+    for (size_t i = rank - 2; i < rank; ++i) {
+        auto e = as_const_int(r.region[i].extent), d = as_const_int(r.buffer->shape[i]);
+        if (as_const_int(r.region[i].min) != 0 || !e || !d || *e != *d) return std::nullopt;
+        origin.push_back(int_imm(0));
+    }
+    return origin;
+}
+
 }  // namespace
 
 Stmt lower_gemm(const GemmOpNode& n, const Stmt& s, FragmentLowering& cx) {
@@ -123,13 +143,16 @@ Stmt lower_gemm(const GemmOpNode& n, const Stmt& s, FragmentLowering& cx) {
         cx.fail("T.gemm in a kernel with a multi-dimensional thread block", n.span);
         return s;
     }
-    if (n.B.buffer->scope != Scope::Shared || !whole_buffer(n.A) || !whole_buffer(n.B) || !whole_buffer(n.C) ||
-        n.A.buffer->shape.size() != 2 || n.B.buffer->shape.size() != 2) {
+    const bool a_shared = n.A.buffer->scope == Scope::Shared;
+    auto a_origin = a_shared ? tile_origin(n.A) : std::nullopt;
+    auto b_origin = n.B.buffer->scope == Scope::Shared ? tile_origin(n.B) : std::nullopt;
+    if (!b_origin || (a_shared ? !a_origin : !whole_buffer(n.A) || n.A.buffer->shape.size() != 2) || !whole_buffer(n.C)) {
         cx.fail("T.gemm on parts of buffers or with B outside shared memory", n.span);
         return s;
     }
-    int64_t bk = *as_const_int(n.A.buffer->shape[n.transpose_A ? 0 : 1]);
-    int64_t bk_b = *as_const_int(n.B.buffer->shape[n.transpose_B ? 1 : 0]);
+    const size_t a_rank = n.A.buffer->shape.size(), b_rank = n.B.buffer->shape.size();
+    int64_t bk = *as_const_int(n.A.buffer->shape[a_rank - 2 + (n.transpose_A ? 0 : 1)]);
+    int64_t bk_b = *as_const_int(n.B.buffer->shape[b_rank - 2 + (n.transpose_B ? 1 : 0)]);
     if (bk != bk_b || bk % 16 != 0) {
         cx.fail("T.gemm with K = " + std::to_string(bk) + " (A) and " + std::to_string(bk_b) + " (B), not equal multiples of 16", n.span);
         return s;
@@ -144,11 +167,11 @@ Stmt lower_gemm(const GemmOpNode& n, const Stmt& s, FragmentLowering& cx) {
             return std::make_shared<BufferStoreNode>(c, std::vector<Expr>{i}, float_imm(0.0), n.span);
         }, n.span));
     Expr caddr = buffer_addr(c, {int_imm(0)}, true, n.span);
-    Expr baddr = buffer_addr(b, {int_imm(0), int_imm(0)}, false, n.span);
-    if (n.A.buffer->scope == Scope::Shared) {
+    Expr baddr = buffer_addr(b, *b_origin, false, n.span);
+    if (a_shared) {
         bool sw = a->layout == "swizzle" && b->layout == "swizzle";
         std::string fn = "tp::gemm_ss<" + dims + cuda_bool(n.transpose_A) + ", " + cuda_bool(n.transpose_B) + ", " + T + ", " + cuda_bool(sw) + ">";
-        out.push_back(device_call(fn, {buffer_addr(a, {int_imm(0), int_imm(0)}, false, n.span), baddr, caddr}, n.span));
+        out.push_back(device_call(fn, {buffer_addr(a, *a_origin, false, n.span), baddr, caddr}, n.span));
     } else {
         const FragLayout* al = cx.layout_of(n.A.buffer);
         bool ok = al && al->kind == FragLayout::Acc && !n.transpose_A && cl->warps_n == 1 && al->warps_n == 1 &&
