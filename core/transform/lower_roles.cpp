@@ -24,6 +24,17 @@ public:
     void visit_RoleBlock(const RoleBlockNode&, const Stmt&) override { found = true; }
 };
 
+// Code of a role that reads the thread index (thread-level code such as `if tx == 128:` or
+// `buf[tx - 128]`) means the role's own threads; run by the whole block it would not.
+class ReadsThreadIndex : public IRVisitor {
+public:
+    bool found = false;
+    void visit_Var(const VarNode& n, const Expr& e) override {
+        found |= n.var_kind == VarKind::ThreadIdx;
+        IRVisitor::visit_Var(n, e);
+    }
+};
+
 class RoleLowerer : public IRMutator {
 public:
     explicit RoleLowerer(DiagnosticEngine& d) : diags(d) {}
@@ -44,7 +55,13 @@ protected:
         return IRMutator::visit_KernelLaunch(n, s);
     }
 
-    Stmt visit_RoleBlock(const RoleBlockNode& n, const Stmt&) override {
+    Stmt visit_RoleBlock(const RoleBlockNode& n, const Stmt& s) override {
+        ReadsThreadIndex reads;
+        reads.visit(n.body);
+        if (reads.found) {
+            diags.report(DiagKind::NotYetLowered, n.span, {"T.ws role that reads the thread index (roles run on the whole block here)", "CUDA"});
+            return s;
+        }
         diags.report(DiagKind::FastPathNotTaken, n.span,
                      {"warp specialisation of this `T.ws` role",
                       "its tile ops run on all the block's threads in program order, its mbarrier arrivals on its own warp groups only",
