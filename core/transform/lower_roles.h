@@ -6,7 +6,8 @@
 // of TileLang's specialised warp groups, said in a remark at each role. T.Pipelined loops whose
 // stages the user synchronises with roles run as written (serial): the software pipeline would
 // move copies across the user's barriers. Marks the function `tp.user_barriers` when it has
-// mbarriers, so the automatic producer/consumer split leaves it alone.
+// mbarriers, so the automatic producer/consumer split leaves it alone. A role whose code reads
+// the thread index means its own threads there, so it is refused (NotYetLowered) at its line.
 #pragma once
 
 #include "ir/ir.h"
