@@ -234,11 +234,12 @@ void lay_out_channels(Plan& plan) {
 
 // The launch rebuilt: one more warpgroup, the tiles' allocations as rings, the body split into
 // the two roles.
-PrimFuncPtr relaunch(const PrimFuncPtr& func, const Launch& launch, const Plan& plan) {
+PrimFuncPtr relaunch(const PrimFuncPtr& func, const Launch& launch, const Plan& plan, DiagnosticEngine& diags) {
     struct Relaunch : IRMutator {
         const KernelLaunchNode* k;
         const Stmt* top;
         const Plan* plan;
+        DiagnosticEngine* diags;
         Buffer mutate_buffer(const Buffer& b) override {
             for (const auto& ch : plan->channels)
                 if (ch.tile == b) return ch.ring;
@@ -262,13 +263,14 @@ PrimFuncPtr relaunch(const PrimFuncPtr& func, const Launch& launch, const Plan& 
                                                       n.span);
         }
         Stmt visit_stmt(const Stmt& s) override {
-            if (s == *top) return rewrite_kernel_body(s, *plan, s->span);
+            if (s == *top) return rewrite_kernel_body(s, *plan, s->span, *diags);
             return IRMutator::visit_stmt(s);
         }
     } rl;
     rl.k = launch.node;
     rl.top = &launch.top;
     rl.plan = &plan;
+    rl.diags = &diags;
     auto out = std::make_shared<PrimFunc>(*func);
     out->body = rl.mutate(func->body);
     out->attrs["tp.ws"] = "producer-consumer";
@@ -371,7 +373,7 @@ PrimFuncPtr producer_consumer(const PrimFuncPtr& func, const Target& target, Dia
                                                std::to_string(target.smem_per_sm),
                       "one warpgroup issues every wgmma (fewer stages or smaller tiles would let two blocks share the SM)"});
     choose_persistent(plan, *func, k, launch.top, target, diags);
-    return drop_proxy_fences(relaunch(func, launch, plan), plan);
+    return drop_proxy_fences(relaunch(func, launch, plan, diags), plan);
 }
 
 bool is_warp_specialized(const PrimFunc& func) { return func.attrs.count("tp.ws") != 0; }

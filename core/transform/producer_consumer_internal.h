@@ -135,7 +135,10 @@ struct Rotation {
     std::vector<bool> after_tail;
     bool maybe_empty = true;  // the loop may run no iteration: guard the peeled parts
 };
-bool rotate_body(const ForNode& loop, const std::vector<Stmt>& body, const std::set<const BufferNode*>& channel_tiles, Rotation& out);
+// False with `why` set when the loop has the two groups rotation is for but cannot be rotated
+// (a remark at the loop), false with `why` empty when it does not apply at all.
+bool rotate_body(const ForNode& loop, const std::vector<Stmt>& body, const std::set<const BufferNode*>& channel_tiles, Rotation& out,
+                 std::string& why);
 
 // --- consumer groups (producer_consumer_groups.cpp) -----------------------------------------
 // Whether the block's one consumer warpgroup should become several groups along a block axis,
@@ -165,6 +168,6 @@ void choose_persistent(Plan& plan, const PrimFunc& func, const KernelLaunchNode&
 
 // The kernel body rebuilt: under the launch's allocations (channel tiles become their rings)
 // the barriers are initialised, then a WarpRoles node runs the producer and the consumers.
-Stmt rewrite_kernel_body(const Stmt& top, const Plan& plan, Span span);
+Stmt rewrite_kernel_body(const Stmt& top, const Plan& plan, Span span, DiagnosticEngine& diags);
 
 }  // namespace tp::transform::pc

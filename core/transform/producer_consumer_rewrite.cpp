@@ -74,6 +74,7 @@ class Builder {
 public:
     const Plan& plan;
     Span span;
+    DiagnosticEngine& diags;  // remarks where a loop cannot be rotated
     Buffer mbar;
     // Each role keeps its own ring position per channel: the slot (rings of two or more) and
     // the parity of the slot's current use.
@@ -81,7 +82,7 @@ public:
         std::vector<Buffer> slot, phase;
     } prod, cons;
 
-    Builder(const Plan& p, Span sp) : plan(p), span(sp) {
+    Builder(const Plan& p, Span sp, DiagnosticEngine& d) : plan(p), span(sp), diags(d) {
         mbar = std::make_shared<BufferNode>("tp_mbar", DataType(DataType::UInt, 64), std::vector<Expr>{int_imm(plan.barriers)},
                                             Scope::Shared, sp);
         for (Role* r : {&prod, &cons}) {
@@ -298,7 +299,12 @@ public:
         const bool defer = channels && defer_tail(f, list, tail);
         const bool turns = channels && plan.turns && wants_turns(list);
         Rotation rot;
-        const bool rotate = channels && !defer && plan.rotate && rotate_body(f, list, channel_tiles(list), rot);
+        std::string why;
+        const bool rotate = channels && !defer && plan.rotate && rotate_body(f, list, channel_tiles(list), rot, why);
+        if (!why.empty())
+            diags.report(DiagKind::FastPathNotTaken, f.span,
+                         {"software pipelining of the consumer loop (its last wgmma group overlapping the next iteration)", why,
+                          "each iteration waits for its last group before the next begins"});
         std::vector<Stmt> body = rotate ? rotated_body(rot) : consume_list(list, defer ? &tail : nullptr);
         if (turns) body = with_turns(body);
         auto n = std::make_shared<ForNode>(f);
@@ -533,8 +539,8 @@ public:
 
 }  // namespace
 
-Stmt rewrite_kernel_body(const Stmt& top, const Plan& plan, Span span) {
-    Builder b(plan, span);
+Stmt rewrite_kernel_body(const Stmt& top, const Plan& plan, Span span, DiagnosticEngine& diags) {
+    Builder b(plan, span, diags);
     return b.build(top);
 }
 

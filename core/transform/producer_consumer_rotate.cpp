@@ -133,18 +133,25 @@ struct Substitute : IRMutator {
 
 }  // namespace
 
-bool rotate_body(const ForNode& loop, const std::vector<Stmt>& body, const std::set<const BufferNode*>& channel_tiles, Rotation& out) {
+bool rotate_body(const ForNode& loop, const std::vector<Stmt>& body, const std::set<const BufferNode*>& channel_tiles, Rotation& out,
+                 std::string& why) {
+    auto refuse = [&](std::string w) {
+        why = std::move(w);
+        return false;
+    };
     std::vector<size_t> issues;
     for (size_t j = 0; j < body.size(); ++j)
         if (evaluated_call(body[j], "tp.async_call")) issues.push_back(j);
-    if (issues.size() != 2 || body.empty() || !evaluated_call(body.back(), "tp.async_wait")) return false;
+    if (issues.size() < 2) return false;  // one group: the deferred wait is its overlap (nothing to say)
+    if (issues.size() != 2) return refuse("the loop issues " + std::to_string(issues.size()) + " wgmma groups; rotation overlaps the second of two");
+    if (!evaluated_call(body.back(), "tp.async_wait")) return refuse("the loop does not end by waiting for its last wgmma group");
     const size_t first = issues[0], last = issues[1];
     std::set<const BufferNode*> acc, operands;
     issue_buffers(*evaluated_call(body[last], "tp.async_call"), acc, operands);
     // The body's last statement waits for the last group (it names what that group writes).
     Access tail_wait;
     tail_wait.visit(body.back());
-    if (!meet(tail_wait.writes, acc)) return false;
+    if (!meet(tail_wait.writes, acc)) return refuse("the loop's last wait is not for its last wgmma group");
     // The tail: the last issue and the statements right before it that update its accumulator
     // or copy the tiles it reads.
     size_t c = last;
@@ -155,25 +162,28 @@ bool rotate_body(const ForNode& loop, const std::vector<Stmt>& body, const std::
         auto* copy = s->as<CopyOpNode>();
         bool feeds = copy && channel_tiles.count(copy->dst.buffer.get()) && operands.count(copy->dst.buffer.get());
         if (!feeds && !meet(a.reads, acc) && !meet(a.writes, acc)) break;
-        if (evaluated_call(s, "tp.async_wait")) return false;
+        if (evaluated_call(s, "tp.async_wait")) return refuse("the last group's inputs wait for another wgmma group");
         --c;
     }
-    if (c == first + 1) return false;  // nothing of iteration k would run beside the group
+    if (c == first + 1) return refuse("nothing between the two wgmma groups could run beside the second");
     // A tile the tail reads that is copied between the two issues (V copied before the softmax)
     // would be waited for and released in iteration k while k's tail reads it in k + 1: the
     // channel's window and ring slot cannot follow the read across the rotation.
     for (size_t j = first + 1; j < c; ++j)
         if (auto* copy = body[j]->as<CopyOpNode>(); copy && channel_tiles.count(copy->dst.buffer.get()) && operands.count(copy->dst.buffer.get()))
-            return false;
+            return refuse("`" + copy->dst.buffer->name +
+                          "`, which the second wgmma group reads, is copied between the two groups: its ring slot would be released "
+                          "before the next iteration reads it (copy it before the first gemm)");
     for (size_t j = c; j < last; ++j)
-        if (evaluated_call(body[j], "tp.async_wait")) return false;
-    if (last + 2 != body.size()) return false;  // only the wait follows the last issue
+        if (evaluated_call(body[j], "tp.async_wait")) return refuse("the second wgmma group's inputs wait for the first group");
+    if (last + 2 != body.size()) return refuse("statements follow the wait for the last wgmma group");
     // Iteration k's head (through its first issue) now runs before iteration k-1's tail.
     std::vector<Stmt> head(body.begin(), body.begin() + static_cast<std::ptrdiff_t>(first + 1));
     std::vector<Stmt> tail(body.begin() + static_cast<std::ptrdiff_t>(c), body.begin() + static_cast<std::ptrdiff_t>(last + 1));
     tail.push_back(body.back());
     Access h = access_of(head), t = access_of(tail);
-    if (meet(h.writes, t.reads) || meet(h.writes, t.writes) || meet(h.reads, t.writes)) return false;
+    if (meet(h.writes, t.reads) || meet(h.writes, t.writes) || meet(h.reads, t.writes))
+        return refuse("the loop's statements up to its first wgmma group touch what the last group reads or writes");
 
     // Channel copies keep their node: the consumers only wait for them (the producer walks the
     // loop as written), and the node is the channel's identity.

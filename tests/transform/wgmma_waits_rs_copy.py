@@ -1,11 +1,14 @@
 # RUN: %tilec compile %s --arch sm_90a --print-after=wgmma-waits --emit lowered 2>&1 | FileCheck %s
 # RUN: %tilec compile %s --arch sm_90a --no-lineinfo --emit cuda 2>&1 | FileCheck %s --check-prefix=CUDA
+# RUN: %tilec compile %s --arch sm_90a --remarks --emit cuda -o %t.cu 2>&1 | FileCheck %s --check-prefix=REMARK
 # wgmma-waits: a group that reads registers (Q hoisted into an RS operand) keeps its wait above
 # the next copy from global into shared memory, which producer_consumer turns into an mbarrier
 # spin loop: with that loop between an RS wgmma's issue and its wait, ptxas 13.0 gave P the
 # registers of the loop-invariant Q.
 # The V copy sits between the two gemms, so the consumers' loop is not rotated (rotation would
 # run P V of tile t in iteration t + 1, after V's ring slot was released; it failed to compile).
+# The refusal is said at the loop, with the tile that stops it.
+# REMARK: wgmma_waits_rs_copy.py:[[@LINE+28]]:13: remark: software pipelining of the consumer loop {{.*}} not used: `v`, which the second wgmma group reads, is copied between the two groups
 # CUDA-NOT: for (int t = 1;
 # CUDA: tp::mbar_wait(&tp_mbar[(6 + tp_v_c_slot)]
 # CUDA: tp::gemm_wgmma_rs_packed<64, 64, 64, 4, 1, false, half_t>(&p[0], &v[(tp_v_c_slot * 4096)]
