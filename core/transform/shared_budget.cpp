@@ -23,8 +23,12 @@ int64_t shared_bytes(const PrimFunc& f, bool aligned, const std::map<const Buffe
                 int64_t elems = 1;
                 for (const auto& d : b->shape) elems = as_const_int(d) ? elems * *as_const_int(d) : 0;
                 auto it = scale->find(b.get());
-                int64_t bytes = elems * b->dtype.bytes() * (it == scale->end() ? 1 : it->second);
-                int64_t align = aligned && b->shape.size() > 1 ? 1024 : 16;
+                const int64_t times = it == scale->end() ? 1 : it->second;
+                int64_t bytes = elems * b->dtype.bytes() * times;
+                // A scaled buffer becomes a ring or a stack with one more dimension, and is laid
+                // out as one (a ring of 1-D rows is 1024-byte aligned like any 2-D tile).
+                const size_t rank = b->shape.size() + (times > 1 ? 1 : 0);
+                int64_t align = aligned && rank > 1 ? 1024 : 16;
                 end = (end + align - 1) / align * align + bytes;
             }
             IRVisitor::visit_Allocate(n, s);
