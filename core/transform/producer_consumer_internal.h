@@ -135,6 +135,16 @@ struct Rotation {
     std::vector<bool> after_tail;
     bool maybe_empty = true;  // the loop may run no iteration: guard the peeled parts
 };
+// Moves the channel copies (tiles in `movable`) that follow the loop body's first wgmma group,
+// and that the group does not read, above that group when it reads registers the loop never
+// writes (an operand hoisted out of the loop): the consumers then wait for every tile before
+// the first issue. With such a wait (an mbarrier spin loop) between that group and a later
+// register-operand group, ptxas 13.0 gave the loop-invariant registers to values computed
+// later (TileLang's example_mha_bwd_bhsd flashattn_fwd read P back as Q: rel. error 0.79 on
+// the H200, SASS in docs/tensorcore-templates.md); with the waits first the loop has the shape
+// of the attention kernels that run correctly.
+void wait_channels_first(std::vector<Stmt>& body, const std::set<const BufferNode*>& movable);
+
 // False with `why` set when the loop has the two groups rotation is for but cannot be rotated
 // (a remark at the loop), false with `why` empty when it does not apply at all.
 bool rotate_body(const ForNode& loop, const std::vector<Stmt>& body, const std::set<const BufferNode*>& channel_tiles, Rotation& out,

@@ -305,6 +305,9 @@ public:
             diags.report(DiagKind::FastPathNotTaken, f.span,
                          {"software pipelining of the consumer loop (its last wgmma group overlapping the next iteration)", why,
                           "each iteration waits for its last group before the next begins"});
+        // Only a loop left as written: a rotated one already waits for its tiles in the order
+        // that runs correctly, and moving a wait into its head would stop the rotation.
+        if (channels && !rotate && !defer) wait_channels_first(list, lone_channel_tiles(list));
         std::vector<Stmt> body = rotate ? rotated_body(rot) : consume_list(list, defer ? &tail : nullptr);
         if (turns) body = with_turns(body);
         auto n = std::make_shared<ForNode>(f);
@@ -352,6 +355,21 @@ public:
         Stmt seq = make_seq(out, f.span);
         for (const auto& [ch, prev] : tail.prev_slot) seq = std::make_shared<AllocateNode>(prev, int_imm(0), seq, span);
         return std::make_shared<AllocateNode>(tail.in_flight, int_imm(0), seq, span);
+    }
+
+    // Tiles of the channels in `list` that are not grouped with others (a group keeps its
+    // members adjacent).
+    std::set<const BufferNode*> lone_channel_tiles(const std::vector<Stmt>& list) const {
+        std::set<const BufferNode*> tiles;
+        for (const auto& s : list) {
+            auto* c = s->as<CopyOpNode>();
+            auto it = c ? plan.by_copy.find(c) : plan.by_copy.end();
+            if (it == plan.by_copy.end()) continue;
+            bool alone = plan.channels[it->second].leader == it->second;
+            for (size_t i = 0; i < plan.channels.size() && alone; ++i) alone = i == it->second || plan.channels[i].leader != it->second;
+            if (alone) tiles.insert(c->dst.buffer.get());
+        }
+        return tiles;
     }
 
     std::set<const BufferNode*> channel_tiles(const std::vector<Stmt>& list) const {

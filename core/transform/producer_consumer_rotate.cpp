@@ -133,6 +133,40 @@ struct Substitute : IRMutator {
 
 }  // namespace
 
+void wait_channels_first(std::vector<Stmt>& body, const std::set<const BufferNode*>& movable) {
+    size_t first = body.size();
+    for (size_t j = 0; j < body.size() && first == body.size(); ++j)
+        if (evaluated_call(body[j], "tp.async_call")) first = j;
+    if (first == body.size()) return;
+    std::set<const BufferNode*> writes, reads;
+    issue_buffers(*evaluated_call(body[first], "tp.async_call"), writes, reads);
+    Access loop;  // a wait names the registers its group reads, but does not write them
+    for (const auto& st : body)
+        if (!evaluated_call(st, "tp.async_wait")) loop.visit(st);
+    const bool invariant_registers =
+        std::any_of(reads.begin(), reads.end(), [&](const BufferNode* b) { return b->scope != Scope::Shared && !loop.writes.count(b); });
+    if (!invariant_registers) return;
+    std::vector<Stmt> ahead, rest;
+    for (size_t j = first + 1; j < body.size(); ++j) {
+        auto* c = body[j]->as<CopyOpNode>();
+        const BufferNode* tile = c ? c->dst.buffer.get() : nullptr;
+        bool move = tile && movable.count(tile) && !reads.count(tile);
+        if (move) {
+            // Nothing between the first group and the copy may touch the tile.
+            Access between =
+                access_of(std::vector<Stmt>(body.begin() + static_cast<std::ptrdiff_t>(first), body.begin() + static_cast<std::ptrdiff_t>(j)));
+            move = !between.reads.count(tile) && !between.writes.count(tile);
+        }
+        (move ? ahead : rest).push_back(body[j]);
+    }
+    if (ahead.empty()) return;
+    std::vector<Stmt> out(body.begin(), body.begin() + static_cast<std::ptrdiff_t>(first));
+    out.insert(out.end(), ahead.begin(), ahead.end());
+    out.push_back(body[first]);
+    out.insert(out.end(), rest.begin(), rest.end());
+    body = std::move(out);
+}
+
 bool rotate_body(const ForNode& loop, const std::vector<Stmt>& body, const std::set<const BufferNode*>& channel_tiles, Rotation& out,
                  std::string& why) {
     auto refuse = [&](std::string w) {

@@ -25,24 +25,11 @@ Named named_buffers(const CallNode& wait) {
     return out;
 }
 
-// Whether the group reads registers while it runs (an RS wgmma's A operand).
-bool reads_registers(const Named& named) {
-    for (const BufferNode* b : named.read)
-        if (b->scope == Scope::Local) return true;
-    return false;
-}
-
 // What a statement does that a wait may not move past: any access to what the group writes,
 // a write to what it reads (reading a tile the group also reads is no conflict), a barrier.
 // The tile ops still here say what they write and whether they are a barrier (T.print).
-// With `spin_stop`, also a copy from global into shared memory: producer_consumer turns it
-// into an mbarrier wait, a spin loop, and ptxas 13.0 miscompiles an RS wgmma whose issue and
-// wait have such a loop between them: it gave a later fragment (P of attention) the registers
-// of the loop-invariant A operand (Q hoisted into registers) and the next iteration's
-// Q K^T read P (TileLang's example_mha_bwd_bhsd flashattn_fwd, rel. error 0.79 on the H200).
 struct Scan : ops::OpAccessVisitor {
     const Named* named = nullptr;
-    bool spin_stop = false;
     bool touches = false, barrier = false, nested_async = false;
     int depth = 0;
     void visit_buffer(const Buffer& b) override {
@@ -54,11 +41,9 @@ struct Scan : ops::OpAccessVisitor {
         write(n.buffer.get());
         IRVisitor::visit_BufferStore(n, s);
     }
-    void on_op(const StmtNode& n, const ops::OpAccess& a) override {
+    void on_op(const StmtNode&, const ops::OpAccess& a) override {
         for (const auto& w : a.writes) write(w.buffer.get());
         barrier |= a.barrier;
-        if (auto* c = dynamic_cast<const CopyOpNode*>(&n); c && spin_stop)
-            barrier |= c->src.buffer->scope == Scope::Global && c->dst.buffer->scope == Scope::Shared;
     }
     void visit_Call(const CallNode& n, const Expr& e) override {
         barrier |= n.op == "__syncthreads" || n.op == "tp.sync_call" || n.op == "tp.async_wait";
@@ -77,13 +62,11 @@ std::vector<Stmt> place(std::vector<Stmt> list) {
         const CallNode* wait = evaluated_call(list[w], "tp.async_wait");
         if (!wait) continue;
         auto named = named_buffers(*wait);
-        const bool spin_stop = reads_registers(named);
         int64_t pending = as_const_int(wait->args[0]).value_or(0);
         size_t j = w + 1;
         for (; j < list.size(); ++j) {
             Scan sc;
             sc.named = &named;
-            sc.spin_stop = spin_stop;
             sc.visit(list[j]);
             if (sc.touches || sc.barrier || sc.nested_async) break;
             if (evaluated_call(list[j], "tp.async_call")) ++pending;
