@@ -184,7 +184,9 @@ Value Evaluator::subscript(const Value& v, const Value& idx, Span span, Span idx
                     if (!e->dtype.is_int()) fail(DiagKind::TypeMismatch, idx_span, {"buffer indices must be integers, got " + e->dtype.name()});
                     ie.push_back(e);
                 }
-                return Value::expr(std::make_shared<ir::BufferLoadNode>(b, std::move(ie), span));
+                ir::Buffer real = b;
+                view_element(*this, real, ie);
+                return Value::expr(std::make_shared<ir::BufferLoadNode>(real, std::move(ie), span));
             }
             auto r = std::make_shared<RegionObj>();
             r->buffer = b;

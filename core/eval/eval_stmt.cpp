@@ -121,7 +121,9 @@ void Evaluator::assign(const ast::Expr& target, const Value& v, const std::share
             }
             ir::Expr val = to_expr(v, vspan);
             if (!(val->dtype == b->dtype)) val = ir::make_cast(b->dtype, val, vspan);
-            stager.emit(std::make_shared<ir::BufferStoreNode>(b, std::move(ie), val, target.span));
+            ir::Buffer real = b;
+            view_element(*this, real, ie);
+            stager.emit(std::make_shared<ir::BufferStoreNode>(real, std::move(ie), val, target.span));
             return;
         }
         if (base.kind == VK::List) {
@@ -218,7 +220,9 @@ Flow Evaluator::exec(const ast::Stmt& s, const std::shared_ptr<Scope>& sc) {
                     for (const auto& x : index_list(idx)) ie.push_back(to_expr(x, sub->slice->span, "index"));
                     ir::Expr val = to_expr(nv, s.span);
                     if (!(val->dtype == b->dtype)) val = ir::make_cast(b->dtype, val, s.span);
-                    stager.emit(std::make_shared<ir::BufferStoreNode>(b, std::move(ie), val, s.span));
+                    ir::Buffer real = b;
+                    view_element(*this, real, ie);
+                    stager.emit(std::make_shared<ir::BufferStoreNode>(real, std::move(ie), val, s.span));
                     return Flow::Normal;
                 }
                 if (base.kind == VK::List && !is_ir(idx)) {

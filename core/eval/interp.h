@@ -119,6 +119,8 @@ public:
     }
     Value return_value;
     std::string name_hint;  // target of `x = T.alloc_...(...)`, names the buffer
+    // T.reshape / T.view: each view (kept alive here) and the buffer whose elements it shows.
+    std::map<const ir::BufferNode*, std::pair<ir::Buffer, ir::Buffer>> buffer_views;
 
 private:
     void index_globals();

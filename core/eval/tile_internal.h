@@ -22,6 +22,7 @@ void register_tile_math(std::vector<TileBuiltin>& out);    // exp, max, cast, if
 void register_tile_hints(std::vector<TileBuiltin>& out);   // set_max_nreg, disable_warp_group_reg_alloc, sync_threads
 void register_tile_layout(std::vector<TileBuiltin>& out);  // Layout, annotate_layout
 void register_tile_barriers(std::vector<TileBuiltin>& out);  // alloc_barrier, mbarrier_*, barrier_*, tma_copy, ws
+void register_tile_views(std::vector<TileBuiltin>& out);     // reshape, view
 
 // Resolves `T.<name>`: builtins, dtypes (T.float16), T.GemmWarpPolicy, T.Tensor, ...
 std::optional<Value> tile_attr(Evaluator& ev, const std::string& name, Span span);
@@ -60,5 +61,15 @@ void require_kernel(Evaluator& ev, const std::string& what, Span span);
 RegionObj as_region(Evaluator& ev, const Value& v, Span span, const char* what);
 // Fills point-index extents of a from b's extents aligned to trailing dims (TileLang's rule).
 ir::BufferRegion complete_region(Evaluator& ev, const RegionObj& a, const RegionObj* other, Span span);
+
+// T.reshape / T.view (tile_views.cpp). Whether `b` is a view; an element index of a view
+// rewritten into the buffer it views (`b` and `idx` replaced, other buffers left alone).
+bool is_view(const Evaluator& ev, const ir::Buffer& b);
+void view_element(const Evaluator& ev, ir::Buffer& b, std::vector<ir::Expr>& idx);
+// T.copy, T.fill / T.clear and T.reduce_* with a view operand, staged as element loops over
+// the viewed buffer; false (nothing staged) when no operand is a view.
+bool copy_through_view(Evaluator& ev, const ir::BufferRegion& src, const ir::BufferRegion& dst, Span span);
+bool fill_through_view(Evaluator& ev, const ir::BufferRegion& dst, const ir::Expr& value, Span span);
+bool reduce_through_view(Evaluator& ev, ir::ReduceKind kind, const ir::Buffer& src, const ir::Buffer& dst, int dim, bool clear, Span span);
 
 }  // namespace tp::eval

@@ -206,9 +206,12 @@ void register_tile_ops(Reg& r) {
                 std::vector<ir::Expr> si, di;
                 for (const auto& d : src.dims) si.push_back(d.min);
                 for (const auto& d : dst.dims) di.push_back(d.min);
-                ir::Expr v = std::make_shared<ir::BufferLoadNode>(src.buffer, si, rd.span(0));
-                if (!(v->dtype == dst.buffer->dtype)) v = ir::make_cast(dst.buffer->dtype, v, a.span);
-                ev.stager.emit(std::make_shared<ir::BufferStoreNode>(dst.buffer, di, v, a.span));
+                ir::Buffer sb = src.buffer, db = dst.buffer;
+                view_element(ev, sb, si);
+                view_element(ev, db, di);
+                ir::Expr v = std::make_shared<ir::BufferLoadNode>(sb, si, rd.span(0));
+                if (!(v->dtype == db->dtype)) v = ir::make_cast(db->dtype, v, a.span);
+                ev.stager.emit(std::make_shared<ir::BufferStoreNode>(db, di, v, a.span));
                 return Value::none();
             }
             ir::BufferRegion s = complete_region(ev, src, &dst, rd.span(0));
@@ -217,6 +220,7 @@ void register_tile_ops(Reg& r) {
             if (se && de && *se != *de)
                 ev.fail(DiagKind::ShapeMismatch, a.span,
                         {"`T.copy` from `" + s.buffer->name + "` " + dims_text(*se) + " to `" + d.buffer->name + "` " + dims_text(*de)});
+            if (copy_through_view(ev, s, d, a.span)) return Value::none();
             auto node = std::make_shared<ir::CopyOpNode>(s, d, a.span);
             if (const Value* cw = rd.get(2); cw && !cw->is_none())
                 node->coalesced_width = static_cast<int>(ev.as_int(*cw, rd.span(2), "coalesced_width"));
@@ -231,6 +235,10 @@ void register_tile_ops(Reg& r) {
             ir::BufferRegion A = complete_region(ev, as_region(ev, rd.require(0), rd.span(0), "T.gemm"), nullptr, rd.span(0));
             ir::BufferRegion B = complete_region(ev, as_region(ev, rd.require(1), rd.span(1), "T.gemm"), nullptr, rd.span(1));
             ir::BufferRegion C = complete_region(ev, as_region(ev, rd.require(2), rd.span(2), "T.gemm"), nullptr, rd.span(2));
+            for (const auto* x : {&A, &B, &C})
+                if (is_view(ev, x->buffer))
+                    ev.fail(DiagKind::UnsupportedConstruct, a.span,
+                            {"`T.gemm` on `" + x->buffer->name + "`, a view made by T.reshape / T.view", "; give T.gemm the buffer it views"});
             auto node = std::make_shared<ir::GemmOpNode>(A, B, C, a.span);
             if (const Value* v = rd.get(3)) node->transpose_A = ev.as_bool(*v, rd.span(3), "transpose_A");
             if (const Value* v = rd.get(4)) node->transpose_B = ev.as_bool(*v, rd.span(4), "transpose_B");
@@ -267,6 +275,7 @@ void register_tile_ops(Reg& r) {
         ir::BufferRegion d = complete_region(ev, as_region(ev, rd.require(0), rd.span(0), "T.fill"), nullptr, rd.span(0));
         ir::Expr v = ev.to_expr(rd.require(1), rd.span(1), "fill value");
         if (!(v->dtype == d.buffer->dtype)) v = ir::make_cast(d.buffer->dtype, v, rd.span(1));
+        if (fill_through_view(ev, d, v, a.span)) return Value::none();
         ev.stager.emit(std::make_shared<ir::FillOpNode>(d, v, a.span));
         return Value::none();
     });
@@ -276,6 +285,7 @@ void register_tile_ops(Reg& r) {
         ir::BufferRegion d = complete_region(ev, as_region(ev, rd.require(0), rd.span(0), "T.clear"), nullptr, rd.span(0));
         ir::DataType t = d.buffer->dtype;
         ir::Expr zero = t.is_float() ? ir::float_imm(0, t, a.span) : ir::int_imm(0, t, a.span);
+        if (fill_through_view(ev, d, zero, a.span)) return Value::none();
         ev.stager.emit(std::make_shared<ir::FillOpNode>(d, zero, a.span));
         return Value::none();
     });
@@ -316,6 +326,7 @@ void register_tile_ops(Reg& r) {
                     ev.fail(DiagKind::ShapeMismatch, a.span,
                             {"`T." + name + "` of `" + src->name + "` along dim " + std::to_string(dim) + " gives " + dims_text(expect) + " but `" +
                              dst->name + "` is " + dims_text(got)});
+                if (reduce_through_view(ev, reduce_kind(name), src, dst, static_cast<int>(dim), clear, a.span)) return Value::none();
                 ev.stager.emit(std::make_shared<ir::ReduceOpNode>(reduce_kind(name), src, dst, static_cast<int>(dim), clear, a.span));
                 return Value::none();
             });
@@ -330,7 +341,10 @@ void register_tile_ops(Reg& r) {
             if (!tile_src && all_points(dst)) {
                 ir::BufferRegion d;
                 d.buffer = dst.buffer;
-                for (const auto& dm : dst.dims) d.region.push_back({dm.min, ir::int_imm(1)});
+                std::vector<ir::Expr> at;
+                for (const auto& dm : dst.dims) at.push_back(dm.min);
+                view_element(ev, d.buffer, at);
+                for (const auto& i : at) d.region.push_back({i, ir::int_imm(1)});
                 ir::Expr v = ev.to_expr(val, rd.span(1), "atomic_add value");
                 if (!(v->dtype == dst.buffer->dtype)) v = ir::make_cast(dst.buffer->dtype, v, rd.span(1));
                 if (const Value* rp = rd.get(3); rp && ev.truthy(*rp, rd.span(3))) return atomic_add_prev(ev, d, v, a.span);
@@ -343,6 +357,11 @@ void register_tile_ops(Reg& r) {
             RegionObj src = as_region(ev, val, rd.span(1), "T.atomic_add");
             ir::BufferRegion d = complete_region(ev, dst, &src, rd.span(0));
             ir::BufferRegion s = complete_region(ev, src, &dst, rd.span(1));
+            for (const auto* x : {&d, &s})
+                if (is_view(ev, x->buffer))
+                    ev.fail(DiagKind::UnsupportedConstruct, a.span,
+                            {"a tile `T.atomic_add` with `" + x->buffer->name + "`, a view made by T.reshape / T.view",
+                             "; add element by element in a T.Parallel loop"});
             auto se = squeezed(s.region), de = squeezed(d.region);
             if (se && de && *se != *de)
                 ev.fail(DiagKind::ShapeMismatch, a.span,
