@@ -348,6 +348,7 @@ Flow Evaluator::exec(const ast::Stmt& s, const std::shared_ptr<Scope>& sc) {
             Value ctx = eval(*w.items[0].context_expr, sc);
             if (ctx.kind == VK::Kernel) return exec_kernel_with(*this, w, ctx, sc);
             if (ctx.kind == VK::Role) return exec_role_with(*this, w, ctx, sc);
+            if (is_attr_scope(ctx)) return exec_attr_with(*this, w, ctx, sc);
             fail(DiagKind::UnsupportedConstruct, w.items[0].context_expr->span,
                  {"with " + type_name(ctx), "; only `with T.Kernel(...)` and `with T.ws(...)` are staged"});
         }

@@ -38,6 +38,7 @@ struct KernelContext {
     ir::DataType index_type = ir::DataType::int32();  // int64 where tensors or the launch reach 2^31
     std::set<std::string> buffer_names;          // unique names within the kernel
     bool in_role = false;                        // inside `with T.ws(...)` (roles do not nest)
+    std::shared_ptr<const Obj> reducer;          // inside `with T.attr(T.comm_reducer(...), "reduce_scope", ...)`
     // T.Layout annotations of global tensors, applied to the whole body when the kernel closes.
     std::vector<transform::GlobalLayout> global_layouts;
 };

@@ -23,6 +23,7 @@ void register_tile_hints(std::vector<TileBuiltin>& out);   // set_max_nreg, disa
 void register_tile_layout(std::vector<TileBuiltin>& out);  // Layout, annotate_layout
 void register_tile_barriers(std::vector<TileBuiltin>& out);  // alloc_barrier, mbarrier_*, barrier_*, tma_copy, ws
 void register_tile_views(std::vector<TileBuiltin>& out);     // reshape, view
+void register_tile_allreduce(std::vector<TileBuiltin>& out);  // comm_reducer, attr, tvm_thread_allreduce, evaluate
 
 // Resolves `T.<name>`: builtins, dtypes (T.float16), T.GemmWarpPolicy, T.Tensor, ...
 std::optional<Value> tile_attr(Evaluator& ev, const std::string& name, Span span);
@@ -50,11 +51,17 @@ struct RoleSpecObj : Obj {
 };
 Flow exec_role_with(Evaluator& ev, const ast::With& w, const Value& spec, const std::shared_ptr<Scope>& sc);
 
+// `with T.attr(T.comm_reducer(...), "reduce_scope", ...)` (tile_allreduce.cpp).
+bool is_attr_scope(const Value& v);
+Flow exec_attr_with(Evaluator& ev, const ast::With& w, const Value& scope, const std::shared_ptr<Scope>& sc);
+
 Flow exec_kernel_with(Evaluator& ev, const ast::With& w, const Value& spec, const std::shared_ptr<Scope>& sc);
 Flow exec_ir_for(Evaluator& ev, const ast::For& f, const LoopSpecObj& spec, const std::shared_ptr<Scope>& sc);
 // `range(...)` iterated inside a kernel becomes a serial IR loop.
 Value range_as_loop(Evaluator& ev, const RangeObj& r, Span span);
 
+// A buffer name not yet used in the open kernel: `base`, else base_1, base_2, ...
+std::string unique_name(Evaluator& ev, std::string base);
 // Requires that a tile op runs inside `with T.Kernel(...)`.
 void require_kernel(Evaluator& ev, const std::string& what, Span span);
 // Region operand of a tile op: a buffer, a sliced buffer or a point `A[i, j]`.

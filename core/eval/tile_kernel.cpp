@@ -16,15 +16,6 @@ void add(Reg& r, std::string name, std::string sig, std::string doc, std::string
     r.push_back({{std::move(name), std::move(sig), std::move(doc), std::move(cat)}, std::move(fn)});
 }
 
-std::string unique_name(Evaluator& ev, std::string base) {
-    if (base.empty()) base = "buf";
-    if (!ev.kernel) return base;
-    std::string n = base;
-    for (int k = 1; ev.kernel->buffer_names.count(n); ++k) n = base + "_" + std::to_string(k);
-    ev.kernel->buffer_names.insert(n);
-    return n;
-}
-
 // A tile that cannot fit where it lives is refused at its allocation, before any pass or
 // NVRTC sees it: a fragment larger than an SM's whole register file (65536 32-bit registers
 // on every supported target; NVRTC would spend minutes spilling it), a local array over
@@ -115,6 +106,15 @@ Value simple_loop(Evaluator& ev, CallArgs& a, const char* fname, LoopKind kind) 
 }
 
 }  // namespace
+
+std::string unique_name(Evaluator& ev, std::string base) {
+    if (base.empty()) base = "buf";
+    if (!ev.kernel) return base;
+    std::string n = base;
+    for (int k = 1; ev.kernel->buffer_names.count(n); ++k) n = base + "_" + std::to_string(k);
+    ev.kernel->buffer_names.insert(n);
+    return n;
+}
 
 Value range_as_loop(Evaluator& ev, const RangeObj& r, Span span) {
     auto s = std::make_shared<LoopSpecObj>();
