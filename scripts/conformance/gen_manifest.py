@@ -100,11 +100,16 @@ def entry_for(fac, sites, ev, module_env, text, rel, tilec, path):
     args = {k: render(v) for k, v in known.items() if k in needed}
     args = {k: v for k, v in args.items() if v is not None}
     src = "call at line %d (%s)" % best_site if best_site else "defaults"
-    if missing and fac.autotune and tilec:
-        tuned = autotune_first(tilec, path, fac.name, args)
-        args.update({k: v for k, v in tuned.items() if k in missing})
+    # An @autotune factory's parameters left at None are the tuner's to fill (TileLang's
+    # autotuner binds every config key the call does not pass).
+    open_params = [k for k, v in args.items() if v == "None"] if fac.autotune else []
+    if (missing or open_params) and fac.autotune and tilec:
+        tuned = autotune_first(tilec, path, fac.name, {k: v for k, v in args.items() if k not in open_params})
+        taken = {k: v for k, v in tuned.items() if k in missing or k in open_params}
+        args.update(taken)
         missing = [m for m in missing if m not in tuned]
-        src += ", first autotune config"
+        if taken or not open_params:
+            src += ", first autotune config"
     fn_src = ast.get_source_segment(text, fac.node) or ""
     sm100 = SM100_MARKERS.search(fn_src) or (SM100_MARKERS.search(text) and re.search(r"sm_?1[02]0|tcgen", rel))
     e = {"id": "%s:%s" % (rel, fac.name), "file": rel, "kernel": fac.name, "line": fac.node.lineno, "from": src,
