@@ -96,6 +96,20 @@ struct Eval : CStmt {
     void exec(Frame& fr) const override { (void)value->f(fr); }
 };
 
+// Thread mode: a block-wide statement. Every thread arrives, thread 0 runs it, every thread
+// goes on after it; a barrier (__syncthreads) is the arrival alone.
+struct Collective : CStmt {
+    CStmtP inner;
+    bool barrier_only = false;
+    void exec(Frame& fr) const override {
+        if (!fr.fibers) return inner->exec(fr);
+        fiber_barrier(fr, this, span);
+        if (barrier_only) return;
+        if (fr.thread_rank == 0) inner->exec(fr);
+        fiber_barrier(fr, reinterpret_cast<const char*>(this) + 1, span);
+    }
+};
+
 struct Break : CStmt {
     void exec(Frame& fr) const override { fr.breaking = true; }
 };
@@ -110,6 +124,12 @@ struct Alloc : CStmt {
     CStmtP body;
     void exec(Frame& fr) const override {
         BufView& v = fr.bufs[static_cast<size_t>(slot)];
+        // Thread mode: the block's buffers are thread 0's, which reaches each allocation first.
+        if (fr.leader && fr.leader != &fr && buf->scope != ir::Scope::Local && buf->scope != ir::Scope::Var) {
+            v = fr.leader->bufs[static_cast<size_t>(slot)];
+            body->exec(fr);
+            return;
+        }
         v.rank = static_cast<int>(shape.size());
         v.size = 1;
         for (int d = 0; d < v.rank; ++d) {
@@ -130,6 +150,8 @@ struct Alloc : CStmt {
 struct Launch : CStmt {
     std::vector<CExprP> grid;
     std::vector<VarSlot> block_vars, thread_vars;
+    std::vector<int64_t> thread_extents;
+    bool thread_mode = false;
     CStmtP body;
     void exec(Frame& fr) const override {
         if (fr.discover) {
@@ -138,6 +160,7 @@ struct Launch : CStmt {
             return;
         }
         for (size_t d = 0; d < block_vars.size() && d < 3; ++d) fr.ivars[static_cast<size_t>(block_vars[d].index)] = fr.block[d];
+        if (thread_mode) return run_block_threads(fr, *body, thread_vars, thread_extents);
         // Tile semantics: the block is one program; thread indices read as 0 (thread 0 is
         // also the thread TileLang prints buffers from).
         for (const auto& t : thread_vars) fr.ivars[static_cast<size_t>(t.index)] = 0;
@@ -147,7 +170,26 @@ struct Launch : CStmt {
 
 }  // namespace
 
+CStmtP compile_stmt_inner(Program& p, const ir::Stmt& s);
+
 CStmtP compile_stmt(Program& p, const ir::Stmt& s) {
+    if (!s || !p.thread_mode || p.block_wide_depth > 0) return compile_stmt_inner(p, s);
+    const bool sync = [&] {
+        auto* e = s->as<ir::EvaluateNode>();
+        auto* c = e ? e->value->as<ir::CallNode>() : nullptr;
+        return c && c->op == "__syncthreads";
+    }();
+    if (!sync && !block_wide(s)) return compile_stmt_inner(p, s);
+    auto n = std::make_unique<Collective>();
+    ++p.block_wide_depth;
+    n->inner = compile_stmt_inner(p, s);
+    --p.block_wide_depth;
+    n->barrier_only = sync;
+    n->span = s->span;
+    return n;
+}
+
+CStmtP compile_stmt_inner(Program& p, const ir::Stmt& s) {
     if (!s) return std::make_unique<Nop>();
     if (CStmtP op = compile_tile_op(p, s)) {
         op->span = s->span;
@@ -236,6 +278,8 @@ CStmtP compile_stmt(Program& p, const ir::Stmt& s) {
             p.block_vars = k->block_vars;
             p.thread_vars = k->thread_vars;
             p.block_threads = k->num_threads();
+            n->thread_extents = k->threads;
+            n->thread_mode = p.thread_mode;
             n->body = compile_stmt(p, k->body);
             out = std::move(n);
             break;

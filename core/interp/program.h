@@ -34,6 +34,7 @@ struct BufView {
 };
 
 struct Program;
+struct Fibers;
 
 // The state of one block's execution. One frame per worker thread, reused across blocks.
 // Thrown by poll_watchdog when the run is cancelled; run_on_cpu stops every block on it.
@@ -55,6 +56,12 @@ struct Frame {
     const std::atomic<bool>* expired = nullptr;
     double watchdog_s = 0;
     const std::atomic<bool>* cancel = nullptr;  // InterpOptions::cancel, polled with the watchdog
+    // Thread mode (threads.cpp): the block's threads as fibers; this frame is thread
+    // `thread_rank`'s, `leader` thread 0's (shared and fragment buffers live there).
+    Fibers* fibers = nullptr;
+    int64_t thread_rank = 0;
+    Frame* leader = nullptr;
+    std::shared_ptr<Fibers> fiber_pool;  // a worker's fibers, kept from block to block
     void poll_watchdog(Span span) const {
         if (expired && expired->load(std::memory_order_relaxed)) throw_timeout(span);
         if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled{};
@@ -101,6 +108,10 @@ struct Program {
     std::vector<ir::Var> block_vars;   // from the KernelLaunch (filled while compiling)
     std::vector<ir::Var> thread_vars;
     bool has_print = false;
+    // Thread mode: the kernel is written at thread level (see thread_level); while compiling,
+    // how deep inside a block-wide statement (whose inside thread 0 runs alone) we are.
+    bool thread_mode = false;
+    int block_wide_depth = 0;
     // While compiling: threads of the block, and of the enclosing `T.ws` role (0 outside one);
     // an mbarrier arrive counts one arrival per thread that runs it.
     int64_t block_threads = 1, role_threads = 0;
@@ -116,6 +127,16 @@ CStmtP compile_stmt(Program& p, const ir::Stmt& s);
 CStmtP compile_tile_op(Program& p, const ir::Stmt& s);  // null when s is not a tile op
 // `with T.ws` roles and mbarrier operations (barriers.cpp); null for any other statement.
 CStmtP compile_role_or_barrier(Program& p, const ir::Stmt& s);
+
+// Thread mode (threads.cpp). Whether a kernel reads its thread index in per-thread code and
+// has no block-wide statement under control flow that depends on it (nor warp roles or named
+// barriers): such a kernel runs each block as its threads. Whether a statement is block-wide
+// (a tile op on shared, fragment or global tiles, a T.Parallel loop); the fibers' barrier; one
+// block run as its threads.
+bool thread_level(const ir::PrimFunc& f);
+bool block_wide(const ir::Stmt& s);
+void fiber_barrier(Frame& fr, const void* at, Span span);
+void run_block_threads(Frame& fr, const CStmt& body, const std::vector<VarSlot>& thread_vars, const std::vector<int64_t>& extents);
 
 // Helpers shared by the statement and tile-op closures (access.cpp).
 std::string block_text(const Frame& fr);

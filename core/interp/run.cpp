@@ -122,13 +122,15 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
     InterpReport rep;
     Program prog;
     prog.file = opts.source_path;
+    prog.thread_mode = interp::thread_level(f);
     try {
         prog.root = compile_stmt(prog, f.body);
     } catch (const RunError& e) {
         rep.diagnostics.push_back(e.diag);
         return rep;
     }
-    if (auto w = thread_index_warning(f, opts.source_path)) rep.warnings.push_back(*w);
+    if (!prog.thread_mode)
+        if (auto w = thread_index_warning(f, opts.source_path)) rep.warnings.push_back(*w);
 
     // Bind parameters: globals become shared double arrays, scalars and symbolic dims slots.
     // Slots are created first so the template frame has room for all of them.

@@ -2,9 +2,9 @@
 # combiner, [identity]), "reduce_scope", ...)` around `T.tvm_thread_allreduce(1, value, True,
 # out[0], ty)` combines value over the threads that differ only in ty; every thread gets the
 # result. Staged as a shared slot per thread, one barrier and a fold in thread order.
-# With 4 x 8 threads, value (tx + 1) * (ty + 1): S[tx] = 36 (tx + 1), M[tx] = 8 (tx + 1) (the
-# interpreter runs a block as one program, thread 0, so these values are checked on the GPU).
+# With 4 x 8 threads, value (tx + 1) * (ty + 1): S[tx] = 36 (tx + 1), M[tx] = 8 (tx + 1).
 # RUN: %tilec compile %s --emit ir | FileCheck %s
+# RUN: %tilec run %s --device cpu | FileCheck --check-prefix=CPU %s
 # RUN: %tilec compile %s --arch sm_80 --emit ptx -o %t.ptx
 # RUN: not %tilec compile %s --emit ir -D outside=True 2>&1 | FileCheck --check-prefix=OUTSIDE %s
 # RUN: not %tilec compile %s --emit ir -D other_key=True 2>&1 | FileCheck --check-prefix=KEY %s
@@ -15,6 +15,8 @@
 # CHECK-NEXT: s[0] = s[0] + tp_allreduce[tp_ar1 * 4 + tx]
 # CHECK: tp_allreduce_1[ty * 4 + tx] = T.Cast("float32", (tx + 1) * (ty + 1))
 # CHECK: m[0] = T.max(m[0], tp_allreduce_1[tp_ar1 * 4 + tx])
+# CPU: output M: float32[4] mean=20 {{.*}} min=8 max=32
+# CPU: output S: float32[4] mean=90 {{.*}} min=36 max=144
 # OUTSIDE: thread_allreduce.py:[[@LINE+24]]:{{[0-9]+}}: error: {{.*}}`T.tvm_thread_allreduce` outside `with T.attr(T.comm_reducer(...), "reduce_scope", ...)`{{.*}} [UnsupportedConstruct]
 # KEY: thread_allreduce.py:[[@LINE+17]]:{{[0-9]+}}: error: {{.*}}`T.attr` with key "pragma"{{.*}} [UnsupportedConstruct]
 #

@@ -1,0 +1,258 @@
+// Thread mode: a kernel written at thread level (it reads threadIdx through
+// T.get_thread_binding outside any tile op) runs each block as its threads, one fiber per
+// thread, so per-thread values, shared-memory exchanges and reductions across threads
+// compute what the GPU computes. Tile operations and T.Parallel loops stay block-wide: every
+// thread arrives at them, thread 0 runs them once, and every thread goes on after them;
+// __syncthreads is a barrier of the fibers. Shared and fragment buffers are the block's
+// (thread 0's allocation), local ones each thread's own. Threads that reach different
+// barriers or tile ops stop the run with a located error rather than a silent wrong result.
+#include <ucontext.h>
+
+#include <exception>
+#include <memory>
+#include <set>
+#include <variant>
+
+#include "interp/program.h"
+#include "ir/functor.h"
+
+namespace tp::interp {
+
+namespace {
+
+constexpr size_t kFiberStack = 256 * 1024;
+
+struct Aborted {};  // unwinds a suspended fiber when the block's run ends early
+
+struct Fiber {
+    ucontext_t ctx;
+    std::unique_ptr<char[]> stack;  // default-initialised: pages are committed as they are used
+    Frame frame;
+    const void* at = nullptr;  // the barrier it waits at; null while it runs
+    Span at_span;
+    bool done = false;
+    std::exception_ptr error;
+};
+
+}  // namespace
+
+struct Fibers {
+    std::vector<Fiber> f;
+    ucontext_t main;
+    size_t cur = 0;
+    const CStmt* body = nullptr;
+    bool abort = false;
+};
+
+namespace {
+
+void fiber_entry(unsigned lo, unsigned hi) {
+    auto* fs = reinterpret_cast<Fibers*>((static_cast<uintptr_t>(hi) << 32) | static_cast<uintptr_t>(lo));
+    Fiber& me = fs->f[fs->cur];
+    try {
+        fs->body->exec(me.frame);
+    } catch (const Aborted&) {
+    } catch (...) {
+        me.error = std::current_exception();
+    }
+    me.done = true;
+    me.at = nullptr;
+}
+
+void resume(Fibers& fs, size_t t) {
+    fs.cur = t;
+    swapcontext(&fs.main, &fs.f[t].ctx);
+}
+
+// Ends the block's run: every suspended fiber unwinds (so nothing on its stack leaks).
+void abort_all(Fibers& fs) {
+    fs.abort = true;
+    for (size_t t = 0; t < fs.f.size(); ++t)
+        if (!fs.f[t].done) resume(fs, t);
+}
+
+}  // namespace
+
+bool block_wide(const ir::Stmt& s) {
+    std::vector<const ir::BufferNode*> bufs;
+    if (auto* c = s->as<ir::CopyOpNode>())
+        bufs = {c->src.buffer.get(), c->dst.buffer.get()};
+    else if (auto* g = s->as<ir::GemmOpNode>())
+        bufs = {g->A.buffer.get(), g->B.buffer.get(), g->C.buffer.get()};
+    else if (auto* f = s->as<ir::FillOpNode>())
+        bufs = {f->dst.buffer.get()};
+    else if (auto* r = s->as<ir::ReduceOpNode>())
+        bufs = {r->src.get(), r->dst.get()};
+    else if (auto* a = s->as<ir::AtomicAddOpNode>()) {
+        auto* src = std::get_if<ir::BufferRegion>(&a->src);
+        if (!src) return false;  // one element added by each thread that runs it
+        bufs = {a->dst.buffer.get(), src->buffer.get()};
+    } else if (auto* p = s->as<ir::PrintOpNode>()) {
+        if (auto* b = std::get_if<ir::Buffer>(&p->value)) bufs = {b->get()};
+    } else if (auto* f = s->as<ir::ForNode>()) {
+        return f->for_kind == ir::ForKind::Parallel;
+    } else {
+        return false;
+    }
+    // A tile op on a thread's own local buffers is that thread's.
+    for (const auto* b : bufs)
+        if (b->scope == ir::Scope::Local || b->scope == ir::Scope::Var) return false;
+    return true;
+}
+
+void fiber_barrier(Frame& fr, const void* at, Span span) {
+    Fibers& fs = *fr.fibers;
+    Fiber& me = fs.f[static_cast<size_t>(fr.thread_rank)];
+    me.at = at;
+    me.at_span = span;
+    swapcontext(&me.ctx, &fs.main);
+    if (fs.abort) throw Aborted{};
+}
+
+void run_block_threads(Frame& fr, const CStmt& body, const std::vector<VarSlot>& thread_vars, const std::vector<int64_t>& extents) {
+    int64_t n = 1;
+    for (int64_t e : extents) n *= e;
+    // The worker keeps its fibers (and their stacks) from block to block.
+    if (!fr.fiber_pool) fr.fiber_pool = std::make_shared<Fibers>();
+    Fibers& fs = *fr.fiber_pool;
+    fs.f.resize(static_cast<size_t>(n));
+    fs.body = &body;
+    fs.abort = false;
+    auto self = reinterpret_cast<uintptr_t>(&fs);
+    for (int64_t t = 0; t < n; ++t) {
+        Fiber& fb = fs.f[static_cast<size_t>(t)];
+        Frame& f = fb.frame;
+        f.prog = fr.prog;
+        f.ivars = fr.ivars;
+        f.fvars = fr.fvars;
+        f.bufs = fr.bufs;
+        f.local_storage.resize(fr.local_storage.size());
+        std::copy(fr.block, fr.block + 3, f.block);
+        f.expired = fr.expired;
+        f.cancel = fr.cancel;
+        f.watchdog_s = fr.watchdog_s;
+        f.breaking = false;
+        f.prints.clear();
+        f.fibers = &fs;
+        f.thread_rank = t;
+        f.leader = &fs.f[0].frame;
+        int64_t r = t;
+        for (size_t d = 0; d < thread_vars.size(); ++d) {
+            int64_t e = d < extents.size() ? extents[d] : 1;
+            f.ivars[static_cast<size_t>(thread_vars[d].index)] = r % e;
+            r /= e;
+        }
+        if (!fb.stack) fb.stack.reset(new char[kFiberStack]);
+        fb.at = nullptr;
+        fb.done = false;
+        fb.error = nullptr;
+        getcontext(&fb.ctx);
+        fb.ctx.uc_stack.ss_sp = fb.stack.get();
+        fb.ctx.uc_stack.ss_size = kFiberStack;
+        fb.ctx.uc_link = &fs.main;
+        makecontext(&fb.ctx, reinterpret_cast<void (*)()>(fiber_entry), 2, static_cast<unsigned>(self & 0xffffffffu),
+                    static_cast<unsigned>(self >> 32));
+    }
+    for (;;) {
+        for (size_t t = 0; t < fs.f.size(); ++t)
+            if (!fs.f[t].done && !fs.f[t].at) resume(fs, t);
+        // Every fiber now waits at a barrier or has finished.
+        for (auto& fb : fs.f)
+            if (fb.error) {
+                std::exception_ptr e = fb.error;
+                abort_all(fs);
+                std::rethrow_exception(e);
+            }
+        const Fiber* waiting = nullptr;
+        const Fiber* other = nullptr;
+        for (const auto& fb : fs.f) {
+            if (fb.done) continue;
+            if (!waiting)
+                waiting = &fb;
+            else if (fb.at != waiting->at)
+                other = &fb;
+        }
+        if (!waiting) break;
+        bool finished = false;
+        for (const auto& fb : fs.f) finished |= fb.done;
+        if (other || finished) {
+            const size_t w = static_cast<size_t>(waiting - fs.f.data());
+            const std::string what = other ? "thread " + std::to_string(other - fs.f.data()) + " waits at another one (line " +
+                                                 std::to_string(other->at_span.begin.line) + ")"
+                                           : "some threads have finished the kernel";
+            Span at = waiting->at_span;
+            abort_all(fs);
+            throw_diag(fr, DiagKind::ThreadsDiverge, at, {std::to_string(w), what});
+        }
+        for (auto& fb : fs.f) fb.at = nullptr;
+    }
+    for (auto& fb : fs.f) fr.prints += fb.frame.prints;
+}
+
+bool thread_level(const ir::PrimFunc& f) {
+    struct Scan : ir::IRVisitor {
+        std::set<const ir::VarNode*> tainted;  // thread indices and lets computed from them
+        bool reads = false, blocked = false;
+        int divergent = 0;  // depth of control flow that depends on the thread index
+        bool reads_thread(const ir::Expr& e) {
+            struct R : ir::IRVisitor {
+                const std::set<const ir::VarNode*>* t;
+                bool hit = false;
+                void visit_Var(const ir::VarNode& n, const ir::Expr&) override { hit |= t->count(&n) > 0; }
+            } r;
+            r.t = &tainted;
+            if (e) r.visit(e);
+            return r.hit;
+        }
+        void visit_KernelLaunch(const ir::KernelLaunchNode& n, const ir::Stmt& s) override {
+            for (const auto& v : n.thread_vars) tainted.insert(v.get());
+            ir::IRVisitor::visit_KernelLaunch(n, s);
+        }
+        void visit_Var(const ir::VarNode& n, const ir::Expr&) override { reads |= tainted.count(&n) > 0; }
+        void visit_LetStmt(const ir::LetStmtNode& n, const ir::Stmt& s) override {
+            if (reads_thread(n.value)) tainted.insert(n.var.get());
+            ir::IRVisitor::visit_LetStmt(n, s);
+        }
+        void collective() { blocked |= divergent > 0; }
+        void visit_IfThenElse(const ir::IfThenElseNode& n, const ir::Stmt& s) override {
+            const bool d = reads_thread(n.cond);
+            divergent += d;
+            ir::IRVisitor::visit_IfThenElse(n, s);
+            divergent -= d;
+        }
+        void visit_While(const ir::WhileNode& n, const ir::Stmt& s) override {
+            const bool d = reads_thread(n.cond);
+            divergent += d;
+            ir::IRVisitor::visit_While(n, s);
+            divergent -= d;
+        }
+        void visit_For(const ir::ForNode& n, const ir::Stmt& s) override {
+            if (n.for_kind == ir::ForKind::Parallel) return ir::IRVisitor::visit_For(n, s);  // block-wide (visit_stmt)
+            const bool d = reads_thread(n.min) || reads_thread(n.extent);
+            divergent += d;
+            ir::IRVisitor::visit_For(n, s);
+            divergent -= d;
+        }
+        void visit_RoleBlock(const ir::RoleBlockNode& n, const ir::Stmt& s) override {
+            blocked = true;  // warp-group roles keep their own program-order model
+            ir::IRVisitor::visit_RoleBlock(n, s);
+        }
+        void visit_BarrierOp(const ir::BarrierOpNode& n, const ir::Stmt& s) override {
+            blocked = true;
+            ir::IRVisitor::visit_BarrierOp(n, s);
+        }
+        void visit_Call(const ir::CallNode& n, const ir::Expr& e) override {
+            blocked |= n.op == "named_barrier";  // a barrier of some threads: no fiber model of it
+            if (n.op == "__syncthreads") collective();
+            ir::IRVisitor::visit_Call(n, e);
+        }
+        void visit_stmt(const ir::Stmt& s) override {
+            if (block_wide(s)) collective();
+            ir::IRVisitor::visit_stmt(s);
+        }
+    } scan;
+    scan.visit(f.body);
+    return scan.reads && !scan.blocked;
+}
+
+}  // namespace tp::interp
