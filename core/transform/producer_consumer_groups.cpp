@@ -42,7 +42,10 @@ struct Taint : IRVisitor {
         struct H : IRVisitor {
             const Plan* plan;
             bool found = false;
-            void visit_CopyOp(const CopyOpNode& n, const Stmt&) override { found |= plan->by_copy.count(&n) > 0; }
+            // The plan's channels (by_copy is filled later, when the channels are laid out).
+            void visit_CopyOp(const CopyOpNode& n, const Stmt&) override {
+                for (const auto& ch : plan->channels) found |= ch.copy == &n;
+            }
         } h;
         h.plan = plan;
         h.visit(s);

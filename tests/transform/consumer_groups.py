@@ -3,7 +3,10 @@
 # producer loads each A tile once and each group's B tile apart (one full barrier expecting all
 # three), the grid's x extent halves, and each group indexes its own B slot and TMA-store stage.
 # A grid too small for two waves keeps one block per tile and says why; tp.consumer_groups=1
-# switches the groups off, =2 forces them on a small grid.
+# switches the groups off, =2 forces them on a small grid. A loop whose trip count depends on
+# bx (a causal bound) cannot share one producer between two bx blocks, so the groups go along
+# by instead (the producer's loop would run one group's count for both).
+# RUN: %tilec compile %s --arch sm_90a --remarks --emit cuda --no-lineinfo -D uneven=True 2>&1 | FileCheck %s --check-prefix=UNEVEN
 # RUN: %tilec compile %s --arch sm_90a --remarks --emit cuda --no-lineinfo 2>&1 | FileCheck %s --check-prefix=BIG
 # RUN: %tilec compile %s --arch sm_90a --remarks --emit cuda --no-lineinfo -D M=1024 -D N=1024 2>&1 | FileCheck %s --check-prefix=SMALL
 # RUN: %tilec compile %s --arch sm_90a --remarks --emit cuda --no-lineinfo --pass-config tp.consumer_groups=1 2>&1 | FileCheck %s --check-prefix=OFF
@@ -32,12 +35,14 @@
 # OFF: __launch_bounds__(256, 2)
 # FORCED: remark: consumer groups: blocks 2 at a time along block axis 0
 # FORCED: __launch_bounds__(384, 1)
+# UNEVEN: remark: consumer groups: blocks 2 at a time along block axis 1 run as one, sharing the loads of `B_shared`
+# UNEVEN: const int tp_group_block = by * 2 + tp_group;
 import tilelang
 import tilelang.language as T
 
 
 @tilelang.jit(out_idx=[-1])
-def matmul(M=4096, N=4096, K=4096, block_M=128, block_N=128, block_K=32):
+def matmul(M=4096, N=4096, K=4096, block_M=128, block_N=128, block_K=32, uneven=False):
     @T.prim_func
     def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"), C: T.Tensor((M, N), "float16")):
         with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
@@ -45,7 +50,8 @@ def matmul(M=4096, N=4096, K=4096, block_M=128, block_N=128, block_K=32):
             B_shared = T.alloc_shared((block_K, block_N), "float16")
             C_local = T.alloc_fragment((block_M, block_N), "float")
             T.clear(C_local)
-            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=3):
+            steps = T.min(T.ceildiv(K, block_K), bx + 1) if uneven else T.ceildiv(K, block_K)
+            for k in T.Pipelined(steps, num_stages=3):
                 T.copy(A[by * block_M, k * block_K], A_shared)
                 T.copy(B[k * block_K, bx * block_N], B_shared)
                 T.gemm(A_shared, B_shared, C_local)
