@@ -122,6 +122,8 @@ public:
     std::string name_hint;  // target of `x = T.alloc_...(...)`, names the buffer
     // T.reshape / T.view: each view (kept alive here) and the buffer whose elements it shows.
     std::map<const ir::BufferNode*, std::pair<ir::Buffer, ir::Buffer>> buffer_views;
+    // T.alloc_reducer buffers: updated in T.Parallel loops along dims that do not index them.
+    std::set<const ir::BufferNode*> reducers;
 
 private:
     void index_globals();

@@ -24,6 +24,7 @@ void register_tile_layout(std::vector<TileBuiltin>& out);  // Layout, annotate_l
 void register_tile_barriers(std::vector<TileBuiltin>& out);  // alloc_barrier, mbarrier_*, barrier_*, tma_copy, ws
 void register_tile_views(std::vector<TileBuiltin>& out);     // reshape, view
 void register_tile_allreduce(std::vector<TileBuiltin>& out);  // comm_reducer, attr, tvm_thread_allreduce, evaluate
+void register_tile_reducer(std::vector<TileBuiltin>& out);    // alloc_reducer, finalize_reducer
 
 // Resolves `T.<name>`: builtins, dtypes (T.float16), T.GemmWarpPolicy, T.Tensor, ...
 std::optional<Value> tile_attr(Evaluator& ev, const std::string& name, Span span);
@@ -60,6 +61,11 @@ Flow exec_ir_for(Evaluator& ev, const ast::For& f, const LoopSpecObj& spec, cons
 // `range(...)` iterated inside a kernel becomes a serial IR loop.
 Value range_as_loop(Evaluator& ev, const RangeObj& r, Span span);
 
+// T.alloc_shared / alloc_fragment / alloc_local(shape, dtype, scope=None) staged as `scope`.
+Value alloc_tile(Evaluator& ev, CallArgs& a, const char* fname, ir::Scope scope);
+// T.alloc_reducer (tile_reducer.cpp): which loop variables of a T.Parallel nest over `body`
+// run serially inside the others, because a reducer the body updates is not indexed by them.
+std::vector<bool> reducer_serial_vars(const Evaluator& ev, const ir::Stmt& body, const std::vector<ir::Var>& vars);
 // A buffer name not yet used in the open kernel: `base`, else base_1, base_2, ...
 std::string unique_name(Evaluator& ev, std::string base);
 // Requires that a tile op runs inside `with T.Kernel(...)`.

@@ -41,7 +41,9 @@ void check_tile_size(Evaluator& ev, const std::vector<ir::Expr>& shape, ir::Data
         ev.fail(DiagKind::SizeTooLarge, span, {what, std::to_string(bytes) + " bytes, while a block's shared memory is at most 232448 bytes"});
 }
 
-Value alloc(Evaluator& ev, CallArgs& a, const char* fname, ir::Scope scope) {
+}  // namespace
+
+Value alloc_tile(Evaluator& ev, CallArgs& a, const char* fname, ir::Scope scope) {
     ArgReader r(ev, a, fname, {"shape", "dtype", "scope"});
     require_kernel(ev, fname, a.span);
     std::vector<ir::Expr> shape = ev.as_shape(r.require(0), r.span(0));
@@ -68,6 +70,8 @@ Value alloc(Evaluator& ev, CallArgs& a, const char* fname, ir::Scope scope) {
     ev.stager.add_allocation(buf, nullptr, a.span);
     return Value::buffer(buf);
 }
+
+namespace {
 
 // T.Pipelined / T.serial style bounds: (n) or (start, stop).
 std::pair<ir::Expr, ir::Expr> bounds(Evaluator& ev, const Value& a, const Value* b, Span span) {
@@ -173,12 +177,12 @@ void register_tile_kernel(Reg& r) {
             return Value::make(VK::Kernel, s);
         });
     add(r, "alloc_shared", "T.alloc_shared(shape, dtype, scope=\"shared.dyn\")", "allocate a tile in shared memory", "memory",
-        [](Evaluator& ev, CallArgs& a) { return alloc(ev, a, "T.alloc_shared", ir::Scope::Shared); });
+        [](Evaluator& ev, CallArgs& a) { return alloc_tile(ev, a, "T.alloc_shared", ir::Scope::Shared); });
     add(r, "alloc_fragment", "T.alloc_fragment(shape, dtype, scope=\"local.fragment\")",
         "allocate a register tile distributed over the block's threads", "memory",
-        [](Evaluator& ev, CallArgs& a) { return alloc(ev, a, "T.alloc_fragment", ir::Scope::Fragment); });
+        [](Evaluator& ev, CallArgs& a) { return alloc_tile(ev, a, "T.alloc_fragment", ir::Scope::Fragment); });
     add(r, "alloc_local", "T.alloc_local(shape, dtype, scope=\"local\")", "allocate per-thread local storage", "memory",
-        [](Evaluator& ev, CallArgs& a) { return alloc(ev, a, "T.alloc_local", ir::Scope::Local); });
+        [](Evaluator& ev, CallArgs& a) { return alloc_tile(ev, a, "T.alloc_local", ir::Scope::Local); });
     add(r, "alloc_var", "T.alloc_var(dtype, init=None)", "a per-thread scalar variable; read by name, assigned with `=`", "memory",
         [](Evaluator& ev, CallArgs& a) -> Value {
             ArgReader rd(ev, a, "T.alloc_var", {"dtype", "init", "scope"});

@@ -1,6 +1,8 @@
 // Executes the kernel's structure into IR: `with T.Kernel(...)` binds block indices and
 // stages the launch, `for` over a T.Parallel / T.Pipelined / T.serial / range spec stages
 // IR loops. Kept apart from tile_kernel.cpp, which only builds the specs these consume.
+#include <algorithm>
+
 #include "eval/ended_loop_var.h"
 #include "eval/tile_internal.h"
 
@@ -160,9 +162,20 @@ Flow exec_ir_for(Evaluator& ev, const ast::For& f, const LoopSpecObj& spec, cons
         case LoopKind::Persistent:
             break;  // persistent_loop above
     }
-    for (size_t i = vars.size(); i-- > 0;) {
+    // A T.Parallel nest that accumulates into a T.alloc_reducer along some of its variables runs
+    // those serially, innermost (tile_reducer.cpp); the others stay parallel, in their order.
+    std::vector<size_t> order(vars.size());
+    std::vector<bool> serial(vars.size(), false);
+    for (size_t i = 0; i < vars.size(); ++i) order[i] = i;
+    if (kind == ir::ForKind::Parallel) {
+        serial = reducer_serial_vars(ev, body, vars);
+        std::stable_partition(order.begin(), order.end(), [&](size_t i) { return !serial[i]; });
+    }
+    for (size_t o = order.size(); o-- > 0;) {
+        const size_t i = order[o];
         // Loop vars count from 0; a non-zero start is folded into the bound Python name.
-        auto node = std::make_shared<ir::ForNode>(vars[i], ir::int_imm(0, vars[i]->dtype), spec.ranges[i].second, kind, body, f.span);
+        auto node = std::make_shared<ir::ForNode>(vars[i], ir::int_imm(0, vars[i]->dtype), spec.ranges[i].second,
+                                                  serial[i] ? ir::ForKind::Serial : kind, body, f.span);
         if (kind == ir::ForKind::Pipelined) {
             node->num_stages = spec.num_stages;
             node->order = spec.order;
