@@ -16,6 +16,7 @@
 #include "ir/functor.h"
 #include "ir/ir.h"
 #include "tileplay/interp.h"
+#include "transform/insert_syncs.h"
 
 namespace tp {
 
@@ -123,8 +124,13 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
     Program prog;
     prog.file = opts.source_path;
     prog.thread_mode = interp::thread_level(f);
+    // Thread-level code relies on the barriers the compiler places between one thread's
+    // shared-memory writes and another's reads (TileLang's storage sync): the threads run with
+    // the same barriers here.
+    ir::PrimFuncPtr synced = prog.thread_mode ? transform::insert_syncs(std::make_shared<ir::PrimFunc>(f)) : nullptr;
+    const ir::PrimFunc& g = synced ? *synced : f;
     try {
-        prog.root = compile_stmt(prog, f.body);
+        prog.root = compile_stmt(prog, g.body);
     } catch (const RunError& e) {
         rep.diagnostics.push_back(e.diag);
         return rep;
