@@ -1,4 +1,6 @@
-// TVM's cross-thread reduction idiom, as TileLang's examples write it:
+// TVM's cross-thread primitives as TileLang's examples write them: T.tvm_warp_shuffle (an IR
+// call the code generator emits as __shfl_sync and the interpreter's thread mode exchanges
+// between the warp's threads), and the cross-thread reduction idiom:
 //
 //     with T.attr(T.comm_reducer(lambda x, y: x + y, [identity]), "reduce_scope", handle):
 //         T.evaluate(T.tvm_thread_allreduce(T.uint32(1), value, True, out[0], tk))
@@ -164,7 +166,28 @@ Flow exec_attr_with(Evaluator& ev, const ast::With& w, const Value& ctx, const s
 
 bool is_attr_scope(const Value& v) { return v.kind == VK::Opaque && dynamic_cast<const AttrScopeObj*>(v.obj.get()) != nullptr; }
 
+// T.tvm_warp_shuffle(mask, value, lane, width, warp_size): `value` of lane `lane` of the
+// calling thread's segment of `width` lanes. Every lane of the warp takes part (the mask is
+// TVM's and must be the full warp).
+Value warp_shuffle(Evaluator& ev, CallArgs& a) {
+    ArgReader rd(ev, a, "T.tvm_warp_shuffle", {"mask", "value", "lane", "width", "warp_size"});
+    require_kernel(ev, "T.tvm_warp_shuffle", a.span);
+    if (const Value& m = rd.require(0); ev.is_ir(m) || (ev.as_int(m, rd.span(0), "mask") & 0xffffffffLL) != 0xffffffffLL)
+        ev.fail(DiagKind::UnsupportedConstruct, rd.span(0), {"a partial-warp mask on `T.tvm_warp_shuffle`", "; every lane takes part (0xFFFFFFFF)"});
+    const int64_t warp = ev.as_int(rd.require(4), rd.span(4), "warp_size");
+    const int64_t width = ev.as_int(rd.require(3), rd.span(3), "width");
+    if (warp != 32 || width < 1 || width > 32 || (width & (width - 1)) != 0)
+        ev.fail(DiagKind::TypeMismatch, rd.span(3), {"`T.tvm_warp_shuffle` needs warp_size 32 and a width that is a power of two up to 32"});
+    ir::Expr v = ev.to_expr(rd.require(1), rd.span(1), "value");
+    ir::Expr lane = ev.to_expr(rd.require(2), rd.span(2), "lane");
+    if (!lane->dtype.is_int()) ev.fail(DiagKind::TypeMismatch, rd.span(2), {"the lane of `T.tvm_warp_shuffle` must be an integer"});
+    lane = ir::make_cast(ir::DataType::int32(), lane, rd.span(2));
+    return Value::expr(ir::make_call("warp_shuffle", {v, lane, ir::int_imm(width)}, v->dtype, a.span));
+}
+
 void register_tile_allreduce(Reg& r) {
+    add(r, "tvm_warp_shuffle", "T.tvm_warp_shuffle(mask, value, lane, width, warp_size)",
+        "value of lane `lane` within each segment of `width` lanes of the warp (__shfl_sync)", warp_shuffle);
     add(r, "comm_reducer", "T.comm_reducer(combiner, [identity])", "a reduction for T.tvm_thread_allreduce: combiner(x, y) and its identity",
         comm_reducer);
     add(r, "attr", "T.attr(T.comm_reducer(...), \"reduce_scope\", handle)", "the scope of a T.tvm_thread_allreduce (use with `with`)", attr);

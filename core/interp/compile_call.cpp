@@ -106,6 +106,21 @@ struct Reinterpret : CExpr {
     }
 };
 
+// T.tvm_warp_shuffle: an exchange between the block's threads, which only thread mode runs.
+struct WarpShuffle : CExpr {
+    CExprP value, lane, width;
+    double get(Frame& fr) const {
+        if (!fr.fibers)
+            throw_diag(fr, DiagKind::NotYetLowered, span,
+                       {"T.tvm_warp_shuffle in a kernel whose blocks do not run as threads (a tile op under a branch on the thread index)",
+                        "CPU interpreter"});
+        const double v = dtype.is_float() ? value->f(fr) : static_cast<double>(value->i(fr));
+        return warp_exchange(fr, v, lane->i(fr), width->i(fr), this, span);
+    }
+    double f(Frame& fr) const override { return get(fr); }
+    int64_t i(Frame& fr) const override { return static_cast<int64_t>(get(fr)); }
+};
+
 struct ConstCall : CExpr {
     double v;
     double f(Frame&) const override { return v; }
@@ -116,6 +131,13 @@ struct ConstCall : CExpr {
 
 CExprP compile_call(Program& p, const ir::CallNode& c, std::vector<CExprP> args) {
     const std::string& op = c.op;
+    if (op == "warp_shuffle" && args.size() == 3) {
+        auto n = std::make_unique<WarpShuffle>();
+        n->value = std::move(args[0]);
+        n->lane = std::move(args[1]);
+        n->width = std::move(args[2]);
+        return n;
+    }
     if (op == "infinity" || op == "max_value" || op == "min_value") {
         auto n = std::make_unique<ConstCall>();
         if (op == "infinity")

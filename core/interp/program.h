@@ -136,6 +136,9 @@ CStmtP compile_role_or_barrier(Program& p, const ir::Stmt& s);
 bool thread_level(const ir::PrimFunc& f);
 bool block_wide(const ir::Stmt& s);
 void fiber_barrier(Frame& fr, const void* at, Span span);
+// A warp shuffle in thread mode: every thread posts `v`, then reads the value of lane `lane` of
+// its segment of `width` lanes (two barriers of the block's threads, keyed by `key`).
+double warp_exchange(Frame& fr, double v, int64_t lane, int64_t width, const void* key, Span span);
 void run_block_threads(Frame& fr, const CStmt& body, const std::vector<VarSlot>& thread_vars, const std::vector<int64_t>& extents);
 
 // Helpers shared by the statement and tile-op closures (access.cpp).

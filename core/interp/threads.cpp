@@ -38,6 +38,7 @@ struct Fiber {
 
 struct Fibers {
     std::vector<Fiber> f;
+    std::vector<double> exchange;  // one slot per thread, for warp shuffles
     ucontext_t main;
     size_t cur = 0;
     const CStmt* body = nullptr;
@@ -107,6 +108,20 @@ void fiber_barrier(Frame& fr, const void* at, Span span) {
     me.at_span = span;
     swapcontext(&me.ctx, &fs.main);
     if (fs.abort) throw Aborted{};
+}
+
+double warp_exchange(Frame& fr, double v, int64_t lane, int64_t width, const void* key, Span span) {
+    Fibers& fs = *fr.fibers;
+    const int64_t n = static_cast<int64_t>(fs.f.size()), me = fr.thread_rank;
+    if (fs.exchange.size() < fs.f.size()) fs.exchange.resize(fs.f.size());
+    fs.exchange[static_cast<size_t>(me)] = v;
+    fiber_barrier(fr, key, span);
+    const int64_t w = width >= 1 && width <= 32 ? width : 32;
+    const int64_t base = me - (me % 32) % w;
+    const int64_t src = base + ((lane % w) + w) % w;
+    const double r = src < n ? fs.exchange[static_cast<size_t>(src)] : v;
+    fiber_barrier(fr, static_cast<const char*>(key) + 1, span);  // every lane has read before the next write
+    return r;
 }
 
 void run_block_threads(Frame& fr, const CStmt& body, const std::vector<VarSlot>& thread_vars, const std::vector<int64_t>& extents) {
@@ -244,6 +259,10 @@ bool thread_level(const ir::PrimFunc& f) {
         void visit_Call(const ir::CallNode& n, const ir::Expr& e) override {
             blocked |= n.op == "named_barrier";  // a barrier of some threads: no fiber model of it
             if (n.op == "__syncthreads") collective();
+            if (n.op == "warp_shuffle") {  // an exchange between threads: only threads can run it
+                reads = true;
+                collective();
+            }
             ir::IRVisitor::visit_Call(n, e);
         }
         void visit_stmt(const ir::Stmt& s) override {

@@ -43,6 +43,7 @@ const std::vector<IntrinsicInfo>& all_intrinsics() {
         {"fence_proxy_async", 0, 0, R::Void, "tp::user_fence_proxy_async", nullptr},  // T.fence_proxy_async()
         {"atomic_add", 2, 2, R::Void, "tp::atomic_add", nullptr},
         {"atomic_add_prev", 2, 2, R::SameAsArg0, "tp::atomic_add_prev", nullptr},  // T.atomic_add(..., return_prev=True)
+        {"warp_shuffle", 3, 3, R::SameAsArg0, "tp::warp_shuffle", nullptr},        // T.tvm_warp_shuffle: (value, source lane, width)
     };
     return table;
 }

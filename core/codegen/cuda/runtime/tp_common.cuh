@@ -188,4 +188,19 @@ __device__ __forceinline__ int atomic_add_prev(int* p, int v) { return ::atomicA
 __device__ __forceinline__ unsigned int atomic_add_prev(unsigned int* p, unsigned int v) { return ::atomicAdd(p, v); }
 __device__ __forceinline__ double atomic_add_prev(double* p, double v) { return ::atomicAdd(p, v); }
 
+// T.tvm_warp_shuffle: `v` of lane `lane` of this thread's segment of `width` lanes (every lane
+// of the warp takes part). 16-bit types travel as their bits.
+template <typename T> __device__ __forceinline__ T warp_shuffle(T v, int lane, int width) {
+    if constexpr (sizeof(T) == 2) {
+        unsigned short bits;
+        memcpy(&bits, &v, 2);
+        bits = static_cast<unsigned short>(__shfl_sync(0xffffffffu, static_cast<unsigned>(bits), lane, width));
+        T r;
+        memcpy(&r, &bits, 2);
+        return r;
+    } else {
+        return __shfl_sync(0xffffffffu, v, lane, width);
+    }
+}
+
 }  // namespace tp
