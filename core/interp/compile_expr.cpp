@@ -307,7 +307,8 @@ CExprP compile_expr(Program& p, const ir::Expr& e) {
             out = std::make_unique<IntConst>(e->as<ir::IntImmNode>()->value);
             break;
         case ir::NodeKind::FloatImm:
-            out = std::make_unique<FloatConst>(e->as<ir::FloatImmNode>()->value);
+            // Rounded to its dtype, as the generated code writes it (`half_t(1.44269502f)`).
+            out = std::make_unique<FloatConst>(round_value(e->as<ir::FloatImmNode>()->value, e->dtype));
             break;
         case ir::NodeKind::StringImm:
             out = std::make_unique<IntConst>(0);

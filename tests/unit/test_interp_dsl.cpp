@@ -140,3 +140,29 @@ TEST(InterpDsl, SampledBlocksReportWrittenTiles) {
     EXPECT_TRUE(compare_tensors(args["C"], ref, -1, &w).pass);
     EXPECT_FALSE(compare_tensors(args["C"], ref).pass);  // the other tiles were never computed
 }
+
+// A float16 literal is the float16 value on the GPU (`half_t(1.44269502f)`), so the interpreter
+// rounds it too: 1.44269504 reads as 1.4423828125, and 0.3701171875 * 1.44269504 in float16 is
+// 0.53369140625 as on the GPU, not the 0.5341796875 of the unrounded literal.
+TEST(InterpDsl, Float16LiteralsAreRoundedLikeTheGeneratedCode) {
+    auto f = compile_ir(R"(
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[1])
+def k(N=4):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float16"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(1, threads=32) as bx:
+            for i in T.Parallel(N):
+                B[i] = T.cast((A[i] * 0 + 0.3701171875) * 1.44269504, "float32")
+    return main
+)",
+                        {});
+    ASSERT_TRUE(f);
+    std::map<std::string, HostTensor> args;
+    ASSERT_TRUE(allocate_args(*f, 3, {}, args, nullptr));
+    InterpReport rep = run_on_cpu(*f, args);
+    ASSERT_TRUE(rep.ok) << rep.error;
+    EXPECT_EQ(args["B"].get(0), 0.53369140625);
+}
