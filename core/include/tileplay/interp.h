@@ -47,8 +47,9 @@ struct InterpOptions {
 struct InterpReport {
     bool ok = false;
     std::vector<Diagnostic> diagnostics;  // run-time errors with the DSL span (file set from the func span)
-    // Caveats of a run that went through: a thread index read where the interpreter runs a
-    // block as one program (ThreadIndexOnInterpreter).
+    // Caveats of a run that went through: a thread index read in a kernel the interpreter runs
+    // as one program per block, because a tile op sits under a branch on the thread index
+    // (ThreadIndexOnInterpreter); other thread-level kernels run as their threads.
     std::vector<Diagnostic> warnings;
     std::string error;                    // a problem with the arguments themselves (no DSL span)
     bool cancelled = false;               // InterpOptions::cancel stopped it (error says so)
