@@ -74,12 +74,7 @@ size_t thread_axis(Evaluator& ev, const Value& v, Span span) {
 
 Value thread_allreduce(Evaluator& ev, CallArgs& a) {
     // dtype="handle" types TVM's call node; the thread indices come as extra positional args.
-    for (size_t i = 0; i < a.kw.size(); ++i)
-        if (a.kw[i].first == "dtype") {
-            a.kw.erase(a.kw.begin() + static_cast<std::ptrdiff_t>(i));
-            a.kw_spans.erase(a.kw_spans.begin() + static_cast<std::ptrdiff_t>(i));
-            break;
-        }
+    take_keyword(a, "dtype");
     ArgReader rd(ev, a, "T.tvm_thread_allreduce", {"size", "value", "cond", "out", "*"});
     require_kernel(ev, "T.tvm_thread_allreduce", a.span);
     if (!ev.kernel->reducer)

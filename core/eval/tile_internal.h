@@ -66,6 +66,9 @@ Value alloc_tile(Evaluator& ev, CallArgs& a, const char* fname, ir::Scope scope)
 // T.alloc_reducer (tile_reducer.cpp): which loop variables of a T.Parallel nest over `body`
 // run serially inside the others, because a reducer the body updates is not indexed by them.
 std::vector<bool> reducer_serial_vars(const Evaluator& ev, const ir::Stmt& body, const std::vector<ir::Var>& vars);
+// Removes keyword argument `name` from the call and returns its value (none when absent), for
+// builtins that take a keyword TVM needs and we do not (dtype="handle") or read it apart.
+Value take_keyword(CallArgs& a, const char* name);
 // A buffer name not yet used in the open kernel: `base`, else base_1, base_2, ...
 std::string unique_name(Evaluator& ev, std::string base);
 // Requires that a tile op runs inside `with T.Kernel(...)`.

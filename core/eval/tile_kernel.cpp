@@ -111,6 +111,17 @@ Value simple_loop(Evaluator& ev, CallArgs& a, const char* fname, LoopKind kind) 
 
 }  // namespace
 
+Value take_keyword(CallArgs& a, const char* name) {
+    for (size_t i = 0; i < a.kw.size(); ++i)
+        if (a.kw[i].first == name) {
+            Value v = a.kw[i].second;
+            a.kw.erase(a.kw.begin() + static_cast<std::ptrdiff_t>(i));
+            if (i < a.kw_spans.size()) a.kw_spans.erase(a.kw_spans.begin() + static_cast<std::ptrdiff_t>(i));
+            return v;
+        }
+    return Value::none();
+}
+
 std::string unique_name(Evaluator& ev, std::string base) {
     if (base.empty()) base = "buf";
     if (!ev.kernel) return base;

@@ -17,22 +17,10 @@ void add(Reg& r, std::string name, std::string sig, std::string doc, BuiltinFn f
     r.push_back({{std::move(name), std::move(sig), std::move(doc), "memory"}, std::move(fn)});
 }
 
-// Removes keyword `name` from the call, returning its value (none when absent).
-Value take_kw(CallArgs& a, const char* name) {
-    for (size_t i = 0; i < a.kw.size(); ++i)
-        if (a.kw[i].first == name) {
-            Value v = a.kw[i].second;
-            a.kw.erase(a.kw.begin() + static_cast<std::ptrdiff_t>(i));
-            if (i < a.kw_spans.size()) a.kw_spans.erase(a.kw_spans.begin() + static_cast<std::ptrdiff_t>(i));
-            return v;
-        }
-    return Value::none();
-}
-
 Value alloc_reducer(Evaluator& ev, CallArgs& a) {
     Span span = a.span;
-    Value op = take_kw(a, "op");
-    take_kw(a, "replication");  // how TileLang lays out replicas; there are none here
+    Value op = take_keyword(a, "op");
+    take_keyword(a, "replication");  // how TileLang lays out replicas; there are none here
     if (a.pos.size() > 2) {
         if (op.is_none()) op = a.pos[2];
         a.pos.resize(2);
