@@ -220,7 +220,6 @@ void lay_out_channels(Plan& plan) {
         auto m = std::find(plan.maps.begin(), plan.maps.end(), key);
         ch.map = static_cast<int>(m - plan.maps.begin());
         if (m == plan.maps.end()) plan.maps.push_back(key);
-        plan.by_copy[ch.copy] = static_cast<size_t>(&ch - plan.channels.data());
         if (auto st = plan.groups.stacked.find(ch.tile.get()); st != plan.groups.stacked.end()) ch.ring = st->second;
         if (ch.depth == 1) continue;
         std::vector<Expr> shape = {int_imm(ch.depth)};
@@ -348,6 +347,8 @@ PrimFuncPtr producer_consumer(const PrimFuncPtr& func, const Target& target, Dia
     std::map<const ForNode*, std::vector<size_t>> loops;
     collect_channels(plan, scan, launch.top, diags, loops);
     group_channels(plan, loops);
+    // Indexed now: the plans below (consumer groups, persistence) look channels up by copy.
+    for (size_t i = 0; i < plan.channels.size(); ++i) plan.by_copy[plan.channels[i].copy] = i;
     if (loops.empty()) return refuse("no copy in the loop can be issued by a producer (the remarks at the copies say why)");
     // Channels whose source is not a parameter tensor cannot have a tensor map.
     for (const auto& ch : plan.channels) {

@@ -42,10 +42,7 @@ struct Taint : IRVisitor {
         struct H : IRVisitor {
             const Plan* plan;
             bool found = false;
-            // The plan's channels (by_copy is filled later, when the channels are laid out).
-            void visit_CopyOp(const CopyOpNode& n, const Stmt&) override {
-                for (const auto& ch : plan->channels) found |= ch.copy == &n;
-            }
+            void visit_CopyOp(const CopyOpNode& n, const Stmt&) override { found |= plan->by_copy.count(&n) > 0; }
         } h;
         h.plan = plan;
         h.visit(s);

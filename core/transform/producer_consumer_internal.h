@@ -56,7 +56,7 @@ struct Groups {
 
 struct Plan {
     std::vector<Channel> channels;
-    std::map<const CopyOpNode*, size_t> by_copy;
+    std::map<const CopyOpNode*, size_t> by_copy;  // channel index by copy, once the channels are collected
     std::vector<std::string> maps;  // tensor-map keys (ops::tensor_map_key), by index
     int64_t consumer_threads = 0;
     int consumer_regs = 0, producer_regs = 0;
