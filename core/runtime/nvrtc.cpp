@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <sstream>
+#include <string>
 
 #include "codegen/cuda/codegen_cuda.h"
 #include "runtime/module_cache.h"
@@ -233,6 +235,12 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& name, co
     if (opts.lineinfo) common.push_back("-lineinfo");
     if (opts.fast_math) common.push_back("--use_fast_math");
     for (const auto& e : opts.extra) common.push_back(e);
+    // A developer's knob for compile-time experiments (docs/compile-time.md): more NVRTC options,
+    // separated by spaces. They are part of the module cache's key, like every other option.
+    if (const char* more = std::getenv("TILEPLAY_NVRTC_EXTRA")) {
+        std::istringstream words(more);
+        for (std::string w; words >> w;) common.push_back(w);
+    }
 
     // One compilation for the real architecture gives both the PTX (what the PTX view and the
     // ptxas checks read) and the cubin with ptxas' resource report: the C++ front end runs once.
