@@ -73,7 +73,7 @@ TEST(WideIndex, VectorAddAt2To32IndexesIn64Bits) {
     // guard on the 16,777,217 blocks) and the index is a 64-bit product, not an int32 one
     // that wraps at block 8388608; before, the guard read `idx < 256`.
     EXPECT_NE(r.cuda.find("< 16777217LL"), std::string::npos) << r.cuda;
-    EXPECT_EQ(r.cuda.find("< 256)"), std::string::npos) << r.cuda;
+    EXPECT_EQ(r.cuda.find("idx < 256"), std::string::npos) << r.cuda;
     EXPECT_NE(r.cuda.find("const long long idx = ((bx * 256LL) + static_cast<long long>(tx))"), std::string::npos) << r.cuda;
 }
 

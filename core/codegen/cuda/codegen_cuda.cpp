@@ -201,6 +201,10 @@ void CudaEmitter::stmt(const Stmt& s) {
             for (size_t i = 0; i < k.thread_vars.size() && i < 3; ++i) {
                 non_negative_vars.insert(k.thread_vars[i].get());
                 emit("const int " + var_name(k.thread_vars[i]) + " = threadIdx." + axes[i] + ";");
+                // NVVM only knows threadIdx < 1024. The launch's own extent lets it prove that a
+                // striped access of an early round is in range for every thread, so a row with a
+                // tail (softmax's N = 8000) keeps its loads unguarded and issued together.
+                emit("__builtin_assume(" + var_name(k.thread_vars[i]) + " < " + std::to_string(k.threads[i]) + ");");
             }
             const KernelLaunchNode* saved_launch = launch;
             launch = &k;
