@@ -32,7 +32,11 @@ __device__ __forceinline__ void reduce_striped(const FragT* frag, OutT* out, flo
         for (int k = 0; k < kLocal; ++k) {
             const int e = striped_elem<THREADS, VEC>(tid, k);
             const int key = DIM == 1 ? e / COLS : e % COLS;
-            if ((kElems % (VEC * THREADS) == 0 || e < kElems) && key == o) acc = R::combine(acc, R::elem(reduce_in<V>(frag[k])));
+            // Only the last round can pass the end, and one output row takes every element: both
+            // tests fold away where they cannot fail, so the round's maxima are plain max.f32s
+            // rather than one branch each (NVVM cannot see that tid < THREADS makes them true).
+            const bool in_range = (k / VEC + 1) * VEC * THREADS <= kElems || e < kElems;
+            if (in_range && (kOut == 1 || key == o)) acc = R::combine(acc, R::elem(reduce_in<V>(frag[k])));
         }
 #pragma unroll
         for (int m = 16; m > 0; m >>= 1) acc = R::combine(acc, __shfl_xor_sync(0xffffffffu, acc, m));
