@@ -3,10 +3,23 @@ sys.path, and TileLang scripts' @tilelang.jit factories compile with TilePlay's 
 (the kernel body is read from the source file, never executed by Python) and run on torch CUDA
 tensors, or on numpy arrays with the CPU interpreter. See docs/python.md."""
 
-from . import language
-from .autotuner import autotune
-from .jit import JITKernel, jit
-from .profiler import Profiler, TensorSupplyType
+import logging
+
+from . import _kernel_side
+
+_kernel_side.install()  # before anything imports tilelang.layout / tilelang.cuda.* names
+
+import tvm  # noqa: E402 - TilePlay's small tvm (python/tvm), as `from tilelang import tvm`
+from tvm import DataType  # noqa: E402
+
+from . import cache, carver, contrib, env, language, math, testing, transform  # noqa: E402,F401
+from .autotuner import AutoTuner, autotune  # noqa: E402
+from .cache import clear_cache, disable_cache, enable_cache  # noqa: E402,F401
+from .jit import JITKernel, compile, jit  # noqa: E402
+from .profiler import Profiler, TensorSupplyType  # noqa: E402
+from .transform import PassConfigKey  # noqa: E402
+
+__version__ = "0.0.0+tileplay"
 
 
 def cdiv(a, b):
@@ -14,18 +27,16 @@ def cdiv(a, b):
     return -(-a // b)
 
 
-class _PassConfigKeyType(type):
-    """PassConfigKey.TL_DISABLE_WARP_SPECIALIZED == "tl.disable_warp_specialized": the key's
-    name without TL_, lower-cased, as TileLang spells most of them."""
-
-    def __getattr__(cls, name):
-        if not name.startswith("TL_"):
-            raise AttributeError(name)
-        return "tl." + name[3:].lower()
+next_power_of_2 = math.next_power_of_2
 
 
-class PassConfigKey(metaclass=_PassConfigKeyType):
-    pass
+def set_log_level(level):
+    logging.getLogger("tilelang").setLevel(level)
 
 
-__all__ = ["JITKernel", "PassConfigKey", "Profiler", "TensorSupplyType", "autotune", "cdiv", "jit", "language"]
+def is_cache_enabled():
+    return cache.enabled
+
+
+__all__ = ["AutoTuner", "DataType", "JITKernel", "PassConfigKey", "Profiler", "TensorSupplyType", "autotune",
+           "cdiv", "compile", "disable_cache", "jit", "language", "set_log_level", "tvm"]

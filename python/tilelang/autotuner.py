@@ -4,7 +4,30 @@ interpreter's time, which says nothing of GPU speed but picks a kernel that runs
 fastest kernel is returned with its .config and .latency. Configurations that do not compile
 are skipped; their errors are kept in the factory's last_errors."""
 
+import contextlib
+
 from .jit import JITFactory
+
+# Inputs given by `with set_autotune_inputs(...)`: autotuning times kernels on these.
+_INPUTS = []
+
+
+@contextlib.contextmanager
+def set_autotune_inputs(*tensors):
+    """Kernels autotuned inside the block are timed on these tensors (a list or the tensors)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    _INPUTS.append(list(tensors))
+    try:
+        yield
+    finally:
+        _INPUTS.pop()
+
+
+def _bench(kernel, warmup, rep):
+    profiler = kernel.get_profiler()
+    inputs = _INPUTS[-1] if _INPUTS else None
+    return profiler.do_bench(warmup=warmup, rep=rep, input_tensors=inputs)
 
 
 class AutoTuneFactory:
@@ -33,7 +56,7 @@ class AutoTuneFactory:
         for config in configs:
             try:
                 kernel = self.factory(**{**bound, **config})
-                latency = kernel.get_profiler().do_bench(warmup=self.warmup, rep=self.rep)
+                latency = _bench(kernel, self.warmup, self.rep)
             except (tileplay.TilePlayError, TypeError, ValueError) as e:
                 self.last_errors.append((config, str(e)))
                 continue
@@ -55,3 +78,98 @@ def autotune(func=None, *, configs=None, warmup=25, rep=100, **options):
     if func is not None and callable(func):
         return AutoTuneFactory(func, configs, warmup, rep)
     return lambda f: AutoTuneFactory(f, configs, warmup, rep)
+
+
+class AutotuneResult:
+    """What AutoTuner.run returns: the fastest kernel, its configuration and latency (ms)."""
+
+    def __init__(self, latency, config, ref_latency, kernel, func=None):
+        self.latency, self.config, self.ref_latency, self.kernel, self.func = latency, config, ref_latency, kernel, func
+        self.libcode = None
+
+    def __repr__(self):
+        return "AutotuneResult(latency=%r, config=%r)" % (self.latency, self.config)
+
+
+class AutoTuner:
+    """TileLang's explicit autotuning API: AutoTuner.from_kernel(kernel=factory, configs=[...])
+    .set_compile_args(out_idx=...).set_profile_args(ref_prog=...).run(warmup, rep). The factory
+    is compiled by TilePlay's front end for each configuration (never run by Python), checked
+    against ref_prog unless skip_check, and timed; the fastest is returned."""
+
+    def __init__(self, fn, configs):
+        self.fn = fn
+        self.configs = configs
+        self.compile_args = {}
+        self.profile_args = {}
+        self.errors = []
+
+    @classmethod
+    def from_kernel(cls, kernel, configs):
+        return cls(kernel, configs)
+
+    def set_compile_args(self, out_idx=None, target="auto", execution_backend="auto", target_host=None,
+                         verbose=False, pass_configs=None, **options):
+        self.compile_args = {"out_idx": out_idx, "target": target, "pass_configs": pass_configs}
+        return self
+
+    def set_profile_args(self, warmup=25, rep=100, timeout=30, supply_type=None, ref_prog=None, supply_prog=None,
+                         rtol=1e-2, atol=1e-2, max_mismatched_ratio=0.01, skip_check=False, manual_check_prog=None,
+                         cache_input_tensors=False, **options):
+        self.profile_args = {"supply_type": supply_type, "ref_prog": ref_prog, "rtol": rtol, "atol": atol,
+                             "max_mismatched_ratio": max_mismatched_ratio, "skip_check": skip_check,
+                             "manual_check_prog": manual_check_prog}
+        return self
+
+    def set_kernel_parameters(self, *args, **kwargs):
+        return self
+
+    def _factory(self):
+        fn = self.fn
+        if isinstance(fn, AutoTuneFactory):
+            fn = fn.factory
+        if isinstance(fn, JITFactory):
+            fn = fn.func
+        return JITFactory(fn, self.compile_args.get("out_idx"), self.compile_args.get("pass_configs"),
+                          self.compile_args.get("target", "auto"))
+
+    def _check(self, kernel):
+        import tileplay
+        p = self.profile_args
+        if p.get("skip_check") or not (p.get("ref_prog") or p.get("manual_check_prog")):
+            return
+        profiler = kernel.get_profiler(p["supply_type"]) if p.get("supply_type") else kernel.get_profiler()
+        if p.get("manual_check_prog"):
+            raise tileplay.TilePlayError("AutoTuner's manual_check_prog is not supported on TilePlay")
+        profiler.assert_allclose(p["ref_prog"], rtol=p["rtol"], atol=p["atol"],
+                                 max_mismatched_ratio=p["max_mismatched_ratio"])
+
+    def run(self, warmup=25, rep=100, timeout=30, **options):
+        import tileplay
+        factory = self._factory()
+        configs = list(self.configs() if callable(self.configs) else self.configs)
+        best, self.errors = None, []
+        for config in configs:
+            config = dict(config)
+            try:
+                kernel = factory(**config)
+                self._check(kernel)
+                latency = _bench(kernel, warmup, rep)
+            except (tileplay.TilePlayError, TypeError, ValueError, AssertionError) as e:
+                self.errors.append((config, "%s: %s" % (type(e).__name__, e)))
+                continue
+            if best is None or latency < best[0]:
+                best = (latency, config, kernel)
+        if best is None:
+            raise RuntimeError("AutoTuner: none of the %d configurations compiled, passed the check and ran; the "
+                               "first failed with:\n%s" % (len(configs), self.errors[0][1] if self.errors else "(none)"))
+        latency, config, kernel = best
+        ref_latency = None
+        ref = self.profile_args.get("ref_prog")
+        if ref is not None:
+            try:
+                ref_latency = kernel.get_profiler().do_bench(ref, warmup=warmup, rep=rep)
+            except Exception:  # noqa: BLE001 - the reference's time is informative only
+                ref_latency = None
+        kernel.config, kernel.latency = config, latency
+        return AutotuneResult(latency, config, ref_latency, kernel, factory)

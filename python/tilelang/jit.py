@@ -5,6 +5,7 @@ Kernels are cached per argument set."""
 
 import functools
 import inspect
+import weakref
 
 import tileplay
 
@@ -35,6 +36,26 @@ class JITKernel:
     def get_profiler(self, tensor_supply_type=TensorSupplyType.Auto):
         return Profiler(self, tensor_supply_type)
 
+    def run_once(self, func=None):
+        """One call on inputs the profiler makes; returns the outputs."""
+        return self.get_profiler().run_once(func)
+
+    def get_host_source(self):
+        return "// TilePlay launches kernels through its C ABI (libtileplay); there is no host source\n"
+
+    def show_source(self):
+        print(self.get_kernel_source())
+
+    print_source_code = show_source
+
+    @property
+    def kernel_source(self):
+        return self.get_kernel_source()
+
+    @property
+    def out_idx(self):
+        return [i for i, p in enumerate(self.kernel.params) if p.is_output]
+
     def __repr__(self):
         return "<tilelang.JITKernel on TilePlay: %r>" % (self.kernel,)
 
@@ -54,6 +75,14 @@ class JITFactory:
         self.signature = inspect.signature(func)
         self.cache = {}
         functools.update_wrapper(self, func)
+        JITFactory._all.add(self)
+
+    _all = weakref.WeakSet()  # every factory, so tilelang.cache.clear_cache() reaches them
+
+    @classmethod
+    def clear_all(cls):
+        for f in list(cls._all):
+            f.cache.clear()
 
     def defines(self, args, kwargs):
         """The call's arguments by name, as given (defaults stay the file's own)."""
@@ -69,10 +98,11 @@ class JITFactory:
             out[name] = value
         return out
 
-    def __call__(self, *args, **kwargs):
-        defines = self.defines(args, kwargs)
+    def _kernel(self, defines):
+        from . import cache
         key = tuple(sorted((k, repr(v)) for k, v in defines.items()))
-        if key not in self.cache:
+        if key not in self.cache or not cache.enabled:
+            _check_module_level(self.func)
             # Usually the decorator is the file's own and the front end has read these already;
             # given again they agree, and a factory jit-wrapped only in Python still gets them.
             kernel = tileplay.compile(self.path, kernel=self.func.__name__, defines=defines, target=self.target,
@@ -80,9 +110,99 @@ class JITFactory:
             self.cache[key] = JITKernel(kernel)
         return self.cache[key]
 
+    def __call__(self, *args, **kwargs):
+        defines = self.defines(args, kwargs)
+        tensors = {k: v for k, v in defines.items() if _is_tensor(v)}
+        if not tensors:
+            return self._kernel(defines)
+        return self._eager(defines, tensors)
+
+    def _eager(self, defines, tensors):
+        """The eager style (`A: T.Tensor[[M, K], dtype]` with `M, K = T.const(...)`) called on
+        tensors: compiled once without the shapes to learn which symbol each dimension is, then
+        for these shapes (cached per shape), and run on the tensors; returns what it returns."""
+        scalars = {k: v for k, v in defines.items() if k not in tensors}
+        generic = self._kernel(scalars).kernel
+        symbols = {}
+        for p in generic.params:
+            if p.name not in tensors:
+                continue
+            shape = tuple(tensors[p.name].shape)
+            if len(shape) != len(p.shape_text):
+                raise TypeError("`%s` has %d dimensions, the kernel declares %d (%s)"
+                                % (p.name, len(shape), len(p.shape_text), ", ".join(p.shape_text)))
+            for text, dim in zip(p.shape_text, shape):
+                if text.isidentifier():
+                    if symbols.setdefault(text, int(dim)) != int(dim):
+                        raise ValueError("dimension `%s` is %d in one tensor and %d in `%s`"
+                                         % (text, symbols[text], dim, p.name))
+        kernel = self._kernel({**scalars, **symbols})
+        order = [p.name for p in kernel.params if not p.is_dimension and not p.is_output]
+        missing = [n for n in order if n not in tensors and n not in scalars]
+        if missing:
+            raise TypeError("%s: no tensor given for %s" % (self.func.__name__, ", ".join(missing)))
+        return kernel(*[tensors.get(n, scalars.get(n)) for n in order])
+
     def compile(self, *args, **kwargs):
         """factory.compile(...) as TileLang spells an explicit compile: the same as a call."""
         return self(*args, **kwargs)
+
+    def par_compile(self, configs, num_workers=None, ignore_error=False):
+        """Compiles each configuration (a dict of arguments, or a tuple of positional ones)."""
+        out = []
+        for c in configs:
+            try:
+                out.append(self(**c) if isinstance(c, dict) else self(*c))
+            except tileplay.TilePlayError:
+                if not ignore_error:
+                    raise
+                out.append(None)
+        return out
+
+    def get_tir(self, *args, **kwargs):
+        """The kernel's @T.prim_func for these arguments, as tilelang.compile() takes it."""
+        from .language import PrimFunc
+        return PrimFunc.of_factory(self.func, self.path, self.defines(args, kwargs))
+
+
+def _is_tensor(v):
+    """A torch tensor or numpy array passed for an eager-style kernel's tensor parameter."""
+    return hasattr(v, "shape") and hasattr(v, "dtype") and not isinstance(v, (str, bytes)) and \
+        type(v).__module__.split(".")[0] in ("torch", "numpy")
+
+
+def _check_module_level(func):
+    """TilePlay's front end compiles factories defined at a file's top level; one nested in
+    another function (closing over its variables) is refused here with the reason."""
+    qualname = getattr(func, "__qualname__", func.__name__)
+    if ".<locals>." in qualname:
+        raise NotImplementedError("TilePlay does not compile a kernel factory defined inside another function "
+                                  "(`%s`); its front end compiles module-level factories only" % qualname)
+
+
+def compile(func, out_idx=None, target="auto", target_host=None, execution_backend="auto", verbose=False,
+            pass_configs=None, compile_flags=None, **options):
+    """tilelang.compile(prim_func, out_idx=..., target=..., pass_configs=...): `func` is what a
+    @T.prim_func made in Python (at module level, or returned by a factory the script called);
+    TilePlay's front end compiles that factory with the arguments it was called with."""
+    from .language import PrimFunc
+    if isinstance(func, JITFactory):
+        return func()
+    if isinstance(func, JITKernel):
+        return func
+    if not isinstance(func, PrimFunc):
+        raise TypeError("tilelang.compile on TilePlay takes a @T.prim_func (got %s)" % type(func).__name__)
+    if func.nested_in:
+        raise NotImplementedError("TilePlay does not compile a kernel factory defined inside another function "
+                                  "(`%s` in `%s`); its front end compiles module-level factories only"
+                                  % (func.factory, func.nested_in))
+    if func.path is None:
+        raise TypeError("tilelang.compile on TilePlay needs a kernel defined in a source file")
+    name = func.factory or func.__name__
+    defines = func.args if func.factory else {}
+    tgt = None if target in (None, "auto", "cuda") else str(target)
+    return JITKernel(tileplay.compile(func.path, kernel=name, defines=defines, target=tgt,
+                                      pass_configs=pass_configs, out_idx=out_idx))
 
 
 def jit(func=None, *, out_idx=None, pass_configs=None, target="auto", **options):

@@ -5,18 +5,63 @@ level such as @T.macro and @T.prim_func, dtype names in default arguments, annot
 T.Tensor(...)). Every other `T.<name>` resolves to a placeholder that explains itself if Python
 ever calls it."""
 
-__all__ = ["prim_func", "macro", "Tensor", "Buffer", "FragmentBuffer", "SharedBuffer", "dtype", "Placeholder"]
+__all__ = ["PrimFunc", "prim_func", "macro", "Tensor", "Buffer", "FragmentBuffer", "SharedBuffer", "dtype", "Placeholder"]
+
+
+class PrimFunc:
+    """What @T.prim_func makes when Python runs the code around it: the function as written and
+    where it came from, so tilelang.compile() can hand TilePlay's front end the file, the
+    factory's name and the arguments it was called with (the body is never run here).
+    `factory` is None for a module-level @T.prim_func; `nested_in` names the function a
+    factory is defined in (TilePlay compiles module-level factories only)."""
+
+    def __init__(self, func, frame):
+        import inspect
+        self.func = func
+        self.__name__ = func.__name__
+        self.__doc__ = func.__doc__
+        self.path = inspect.getsourcefile(func)
+        code = frame.f_code
+        self.factory = None if code.co_name == "<module>" else code.co_name
+        qualname = getattr(code, "co_qualname", code.co_name)
+        self.nested_in = qualname.rsplit(".<locals>.", 1)[0] if ".<locals>." in qualname else None
+        n = code.co_argcount + code.co_kwonlyargcount
+        # The factory's arguments as they are now (a factory rarely reassigns one before
+        # defining its kernel; when it does, the front end is given the new value).
+        self.args = {name: frame.f_locals[name] for name in code.co_varnames[:n] if name in frame.f_locals}
+
+    @classmethod
+    def of_factory(cls, factory, path, args):
+        """The PrimFunc a module-level factory makes for `args`, without running it."""
+        self = cls.__new__(cls)
+        self.func, self.__name__, self.__doc__ = factory, factory.__name__, factory.__doc__
+        self.path, self.factory, self.nested_in, self.args = path, factory.__name__, None, dict(args)
+        return self
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("`%s` is a @T.prim_func: TilePlay compiles it from the source file; pass it to "
+                           "tilelang.compile() and call the kernel that returns" % self.__name__)
+
+    def __repr__(self):
+        where = "%s(%s)" % (self.factory, ", ".join("%s=%r" % kv for kv in self.args.items())) if self.factory else ""
+        return "<T.prim_func %s %s>" % (self.__name__, where)
 
 
 def prim_func(func=None, **kwargs):
-    """@T.prim_func, bare or with arguments: the function is kept as written (the front end
-    stages it from the source)."""
+    """@T.prim_func, bare or with arguments: a PrimFunc recording the function and the call of
+    the factory around it (TilePlay's front end stages the body from the source)."""
+    import sys
+    if func is None:
+        frame = sys._getframe(1)
+        return lambda f: PrimFunc(f, frame)
+    return PrimFunc(func, sys._getframe(1))
+
+
+def macro(func=None, **kwargs):
+    """@T.macro helpers are inlined by the front end; Python only defines them."""
     if func is None:
         return lambda f: f
     return func
-
-
-macro = prim_func  # @T.macro helpers are inlined by the front end; Python only defines them
 
 
 class dtype(str):

@@ -1,0 +1,1 @@
+"""tilelang.carver.roller on TilePlay: only the rasterization markers scripts compare with."""

@@ -1,0 +1,1 @@
+"""tilelang.contrib on TilePlay: nvcc's device query helpers."""
