@@ -9,7 +9,7 @@ import re
 CATEGORIES = ("missing_api", "compiler", "launch", "numerical", "dependency", "timeout", "other")
 
 _EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning|Skipped)|AssertionError|"
-                       r"[A-Za-z_][\w.]*\.(CompileError|TilePlayError))\b(: .*)?$")
+                       r"[A-Za-z_][\w.]*\.(CompileError|TilePlayError))\b(:.*)?$")
 
 
 def error_line(output):
@@ -17,9 +17,14 @@ def error_line(output):
     the last traceback, else the last non-empty line."""
     lines = [ln.rstrip() for ln in output.splitlines()]
     last_tb = max((i for i, ln in enumerate(lines) if ln.startswith("Traceback (most recent call last)")), default=-1)
-    candidates = [ln for ln in lines[last_tb + 1:] if _EXC_LINE.match(ln)] if last_tb >= 0 else []
-    if candidates:
-        return candidates[-1][:400]
+    tail = lines[last_tb + 1:] if last_tb >= 0 else []
+    found = [i for i, ln in enumerate(tail) if _EXC_LINE.match(ln)]
+    if found:
+        i = found[-1]
+        line = tail[i]
+        if line.endswith(":"):  # the message is on the lines below (numpy's assert_allclose)
+            line += " " + " / ".join(ln.strip() for ln in tail[i + 1:] if ln.strip())[:300]
+        return line[:400]
     for ln in reversed(lines):
         if ln.strip() and not ln.startswith("[driver]"):
             return ln.strip()[:400]
