@@ -7,6 +7,7 @@ from its path, each function called in turn. A function skipped by its requires_
 Usage: example_driver.py EXAMPLES_DIR TEST_FILE::FUNCTION [...]
 Exit: 0 every function passed, 1 one failed (its traceback on stderr), 3 all were skipped."""
 
+import importlib
 import importlib.util
 import os
 import sys
@@ -35,8 +36,20 @@ def _load(examples, test_rel):
     return module
 
 
+def _seed_as_conftest():
+    """TileLang's examples/conftest.py seeds random, torch and numpy with 0 before the tests."""
+    import random
+    random.seed(0)
+    for name, seed in (("torch", "manual_seed"), ("numpy.random", "seed")):
+        try:
+            getattr(importlib.import_module(name), seed)(0)
+        except ImportError:
+            pass
+
+
 def main(argv):
     examples = os.path.abspath(argv[1])
+    _seed_as_conftest()
     modules, ran, skipped = {}, 0, 0
     for item in argv[2:]:
         test_rel, func = item.split("::", 1)
