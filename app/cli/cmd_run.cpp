@@ -21,7 +21,7 @@ struct RunOptions {
     uint64_t seed = 0;
     int threads = 0;
     double timeout = 0;  // 0: the defaults below
-    bool check = false, json = false;
+    bool check = false, json = false, check_races = false;
 };
 
 // Watchdog defaults: a GPU kernel that is silent this long is hung; the CPU interpreter runs
@@ -129,7 +129,13 @@ int run_cmd(const RunOptions& o) {
     if (!parse_defines(o.defines, defs)) return kUsage;
     tp::SampleHeader h = tp::parse_sample_header(source);
     std::string reason;
-    if (o.device == "gpu") {
+    if (o.check_races && o.device == "gpu") {
+        std::cerr << "tilec run: --check-races runs on the CPU interpreter; use --device cpu (or auto)\n";
+        return kUsage;
+    }
+    if (o.check_races) {
+        reason = o.device == "cpu" ? "requested" : "--check-races runs on the CPU interpreter";
+    } else if (o.device == "gpu") {
         return run_gpu(o, defs, h, "requested");
     } else if (o.device == "auto") {
         std::string why;
@@ -186,10 +192,32 @@ int run_cmd(const RunOptions& o) {
     io.watchdog_s = o.timeout > 0 ? o.timeout : kCpuTimeoutS;
     std::string printed;
     if (o.json) io.print_sink = [&](const std::string& s) { printed += s; };
+    io.check_races = o.check_races;
     tp::InterpReport rep = tp::run_on_cpu(f, args, io);
+    // Race findings come first: a run the checker stopped (a wait that cannot complete) may
+    // have found races before it.
+    const bool raced = o.check_races && !rep.races.empty();
+    json races_json;
+    if (o.check_races) {
+        json rs = json::array();
+        for (const auto& d : rep.races)
+            rs.push_back({{"kind", tp::diag_info(d.kind).name},
+                          {"message", d.message},
+                          {"line", d.span.begin.line},
+                          {"col", d.span.begin.col},
+                          {"other_line", d.notes.empty() ? 0u : d.notes[0].span.begin.line},
+                          {"other_col", d.notes.empty() ? 0u : d.notes[0].span.begin.col}});
+        races_json = {{"scope", rep.races_scope}, {"findings", rs}};
+        if (!o.json) {
+            std::cerr << tp::render_diagnostics(rep.races, r.file.get(), use_color());
+            std::cerr << "race check: " << rep.races.size() << " finding(s) in " << rep.blocks_run << " block(s); checked " << rep.races_scope
+                      << "\n";
+        }
+    }
     json j = {{"device", "cpu"}, {"device_reason", reason}, {"kernel", r.kernel.factory}, {"grid", rep.grid},
               {"threads", r.kernel.threads}, {"problem", r.kernel.bound_params}, {"time_ms", rep.ms},
               {"time_label", "cpu interpreter"}, {"cpu_threads", rep.threads_used}, {"seed", o.seed}, {"loaded_inputs", loaded}};
+    if (o.check_races) j["races"] = races_json;
     if (!rep.ok) {
         std::string msg = rep.error.empty() ? tp::render_diagnostics(rep.diagnostics, r.file.get(), use_color() && !o.json) : "tilec run: " + rep.error + "\n";
         if (o.json) {
@@ -215,7 +243,7 @@ int run_cmd(const RunOptions& o) {
     for (const auto& p : params)
         if (!p.is_scalar && p.is_output) outs[p.name] = tensor_stats(args[p.name]);
     j["outputs"] = outs;
-    int rc = kOk;
+    int rc = raced ? kUserError : kOk;
     if (o.check) {
         tp::ReferenceResult ref = tp::cpu_reference(h.baselines, f, args);
         if (!ref.available) {
@@ -285,6 +313,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
     sub->add_option("--timeout", o->timeout, "watchdog: seconds the kernel may run (default 10 on the GPU, 300 on the CPU interpreter)")
         ->check(CLI::PositiveNumber);
     sub->add_flag("--check", o->check, "compare with the C++ reference of the sample's baseline; exit 1 when it fails");
+    sub->add_flag("--check-races", o->check_races,
+                  "CPU interpreter: report shared-memory races, reads of async copies not waited for and mbarrier phases that "
+                  "cannot complete; exit 1 when it finds any");
     sub->add_option("--save-inputs", o->save_inputs, "write inputs as DIR/<param>.npy");
     sub->add_option("--load-inputs", o->load_inputs, "read inputs from DIR/<param>.npy where present");
     sub->add_option("--save-outputs", o->save_outputs, "write outputs as DIR/<param>.npy");

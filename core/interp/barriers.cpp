@@ -10,6 +10,7 @@
 #include <string>
 
 #include "interp/program.h"
+#include "interp/race_check.h"
 
 namespace tp::interp {
 
@@ -48,6 +49,7 @@ struct BarrierStmt : CStmt {
             case ir::BarrierKind::ArriveExpectTx:
                 // Arrivals past the count complete the phase and count towards the next one,
                 // as the threads of a larger group would on the GPU.
+                if (fr.races) fr.races->last_arrive[{slot, i}] = &span;
                 arrived += arrivals;
                 phases += arrived / count;
                 arrived %= count;
@@ -56,7 +58,17 @@ struct BarrierStmt : CStmt {
             case ir::BarrierKind::Wait: {
                 int64_t parity = value->i(fr) & 1;
                 // The phase of this parity is done when it is the one before the current phase.
-                if ((phases & 1) != parity) return;
+                if ((phases & 1) != parity) {
+                    // Publishes the TMA loads that completed on it; every thread of a block
+                    // without roles waits here after arriving, as at a barrier.
+                    if (fr.races) {
+                        // The phase this wait sees complete: the last one, or the one before
+                        // the first (-1) for parity 1 on a fresh barrier.
+                        race_async_waited(fr, slot, i, phases - 1);
+                        fr.races->barrier();
+                    }
+                    return;
+                }
                 std::string held = "it has completed " + std::to_string(phases) + " phase(s) and holds " + std::to_string(arrived) + " of the " +
                                    std::to_string(count) + " arrivals that complete the next";
                 throw_diag(fr, DiagKind::BarrierWaitNeverCompletes, span,
@@ -67,6 +79,24 @@ struct BarrierStmt : CStmt {
 };
 
 }  // namespace
+
+int64_t mbarrier_phases(const Frame& fr, int slot, int64_t index) {
+    const BufView& v = fr.bufs[static_cast<size_t>(slot)];
+    if (!v.data || index < 0 || index >= v.size) return 0;
+    return static_cast<int64_t>(v.data[index]) / kPhaseUnit;
+}
+
+void race_check_phases(Frame& fr) {
+    for (const auto& [key, span] : fr.races->last_arrive) {
+        const BufView& v = fr.bufs[static_cast<size_t>(key.first)];
+        if (!v.data || key.second < 0 || key.second >= v.size) continue;
+        const auto state = static_cast<int64_t>(v.data[key.second]);
+        const int64_t arrived = state % kPhaseUnit;
+        const ir::BufferNode& buf = *fr.prog->buffers[static_cast<size_t>(key.first)].buffer;
+        const int64_t count = buf.arrive_counts[static_cast<size_t>(key.second)];
+        if (arrived != 0) race_phase_incomplete(fr, buf, key.second, arrived, count, *span);
+    }
+}
 
 CStmtP compile_role_or_barrier(Program& p, const ir::Stmt& s) {
     if (auto* r = s->as<ir::RoleBlockNode>()) {

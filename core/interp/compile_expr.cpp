@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "interp/program.h"
+#include "interp/race_check.h"
 
 namespace tp::interp {
 
@@ -271,6 +272,21 @@ struct Load : CExpr {
     double f(Frame& fr) const override { return load(fr); }
 };
 
+// --check-races: a shared-memory read that tells the checker which thread reads which element.
+struct CheckedLoad : Load {
+    double checked(Frame& fr) const {
+        int64_t ix[kMaxRank];
+        int n = static_cast<int>(idx.size());
+        for (int d = 0; d < n; ++d) ix[d] = idx[static_cast<size_t>(d)]->i(fr);
+        const BufView& v = fr.bufs[static_cast<size_t>(slot)];
+        const int64_t flat = checked_flat(fr, span, "read", *buf, v, ix, n);
+        if (fr.races) race_read(fr, slot, flat, &span);
+        return v.data[flat];
+    }
+    int64_t i(Frame& fr) const override { return to_int(checked(fr)); }
+    double f(Frame& fr) const override { return checked(fr); }
+};
+
 // T.atomic_add(..., return_prev=True): adds to the element and returns what it held before,
 // atomically as the block's worker threads may share a global tensor.
 struct FetchAdd : CExpr {
@@ -385,7 +401,11 @@ CExprP compile_expr(Program& p, const ir::Expr& e) {
         }
         case ir::NodeKind::BufferLoad: {
             auto* l = e->as<ir::BufferLoadNode>();
-            auto n = std::make_unique<Load>();
+            std::unique_ptr<Load> n;
+            if (p.check_races && l->buffer->scope == ir::Scope::Shared)
+                n = std::make_unique<CheckedLoad>();
+            else
+                n = std::make_unique<Load>();
             n->buf = l->buffer.get();
             n->slot = p.buffer_slot(l->buffer);
             TP_ICHECK(l->indices.size() <= static_cast<size_t>(kMaxRank), "buffer rank above 8");

@@ -1,7 +1,10 @@
 // Statements of the interpreter. Every loop kind (serial, unrolled, T.Parallel, T.Pipelined,
 // vectorized) runs in program order: TileLang's tile semantics treat a block as one
 // sequential program over tiles, which is what the reference must reproduce.
+#include <algorithm>
+
 #include "interp/program.h"
+#include "interp/race_check.h"
 
 namespace tp::interp {
 
@@ -91,6 +94,72 @@ struct Store : CStmt {
     }
 };
 
+// --check-races: a shared-memory store that tells the checker who writes which element, and
+// whether the value changes.
+struct CheckedStore : Store {
+    void exec(Frame& fr) const override {
+        if (!fr.races) return Store::exec(fr);
+        int64_t ix[kMaxRank];
+        int n = static_cast<int>(idx.size());
+        for (int d = 0; d < n; ++d) ix[d] = idx[static_cast<size_t>(d)]->i(fr);
+        BufView& v = fr.bufs[static_cast<size_t>(slot)];
+        int64_t flat = checked_flat(fr, span, "write", *buf, v, ix, n);
+        double x = buf->dtype.is_float() ? value->f(fr) : static_cast<double>(value->i(fr));
+        race_write(fr, slot, flat, &span, v.data[flat], round_value(x, buf->dtype));
+        store_value(v, flat, x, buf->dtype);
+    }
+};
+
+// --check-races: a T.Parallel loop. bind_threads flattens a nest of directly nested parallel
+// loops row-major and deals iteration e to thread e % threads (tp_r * threads + tid), so each
+// iteration's accesses are attributed to that thread; a parallel loop inside the body of
+// another (not directly nested) runs serially in the thread that runs that body.
+struct ParFor : For {
+    int64_t threads = 1;
+    bool nested = false;  // directly inside another parallel loop of the same nest
+    void exec(Frame& fr) const override {
+        if (!fr.races || (fr.par_index >= 0 && !nested)) return For::exec(fr);
+        const int32_t saved_owner = fr.owner;
+        const int64_t outer = nested ? fr.par_index : 0;
+        int64_t lo = min->i(fr), n = extent->i(fr);
+        for (int64_t k = 0; k < n; ++k) {
+            if (var.is_float)
+                fr.fvars[static_cast<size_t>(var.index)] = static_cast<double>(lo + k);
+            else
+                fr.ivars[static_cast<size_t>(var.index)] = lo + k;
+            fr.par_index = outer * n + k;
+            fr.owner = static_cast<int32_t>(fr.par_index % threads);
+            body->exec(fr);
+            if (fr.breaking) {
+                fr.breaking = false;
+                break;
+            }
+            fr.poll_watchdog(span);
+        }
+        fr.par_index = nested ? outer : -1;
+        fr.owner = saved_owner;
+    }
+};
+
+// --check-races: a tile op the lowering spreads over the block's threads; which thread takes
+// which element is not computed, so its accesses conflict with any other thread's.
+struct SpreadOp : CStmt {
+    CStmtP inner;
+    void exec(Frame& fr) const override {
+        const int32_t saved = fr.owner;
+        fr.owner = kSomeThread;
+        inner->exec(fr);
+        fr.owner = saved;
+    }
+};
+
+// --check-races in a block run as one program: __syncthreads ends the barrier epoch.
+struct EpochBarrier : CStmt {
+    void exec(Frame& fr) const override {
+        if (fr.races) fr.races->barrier();
+    }
+};
+
 struct Eval : CStmt {
     CExprP value;
     void exec(Frame& fr) const override { (void)value->f(fr); }
@@ -104,6 +173,8 @@ struct Collective : CStmt {
     void exec(Frame& fr) const override {
         if (!fr.fibers) return inner->exec(fr);
         fiber_barrier(fr, this, span);
+        // Thread 0 resumes first after the barrier, before any thread runs past it.
+        if (barrier_only && fr.races && fr.thread_rank == 0) fr.races->barrier();
         if (barrier_only) return;
         if (fr.thread_rank == 0) inner->exec(fr);
         fiber_barrier(fr, reinterpret_cast<const char*>(this) + 1, span);
@@ -143,6 +214,7 @@ struct Alloc : CStmt {
         v.data = st.data();
         v.written = nullptr;
         v.global = false;
+        if (fr.races && buf->scope == ir::Scope::Shared) fr.races->reset_buffer(slot, v.size);
         body->exec(fr);
     }
 };
@@ -172,13 +244,15 @@ struct Launch : CStmt {
 
 CStmtP compile_stmt_inner(Program& p, const ir::Stmt& s);
 
+static bool is_sync(const ir::Stmt& s) {
+    auto* e = s->as<ir::EvaluateNode>();
+    auto* c = e ? e->value->as<ir::CallNode>() : nullptr;
+    return c && c->op == "__syncthreads";
+}
+
 CStmtP compile_stmt(Program& p, const ir::Stmt& s) {
     if (!s || !p.thread_mode || p.block_wide_depth > 0) return compile_stmt_inner(p, s);
-    const bool sync = [&] {
-        auto* e = s->as<ir::EvaluateNode>();
-        auto* c = e ? e->value->as<ir::CallNode>() : nullptr;
-        return c && c->op == "__syncthreads";
-    }();
+    const bool sync = is_sync(s);
     if (!sync && !block_wide(s)) return compile_stmt_inner(p, s);
     auto n = std::make_unique<Collective>();
     ++p.block_wide_depth;
@@ -193,7 +267,11 @@ CStmtP compile_stmt_inner(Program& p, const ir::Stmt& s) {
     if (!s) return std::make_unique<Nop>();
     if (CStmtP op = compile_tile_op(p, s)) {
         op->span = s->span;
-        return op;
+        if (!p.check_races || !block_wide(s)) return op;
+        auto n = std::make_unique<SpreadOp>();
+        n->inner = std::move(op);
+        n->span = s->span;
+        return n;
     }
     CStmtP out;
     switch (s->kind) {
@@ -205,11 +283,20 @@ CStmtP compile_stmt_inner(Program& p, const ir::Stmt& s) {
         }
         case ir::NodeKind::For: {
             auto* f = s->as<ir::ForNode>();
-            auto n = std::make_unique<For>();
+            const bool par = p.check_races && f->for_kind == ir::ForKind::Parallel;
+            std::unique_ptr<For> n;
+            if (par)
+                n = std::make_unique<ParFor>();
+            else
+                n = std::make_unique<For>();
             n->var = p.slot_of(f->loop_var);
             n->min = compile_expr(p, f->min);
             n->extent = compile_expr(p, f->extent);
             n->body = compile_stmt(p, f->body);
+            if (par) {
+                static_cast<ParFor*>(n.get())->threads = std::max<int64_t>(p.role_threads ? p.role_threads : p.block_threads, 1);
+                if (auto* inner = dynamic_cast<ParFor*>(n->body.get())) inner->nested = true;
+            }
             out = std::move(n);
             break;
         }
@@ -241,7 +328,11 @@ CStmtP compile_stmt_inner(Program& p, const ir::Stmt& s) {
         }
         case ir::NodeKind::BufferStore: {
             auto* st = s->as<ir::BufferStoreNode>();
-            auto n = std::make_unique<Store>();
+            std::unique_ptr<Store> n;
+            if (p.check_races && st->buffer->scope == ir::Scope::Shared)
+                n = std::make_unique<CheckedStore>();
+            else
+                n = std::make_unique<Store>();
             n->buf = st->buffer.get();
             n->slot = p.buffer_slot(st->buffer);
             TP_ICHECK(st->indices.size() <= static_cast<size_t>(kMaxRank), "buffer rank above 8");
@@ -251,6 +342,10 @@ CStmtP compile_stmt_inner(Program& p, const ir::Stmt& s) {
             break;
         }
         case ir::NodeKind::Evaluate: {
+            if (p.check_races && !p.thread_mode && is_sync(s)) {
+                out = std::make_unique<EpochBarrier>();
+                break;
+            }
             auto n = std::make_unique<Eval>();
             n->value = compile_expr(p, s->as<ir::EvaluateNode>()->value);
             out = std::move(n);

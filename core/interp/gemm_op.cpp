@@ -4,6 +4,7 @@
 // rounded to C's dtype (the fp32 accumulator of the tensor-core path).
 #include <vector>
 
+#include "interp/race_check.h"
 #include "interp/regions.h"
 
 namespace tp::interp {
@@ -53,6 +54,17 @@ struct Gemm : CStmt {
                        {"`T.gemm` with A `" + a.buf->name + "` " + std::to_string(M) + "x" + std::to_string(K) + ", B `" +
                         b.buf->name + "` " + std::to_string(KB) + "x" + std::to_string(N) + " and C `" + c.buf->name +
                         "` " + std::to_string(cr) + "x" + std::to_string(cc) + "; the inner dims and C's shape must agree"});
+        if (fr.races) {
+            // A and B are read by the block's threads (ldmatrix / wgmma descriptors); C is
+            // normally a fragment, written element by element below when it is shared.
+            for (const auto* r : {&a, &b})
+                if (r->buf->scope == ir::Scope::Shared) {
+                    const int64_t base = r == &a ? abase : bbase, ld = r == &a ? ald : bld;
+                    const int64_t rows = r == &a ? ar : br, cols = r == &a ? ac : bc;
+                    for (int64_t i = 0; i < rows; ++i)
+                        for (int64_t k = 0; k < cols; ++k) race_read(fr, r->slot, base + i * ld + k, &span);
+                }
+        }
         const double* A = fr.bufs[static_cast<size_t>(a.slot)].data + abase;
         const double* B = fr.bufs[static_cast<size_t>(b.slot)].data + bbase;
         BufView& cv = fr.bufs[static_cast<size_t>(c.slot)];
@@ -80,6 +92,8 @@ struct Gemm : CStmt {
                 for (; k < K; ++k) s0 += ai[k] * bj[k];
                 int64_t cf = cbase + i * cld + j;
                 double acc = (s0 + s1) + (s2 + s3);
+                if (fr.races && c.buf->scope == ir::Scope::Shared)
+                    race_write(fr, c.slot, cf, &span, cv.data[cf], round_value(clear ? acc : cv.data[cf] + acc, ct));
                 store_value(cv, cf, clear ? acc : cv.data[cf] + acc, ct);
             }
         }

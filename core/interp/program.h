@@ -35,6 +35,7 @@ struct BufView {
 
 struct Program;
 struct Fibers;
+struct RaceState;
 
 // The state of one block's execution. One frame per worker thread, reused across blocks.
 // Thrown by poll_watchdog when the run is cancelled; run_on_cpu stops every block on it.
@@ -62,6 +63,11 @@ struct Frame {
     int64_t thread_rank = 0;
     Frame* leader = nullptr;
     std::shared_ptr<Fibers> fiber_pool;  // a worker's fibers, kept from block to block
+    // --check-races (race_check.h): the block's checker state, shared by its fibers (null when
+    // the run does not check), and the thread the current access is attributed to.
+    RaceState* races = nullptr;
+    int32_t owner = -1;
+    int64_t par_index = -1;  // the flattened iteration of the T.Parallel nest being run, -1 outside one
     void poll_watchdog(Span span) const {
         if (expired && expired->load(std::memory_order_relaxed)) throw_timeout(span);
         if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled{};
@@ -115,6 +121,9 @@ struct Program {
     // While compiling: threads of the block, and of the enclosing `T.ws` role (0 outside one);
     // an mbarrier arrive counts one arrival per thread that runs it.
     int64_t block_threads = 1, role_threads = 0;
+    // --check-races: compile the checking variants of shared loads, stores, T.Parallel loops
+    // and barriers (a run without the flag runs the plain closures and pays nothing).
+    bool check_races = false;
 
     VarSlot slot_of(const ir::Var& v);
     int buffer_slot(const ir::Buffer& b);

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "interp/program.h"
+#include "interp/race_check.h"
 #include "ir/functor.h"
 #include "ir/ir.h"
 #include "tileplay/interp.h"
@@ -118,16 +119,49 @@ std::optional<Diagnostic> thread_index_warning(const ir::PrimFunc& f, const std:
     return d;
 }
 
+// The race checker's reach in `f` (InterpReport::races_scope); `elements` whether it follows
+// each shared-memory element's accesses.
+static std::string race_scope(const ir::PrimFunc& f, bool thread_mode, bool& elements) {
+    struct Find : ir::IRVisitor {
+        bool roles = false;
+        void visit_RoleBlock(const ir::RoleBlockNode& n, const ir::Stmt& s) override {
+            roles = true;
+            ir::IRVisitor::visit_RoleBlock(n, s);
+        }
+    } find;
+    find.visit(f.body);
+    elements = false;
+    if (find.roles)
+        return "async copies and mbarrier phases; not shared-memory races: the `T.ws` roles are ordered by their mbarriers, "
+               "which the checker does not follow";
+    if (!thread_mode && thread_index_warning(f, "").has_value())
+        return "async copies and mbarrier phases; not shared-memory races: the kernel branches on the thread index around a "
+               "tile op, so its blocks run as one program without per-thread indices";
+    elements = true;
+    return thread_mode ? "shared-memory races (each block run as its threads), async copies and mbarrier phases"
+                       : "shared-memory races (T.Parallel iterations and tile ops on the threads the CUDA lowering gives them), "
+                         "async copies and mbarrier phases";
+}
+
 InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>& args, const InterpOptions& opts) {
     using namespace interp;
     InterpReport rep;
     Program prog;
     prog.file = opts.source_path;
     prog.thread_mode = interp::thread_level(f);
+    prog.check_races = opts.check_races;
+    // What the race checker can follow: element races need every access's thread, which a
+    // block run as one program does not have when it branches on the thread index, and an
+    // order between warp roles, which only their mbarriers give (not modelled).
+    bool check_elements = false;
+    if (opts.check_races) {
+        rep.races_scope = race_scope(f, prog.thread_mode, check_elements);
+    }
     // Thread-level code relies on the barriers the compiler places between one thread's
     // shared-memory writes and another's reads (TileLang's storage sync): the threads run with
-    // the same barriers here.
-    ir::PrimFuncPtr synced = prog.thread_mode ? transform::insert_syncs(std::make_shared<ir::PrimFunc>(f)) : nullptr;
+    // the same barriers here, and the race checker checks the kernel with them.
+    const bool sync = prog.thread_mode || check_elements;
+    ir::PrimFuncPtr synced = sync ? transform::insert_syncs(std::make_shared<ir::PrimFunc>(f)) : nullptr;
     const ir::PrimFunc& g = synced ? *synced : f;
     try {
         prog.root = compile_stmt(prog, g.body);
@@ -255,6 +289,9 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
     std::optional<Diagnostic> first_error;
     std::exception_ptr internal;
     std::atomic<int64_t> ran{0};
+    std::vector<RaceState> races(opts.check_races ? static_cast<size_t>(nthreads) : 0);
+    for (auto& r : races) r.elements = check_elements;
+    std::atomic<size_t> next_worker{0};
 
     // The watchdog: a thread that raises `expired` when the run is over its time; the loops
     // and the block loop below poll it and stop with InterpreterTimeout where they are.
@@ -276,6 +313,7 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
     }
     auto worker = [&] {
         Frame fr = tmpl;
+        RaceState* rs = races.empty() ? nullptr : &races[next_worker.fetch_add(1)];
         while (!stop.load(std::memory_order_relaxed)) {
             size_t pos = next.fetch_add(1);
             if (pos >= blocks.size()) break;
@@ -285,9 +323,16 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
             fr.block[2] = b / (rep.grid[0] * rep.grid[1]);
             fr.breaking = false;
             fr.prints.clear();
+            if (rs) {
+                rs->begin_block(b, prog.buffers.size());
+                fr.races = rs;
+                fr.owner = kEveryThread;
+                fr.par_index = -1;
+            }
             try {
                 fr.poll_watchdog(f.body ? f.body->span : f.span);
                 prog.root->exec(fr);
+                if (rs) race_check_phases(fr);
                 ran.fetch_add(1);
                 if (opts.progress) opts.progress->done.fetch_add(1, std::memory_order_relaxed);
             } catch (const Cancelled&) {
@@ -327,6 +372,7 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
     rep.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     rep.blocks_run = ran.load();
     if (internal) std::rethrow_exception(internal);
+    if (opts.check_races) rep.races = race_diagnostics(races, opts.source_path);
 
     for (const auto& text : prints) {
         if (text.empty()) continue;

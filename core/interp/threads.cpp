@@ -150,6 +150,9 @@ void run_block_threads(Frame& fr, const CStmt& body, const std::vector<VarSlot>&
         f.prints.clear();
         f.fibers = &fs;
         f.thread_rank = t;
+        f.races = fr.races;
+        f.owner = static_cast<int32_t>(t);
+        f.par_index = -1;
         f.leader = &fs.f[0].frame;
         int64_t r = t;
         for (size_t d = 0; d < thread_vars.size(); ++d) {

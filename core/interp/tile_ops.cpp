@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "interp/race_check.h"
 #include "interp/regions.h"
 
 namespace tp::interp {
@@ -16,18 +17,33 @@ namespace {
 
 struct Copy : CStmt {
     CRegion src, dst;
+    int mbar_slot = -1;  // T.tma_copy: the mbarrier its bytes complete on
+    CExprP mbar_index;
     void exec(Frame& fr) const override {
         EvRegion s = eval_region(fr, src), d = eval_region(fr, dst);
         RegionMap m = map_regions(fr, span, "T.copy", src, s, dst, d);
         const BufView& sv = fr.bufs[static_cast<size_t>(src.slot)];
         BufView& dv = fr.bufs[static_cast<size_t>(dst.slot)];
         const ir::DataType dt = dst.buf->dtype;
+        const bool check_src = fr.races && src.buf->scope == ir::Scope::Shared;
+        const bool check_dst = fr.races && dst.buf->scope == ir::Scope::Shared;
+        const int64_t mbar = check_dst && mbar_slot >= 0 ? mbar_index->i(fr) : 0;
+        const int64_t phase = check_dst && mbar_slot >= 0 ? mbarrier_phases(fr, mbar_slot, mbar) : 0;
         for_each_pair(m, s, d, [&](const int64_t* si, const int64_t* di) {
             int64_t sf = flat_or_neg(sv, si);
             double x = 0;
             if (sf >= 0) x = sv.data[sf];
             else if (!sv.global) throw_oob(fr, span, "read", *src.buf, sv, si, sv.rank);
+            if (check_src && sf >= 0) race_read(fr, src.slot, sf, &span);
             int64_t df = flat_or_neg(dv, di);
+            if (df >= 0 && check_dst) {
+                // A TMA load is written by the copy engine, not a thread: it is published by a
+                // wait on its mbarrier, not by a barrier.
+                if (mbar_slot >= 0)
+                    race_async_write(fr, dst.slot, df, mbar_slot, mbar, phase, &span);
+                else
+                    race_write(fr, dst.slot, df, &span, dv.data[df], round_value(x, dt));
+            }
             if (df >= 0) store_value(dv, df, x, dt);
             else if (!dv.global) throw_oob(fr, span, "write", *dst.buf, dv, di, dv.rank);
         });
@@ -44,8 +60,10 @@ struct Fill : CStmt {
         RegionMap m;
         m.n = d.rank;
         for (int k = 0; k < d.rank; ++k) m.ext[k] = d.ext[k], m.src_dim[k] = k, m.dst_dim[k] = k;
+        const bool check = fr.races && dst.buf->scope == ir::Scope::Shared;
         for_each_pair(m, d, d, [&](const int64_t*, const int64_t* di) {
             int64_t df = flat_or_neg(dv, di);
+            if (df >= 0 && check) race_write(fr, dst.slot, df, &span, dv.data[df], round_value(x, dst.buf->dtype));
             if (df >= 0) store_value(dv, df, x, dst.buf->dtype);
             else if (!dv.global) throw_oob(fr, span, "write", *dst.buf, dv, di, dv.rank);
         });
@@ -83,11 +101,14 @@ struct Reduce : CStmt {
         bool is_min = kind == ir::ReduceKind::Min;
         bool is_abs = kind == ir::ReduceKind::AbsMax || kind == ir::ReduceKind::AbsSum;
         double init = is_max ? (is_abs ? 0.0 : -INFINITY) : is_min ? INFINITY : 0.0;
+        const bool check_src = fr.races && src->scope == ir::Scope::Shared;
+        const bool check_dst = fr.races && dst->scope == ir::Scope::Shared;
         for (int64_t o = 0; o < outer; ++o) {
             for (int64_t in = 0; in < inner; ++in) {
                 double acc = init;
                 const double* p = s.data + o * red * inner + in;
                 for (int64_t r = 0; r < red; ++r) {
+                    if (check_src) race_read(fr, src_slot, o * red * inner + in + r * inner, &span);
                     double v = p[r * inner];
                     if (is_abs) v = std::fabs(v);
                     acc = is_max ? std::fmax(acc, v) : is_min ? std::fmin(acc, v) : acc + v;
@@ -97,6 +118,7 @@ struct Reduce : CStmt {
                     double old = d.data[df];
                     acc = is_max ? std::fmax(old, acc) : is_min ? std::fmin(old, acc) : old + acc;
                 }
+                if (check_dst) race_write(fr, dst_slot, df, &span, d.data[df], round_value(acc, dst->dtype));
                 store_value(d, df, acc, dst->dtype);
             }
         }
@@ -131,9 +153,11 @@ struct AtomicAdd : CStmt {
         EvRegion s = eval_region(fr, *src);
         RegionMap m = map_regions(fr, span, "T.atomic_add", *src, s, dst, d);
         const BufView& sv = fr.bufs[static_cast<size_t>(src->slot)];
+        const bool check_src = fr.races && src->buf->scope == ir::Scope::Shared;  // atomics on dst do not race
         for_each_pair(m, s, d, [&](const int64_t* si, const int64_t* di) {
             int64_t sf = flat_or_neg(sv, si);
             if (sf < 0) throw_oob(fr, span, "read", *src->buf, sv, si, sv.rank);
+            if (check_src) race_read(fr, src->slot, sf, &span);
             int64_t df = flat_or_neg(dv, di);
             if (df >= 0) atomic_add_at(dv, df, sv.data[sf], dt);
             else if (!dv.global) throw_oob(fr, span, "atomic add", *dst.buf, dv, di, dv.rank);
@@ -198,6 +222,10 @@ CStmtP compile_tile_op(Program& p, const ir::Stmt& s) {
             auto n = std::make_unique<Copy>();
             n->src = compile_region(p, c->src);
             n->dst = compile_region(p, c->dst);
+            if (auto* bar = c->barrier ? c->barrier->as<ir::BufferLoadNode>() : nullptr; bar && bar->indices.size() == 1) {
+                n->mbar_slot = p.buffer_slot(bar->buffer);
+                n->mbar_index = compile_expr(p, bar->indices[0]);
+            }
             return n;
         }
         case ir::NodeKind::GemmOp: return compile_gemm(p, *s->as<ir::GemmOpNode>());

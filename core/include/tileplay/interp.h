@@ -42,6 +42,10 @@ struct InterpOptions {
         std::atomic<int64_t> total{0}, done{0};
     };
     Progress* progress = nullptr;
+    // Race and barrier checker (docs/race_checker.md): shared-memory accesses of different
+    // threads with no barrier between them, reads of T.tma_copy loads not waited for, mbarrier
+    // phases left short of arrivals; reported in InterpReport::races. Off: no cost.
+    bool check_races = false;
 };
 
 struct InterpReport {
@@ -60,6 +64,11 @@ struct InterpReport {
     int threads_used = 0;
     std::map<std::string, int64_t> symbols;             // symbolic dims bound from tensor shapes
     std::map<std::string, std::vector<uint8_t>> written;  // param -> per-element 0/1 (track_written)
+    // check_races: the findings (errors at the second access, a note at the first), and what
+    // the checker could follow in this kernel ("shared-memory races, async copies and
+    // mbarriers", or a narrower scope and why).
+    std::vector<Diagnostic> races;
+    std::string races_scope;
 };
 
 // Runs `f` on `args`, keyed by parameter name. Tensor parameters need a HostTensor of the
