@@ -123,6 +123,7 @@ Json handle_cpu_run(const Json& req, WorkerState& st, Emitter& em) {
     InterpOptions opts;
     InterpOptions::Progress progress;
     opts.progress = &progress;
+    opts.check_races = req.value("check_races", false);
     std::string printed;
     size_t dropped = 0;
     opts.print_sink = [&](const std::string& text) {
@@ -139,6 +140,16 @@ Json handle_cpu_run(const Json& req, WorkerState& st, Emitter& em) {
         rep = run_on_cpu(f, args, opts);
     }
     Json j = {{"ok", rep.ok}, {"device", "cpu"}};
+    if (opts.check_races) {
+        // The findings go back even when the run stopped: they may explain why.
+        Json findings = Json::array();
+        for (const auto& d : rep.races) {
+            Json f = {{"kind", diag_info(d.kind).name}, {"message", d.message}, {"line", d.span.begin.line}, {"col", d.span.begin.col}};
+            if (!d.notes.empty()) f["other_line"] = d.notes[0].span.begin.line, f["other_col"] = d.notes[0].span.begin.col;
+            findings.push_back(f);
+        }
+        j["races"] = {{"scope", rep.races_scope}, {"findings", findings}};
+    }
     if (dropped) printed += "\n[" + std::to_string(dropped) + " more bytes of printed output dropped]\n";
     // Printed before a failure too: the lines leading up to a failed T.device_assert matter most.
     if (!printed.empty()) j["printed"] = printed;

@@ -152,7 +152,16 @@ std::vector<Rule> rules_for(const std::string& op) {
                            {"needs_bytes", Type::Number},
                            {"budget_bytes", Type::Number},
                            {"reduce", Type::Array},
-                           {"reduce[]", Type::String}});
+                           {"reduce[]", Type::String},
+                           // `check_races`: the race checker's scope and findings.
+                           {"races", Type::Object},
+                           {"races.scope", Type::String},
+                           {"races.findings", Type::Array},
+                           {"races.findings[]", Type::Object},
+                           {"races.findings[].kind", Type::String},
+                           {"races.findings[].message", Type::String},
+                           {"races.findings[].line", Type::Number},
+                           {"races.findings[].col", Type::Number}});
     } else if (op == "bench") {
         for (const char* f : {"ours.median_ms", "ours.min_ms", "ours.spread_pct", "ours.tflops", "ours.gbps"})
             v.push_back({f, Type::Number});

@@ -6,12 +6,14 @@ the ratchet (the counts that pass may only go up). Standard library only.
 
 usage: run_conformance.py --source TILELANG --tilec TILEC [--cuda CUDA_HOME] [--manifest M]
                           [--ratchet R] [--subset every:N | shard:K/N | folders:a,b] [--jobs 2] [--update-ratchet]
-                          [--device cpu|gpu] [--summary FILE] [--json FILE] [--dry-run]
+                          [--device cpu|gpu] [--summary FILE] [--json FILE] [--dry-run] [--check-races]
 TILELANG is a checkout, a bare git repository, or a folder holding TileLang's examples/ (what a
 GPU machine without the mirror is given); its examples are extracted to a temporary directory
 for the run (never into this tree). Without it the run prints [SKIP].
 --device gpu is the GPU step (gpu_conformance.py): each kernel at the file's own size on the
 GPU, checked against the interpreter on sampled blocks; [SKIP] without a CUDA device.
+--check-races runs only the CPU step, with the interpreter's race checker, and reports how many
+kernels ran clean and every finding.
 """
 import argparse
 import concurrent.futures as cf
@@ -92,6 +94,8 @@ def check_entry(e, exdir, opts, tmp):
         clear = rc == 1 and e["needs"] in log
         res.update(status="diagnosed" if clear else "undiagnosed", error=None if clear else first_error(log))
         return res
+    if opts.check_races:
+        return check_races(e, path, opts, res)
     stem = os.path.join(tmp, e["id"].replace("/", "_").replace(":", "_"))
     for arch in ARCHS:
         rc, log = run(base + ["--arch", arch, "--emit", "ptx", "-o", stem + arch + ".ptx"], opts.timeout)
@@ -119,6 +123,55 @@ def check_entry(e, exdir, opts, tmp):
         res["cpu_error"] = first_error(log) if rc != "timeout" else "CPU run timed out"
     res["status"] = "checked"
     return res
+
+
+RACE_KINDS = ("[SharedMemoryRace]", "[AsyncReadBeforeWait]", "[BarrierPhaseIncomplete]")
+
+
+def check_races(e, path, opts, res):
+    """--check-races: only the CPU run, with the race checker; `races` is clean, found or
+    not_run (the run failed for another reason), with the findings and what was checked."""
+    cmd = [opts.tilec, "run", "--device", "cpu", "--arch", CPU_ARCH, "--threads", "1", "--timeout", str(opts.cpu_timeout),
+           "--check-races", path, "-k", e["kernel"]] + defines(e["small"])
+    rc, log = run(cmd, opts.cpu_timeout + 30)
+    # `file:line:col: error: message`: the line kept, the temporary directory dropped.
+    findings = [os.path.basename(ln.split(": error: ", 1)[0]) + ": " + ln.split(": error: ", 1)[1] for ln in log.splitlines()
+                if ": error: " in ln and ln.rstrip().endswith(RACE_KINDS)]
+    scope = [ln.split("; checked ", 1)[1] for ln in log.splitlines() if ln.startswith("race check: ") and "; checked " in ln]
+    res["status"] = "checked"
+    res["cpu"] = "ok" if rc == 0 or (rc == 1 and findings) else ("timeout" if rc == "timeout" else "fail")
+    res["race_scope"] = scope[0] if scope else ""
+    res["race_findings"] = findings
+    if findings:
+        res["races"] = "found"
+    elif rc == 0:
+        res["races"] = "clean"
+    else:
+        res["races"] = "not_run"
+        res["cpu_error"] = first_error(log) if rc != "timeout" else "CPU run timed out"
+    if PRINT_ONLY:
+        res["races"] = "dry-run"
+    return res
+
+
+def race_report(results):
+    """Counts of --check-races and every finding, one line each."""
+    counts = {}
+    for r in results:
+        if r.get("status") == "checked":
+            key = r["races"]
+            if key == "clean" and not r["race_scope"].startswith("shared-memory races"):
+                key = "clean_async_only"  # warp roles or thread-index branches: element races not followed
+            counts[key] = counts.get(key, 0) + 1
+        else:
+            counts[r.get("status", "other")] = counts.get(r.get("status", "other"), 0) + 1
+    for r in results:
+        for f in r.get("race_findings", []):
+            print("race: %s: %s" % (r["id"], f[:400]))
+        if r.get("races") == "not_run":
+            print("not run: %s: %s" % (r["id"], r.get("cpu_error", "")[:200]))
+    print("race check: " + ", ".join("%s %d" % kv for kv in sorted(counts.items())))
+    return counts
 
 
 def select(entries, subset):
@@ -176,6 +229,8 @@ def parse_options():
     ap.add_argument("--gpu-timeout", type=int, default=240,
                     help="--device gpu: seconds per kernel (compile, launch and the interpreter's check)")
     ap.add_argument("--watchdog", type=float, default=20, help="--device gpu: seconds one launch may run")
+    ap.add_argument("--check-races", action="store_true",
+                    help="only the CPU runs, with `tilec run --check-races`: how many run clean and every finding (no ratchet)")
     return ap.parse_args()
 
 
@@ -249,6 +304,12 @@ def main():
         start = time.time()
         results = check_all(entries, exdir, opts, tmp)
     if results is None or PRINT_ONLY:
+        return 0
+    if opts.check_races:
+        race_report(results)
+        if opts.json:
+            with open(opts.json, "w") as fh:
+                json.dump(results, fh, indent=1)
         return 0
     counts = report(results, opts, manifest["tilelang_commit"], time.time() - start)
     if opts.json:

@@ -158,3 +158,24 @@ TEST_F(CpuWorker, AFailedAssertionFailsTheRun) {
     EXPECT_EQ(run["kind"], "run_failed");
     EXPECT_NE(run["error"].get<std::string>().find("input larger than limit"), std::string::npos) << run.dump();
 }
+
+// `check_races` on a CPU run: the race checker's findings come back with both lines; a run
+// without it carries no `races` (and pays nothing for the checker).
+TEST_F(CpuWorker, ChecksRacesWhenAsked) {
+    const std::string path = std::string(TILEPLAY_SOURCE_DIR) + "/tests/errors/fail_shared_memory_race.py";
+    auto load = serve({{"id", 1}, {"op", "load"}, {"device", "cpu"}, {"path", path}});
+    ASSERT_TRUE(load["ok"].get<bool>()) << load.dump();
+    auto plain = serve({{"id", 2}, {"op", "run"}, {"check", false}});
+    ASSERT_TRUE(plain["ok"].get<bool>()) << plain.dump();
+    EXPECT_FALSE(plain.contains("races"));
+    auto run = serve({{"id", 3}, {"op", "run"}, {"check", false}, {"check_races", true}});
+    EXPECT_FALSE(tp::worker::reply_type_error("run", run)) << run.dump();
+    ASSERT_TRUE(run.contains("races")) << run.dump();
+    const auto& f = run["races"]["findings"];
+    ASSERT_EQ(f.size(), 1u) << run.dump();
+    EXPECT_EQ(f[0]["kind"], "SharedMemoryRace");
+    EXPECT_EQ(f[0]["line"], 23);
+    EXPECT_EQ(f[0]["other_line"], 21);
+    EXPECT_NE(f[0]["message"].get<std::string>().find("thread 0 writes it"), std::string::npos) << run.dump();
+    EXPECT_NE(run["races"]["scope"].get<std::string>().find("each block run as its threads"), std::string::npos);
+}
