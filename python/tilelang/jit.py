@@ -167,8 +167,10 @@ class JITFactory:
 
 def _is_tensor(v):
     """A torch tensor or numpy array passed for an eager-style kernel's tensor parameter."""
-    return hasattr(v, "shape") and hasattr(v, "dtype") and not isinstance(v, (str, bytes)) and \
-        type(v).__module__.split(".")[0] in ("torch", "numpy")
+    module = type(v).__module__.split(".")[0]
+    if module == "numpy":  # np.float32(0.5) has a shape and a dtype too, but is a scalar argument
+        return type(v).__name__ == "ndarray"
+    return module == "torch" and hasattr(v, "shape") and hasattr(v, "dtype")
 
 
 def _check_module_level(func):

@@ -36,20 +36,53 @@ shapes: calls take no value for it."""
 
 
 def _format_value(name, value):
-    """A factory argument as the text the C++ front end parses (int, float, bool, dtype, str)."""
-    if isinstance(value, bool):
-        return "True" if value else "False"
-    if isinstance(value, (int, float, str)):
-        return str(value)
-    if type(value).__module__ == "numpy" and hasattr(value, "name"):  # np.dtype("float16")
-        return value.name
-    text = str(value)
-    if text.startswith("torch."):  # torch.float16 names a dtype
-        return text[len("torch."):]
+    """A factory argument as the text the C++ front end parses as a Python value: int, float,
+    bool, None, a dtype or string (its text), else a Python expression (see _literal)."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return repr(value)
     if hasattr(value, "__tileplay_dtype__"):
         return value.__tileplay_dtype__
-    raise TypeError("argument `%s` = %r: TilePlay passes ints, floats, bools, strings and dtypes to a "
-                    "kernel factory" % (name, value))
+    if isinstance(value, str):
+        return str(value)
+    dtype_name = _dtype_name(value)
+    return dtype_name if dtype_name else _literal(name, value)
+
+
+def _dtype_name(value):
+    """The name of a numpy or torch dtype (np.dtype("float16"), torch.float16), else None."""
+    module = type(value).__module__.split(".")[0]
+    if module == "numpy" and type(value).__name__.startswith("dtype"):
+        return value.name
+    if module == "torch" and str(value).startswith("torch."):
+        return str(value)[len("torch."):]
+    return None
+
+
+def _literal(name, value):
+    """`value` as Python source, which the front end evaluates (a define that starts with `(`,
+    `[` or `T.` is an expression): tuples and lists of ints, floats, bools, None and strings
+    (dtypes quoted, as TileLang takes dtype strings), numpy scalars, and a `T.<name>` that
+    tilelang.language stands in for, such as T.GemmWarpPolicy.Square."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return repr(str(value))
+    if isinstance(value, (tuple, list)):
+        items = [_literal(name, v) for v in value]
+        if isinstance(value, list):
+            return "[" + ", ".join(items) + "]"
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if type(value).__module__ == "numpy" and getattr(value, "shape", None) == ():  # np.int64(3)
+        return _literal(name, value.item())
+    dtype_name = _dtype_name(value)
+    if dtype_name:
+        return repr(dtype_name)
+    source = getattr(value, "__tileplay_source__", None)
+    if source:
+        return source
+    raise TypeError("argument `%s` = %r: TilePlay passes ints, floats, bools, None, strings, dtypes, tuples and "
+                    "lists of those, and T.<name> values such as T.GemmWarpPolicy.Square to a kernel factory"
+                    % (name, value))
 
 
 def _strings(items):

@@ -103,8 +103,11 @@ Buffer = FragmentBuffer = SharedBuffer = LocalBuffer = StridedTensor = Tensor
 class Placeholder:
     """A `T.<name>` that only the kernel body uses: TilePlay's compiler reads it from the file."""
 
-    def __init__(self, name):
+    def __init__(self, name, source=None):
         self.__name__ = name
+        # How a script spells it ("T.GemmWarpPolicy.Square"), so one passed to a factory reaches
+        # the front end as that expression; None where TilePlay cannot name it so.
+        self.__tileplay_source__ = source
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("T.%s runs only inside a kernel, which TilePlay compiles from the source file; Python "
@@ -113,7 +116,8 @@ class Placeholder:
     def __getattr__(self, attr):
         if attr.startswith("__"):
             raise AttributeError(attr)
-        return Placeholder(self.__name__ + "." + attr)
+        source = self.__tileplay_source__ and self.__tileplay_source__ + "." + attr
+        return Placeholder(self.__name__ + "." + attr, source)
 
     def __repr__(self):
         return "<T.%s (compiled by TilePlay)>" % self.__name__
@@ -122,4 +126,4 @@ class Placeholder:
 def __getattr__(name):  # PEP 562: T.Kernel, T.copy, T.gemm, T.Parallel, ...
     if name.startswith("__"):
         raise AttributeError(name)
-    return Placeholder(name)
+    return Placeholder(name, "T." + name)
