@@ -7,6 +7,8 @@ ever calls it."""
 
 __all__ = ["PrimFunc", "prim_func", "macro", "Tensor", "Buffer", "FragmentBuffer", "SharedBuffer", "dtype", "Placeholder"]
 
+from .dtypes import dtype  # noqa: E402
+
 
 class PrimFunc:
     """What @T.prim_func makes when Python runs the code around it: the function as written and
@@ -64,14 +66,6 @@ def macro(func=None, **kwargs):
     return func
 
 
-class dtype(str):
-    """A dtype name (T.float16 == "float16"), usable wherever TileLang takes a dtype string."""
-
-    @property
-    def __tileplay_dtype__(self):
-        return str(self)
-
-
 for _name in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
               "bfloat16", "float32", "float64", "float8_e4m3", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
               "float8_e5m2fnuz"):
@@ -127,3 +121,6 @@ def __getattr__(name):  # PEP 562: T.Kernel, T.copy, T.gemm, T.Parallel, ...
     if name.startswith("__"):
         raise AttributeError(name)
     return Placeholder(name, "T." + name)
+
+
+from . import fp8  # noqa: E402 - `T.fp8.determine_fp8_type()` is host code too
