@@ -6,7 +6,11 @@ are skipped; their errors are kept in the factory's last_errors."""
 
 import contextlib
 
-from .jit import JITFactory
+from .jit import JITFactory, _is_tensor
+
+# The configuration key that holds pass configs rather than a factory argument (TileLang's
+# _RESERVED_CONFIG_KEYS).
+_PASS_CONFIGS = "pass_configs"
 
 # Inputs given by `with set_autotune_inputs(...)`: autotuning times kernels on these.
 _INPUTS = []
@@ -24,9 +28,9 @@ def set_autotune_inputs(*tensors):
         _INPUTS.pop()
 
 
-def _bench(kernel, warmup, rep):
+def _bench(kernel, warmup, rep, inputs=None):
     profiler = kernel.get_profiler()
-    inputs = _INPUTS[-1] if _INPUTS else None
+    inputs = inputs or (_INPUTS[-1] if _INPUTS else None)
     return profiler.do_bench(warmup=warmup, rep=rep, input_tensors=inputs)
 
 
@@ -44,31 +48,60 @@ class AutoTuneFactory:
         return [dict(c) for c in configs or []]
 
     def __call__(self, *args, **kwargs):
+        """Tunes, then as @tilelang.jit's call would: the kernel, or for an eager-style factory
+        given tensors, the best kernel run on them."""
+        kernel, call_args = self._tune(args, kwargs)
+        return kernel if call_args is None else kernel(*call_args)
+
+    def compile(self, *args, **kwargs):
+        """The tuned kernel, never run (an eager-style factory's tensors may be left out)."""
+        return self._tune(args, kwargs)[0]
+
+    def _tune(self, args, kwargs):
+        """The fastest kernel for this call and, where tensors were given, its call's arguments
+        (else None); cached per call. Arguments given in the call are not tuned."""
         import tileplay
-        bound = self.factory.defines(args, kwargs)  # by name, so a config may set any of them
+        bound = self.factory.defines(args, kwargs, partial=True)  # by name: a config may set any
+        tensors = {k: v for k, v in bound.items() if _is_tensor(v)}
         configs = self._configs(args, kwargs)
-        if not configs or all(k in bound for k in configs[0]):
-            return self.factory(**bound)  # every tuned argument given: nothing to tune
-        key = tuple(sorted((k, repr(v)) for k, v in bound.items()))
-        if key in self.cache:
-            return self.cache[key]
-        best, self.last_errors = None, []
-        for config in configs:
-            try:
-                kernel = self.factory(**{**bound, **config})
-                latency = _bench(kernel, self.warmup, self.rep)
-            except (tileplay.TilePlayError, TypeError, ValueError) as e:
-                self.last_errors.append((config, str(e)))
-                continue
-            if best is None or latency < best[0]:
-                best = (latency, config, kernel)
-        if best is None:
-            raise RuntimeError("autotune: none of the %d configurations compiled and ran; the first failed with:\n%s"
-                               % (len(configs), self.last_errors[0][1] if self.last_errors else "(no configurations)"))
-        latency, config, kernel = best
-        kernel.config, kernel.latency = config, latency
-        self.cache[key] = kernel
-        return kernel
+        tuning = bool(configs) and not all(k in bound for k in configs[0] if k != _PASS_CONFIGS)
+        configs = configs if tuning else [{}]  # every tuned argument given: nothing to tune
+        key = tuple(sorted((k, repr(v) if k not in tensors else _shape_key(v)) for k, v in bound.items()))
+        if key not in self.cache:
+            best, self.last_errors = None, []
+            for config in configs:
+                try:
+                    kernel, call_args = _build(self.factory, {**bound, **config}, tensors)
+                    latency = _bench(kernel, self.warmup, self.rep, call_args) if tuning else 0.0
+                except (tileplay.TilePlayError, TypeError, ValueError) as e:
+                    self.last_errors.append((config, str(e)))
+                    continue
+                if best is None or latency < best[0]:
+                    best = (latency, config, kernel)
+            if best is None:
+                raise RuntimeError("autotune: none of the %d configurations compiled and ran; the first failed "
+                                   "with:\n%s" % (len(configs), self.last_errors[0][1] if self.last_errors else "(none)"))
+            latency, config, kernel = best
+            kernel.config, kernel.latency = config, latency
+            self.cache[key] = (kernel, config)
+        kernel, config = self.cache[key]
+        if not tensors:
+            return kernel, None
+        return _build(self.factory, {**bound, **config}, tensors)
+
+
+def _build(factory, defines, tensors):
+    """The kernel of one configuration, and its call's arguments when tensors are given; a
+    configuration's "pass_configs" entry adds to the factory's pass configs (as in TileLang)."""
+    defines = dict(defines)
+    pass_configs = defines.pop(_PASS_CONFIGS, None)
+    if not tensors:
+        return factory.build(defines, pass_configs), None
+    return factory.specialize(defines, tensors, pass_configs)
+
+
+def _shape_key(tensor):
+    return "%s%s" % (getattr(tensor, "dtype", ""), tuple(tensor.shape))
 
 
 def autotune(func=None, *, configs=None, warmup=25, rep=100, **options):
@@ -152,7 +185,7 @@ class AutoTuner:
         for config in configs:
             config = dict(config)
             try:
-                kernel = factory(**config)
+                kernel = _build(factory, config, {})[0]
                 self._check(kernel)
                 latency = _bench(kernel, warmup, rep)
             except (tileplay.TilePlayError, TypeError, ValueError, AssertionError) as e:

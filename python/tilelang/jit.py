@@ -84,29 +84,42 @@ class JITFactory:
         for f in list(cls._all):
             f.cache.clear()
 
-    def defines(self, args, kwargs):
-        """The call's arguments by name, as given (defaults stay the file's own)."""
+    def defines(self, args, kwargs, partial=False):
+        """The call's arguments by name, as given (defaults stay the file's own). `partial` is
+        factory.compile(...) of an eager-style kernel: its tensor parameters are left out and its
+        T.const symbols are named (`matmul.compile(M=1024, N=1024, K=1024, block_M=128)`), which
+        the signature does not list; the front end checks every name it is given."""
+        params = self.signature.parameters
+        extra = {}
+        if partial and not any(p.kind == inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            extra = {k: v for k, v in kwargs.items() if k not in params}
+            kwargs = {k: v for k, v in kwargs.items() if k in params}
         try:
-            bound = self.signature.bind(*args, **kwargs)
+            bound = (self.signature.bind_partial if partial else self.signature.bind)(*args, **kwargs)
         except TypeError as e:
             raise TypeError("%s%s: %s" % (self.func.__name__, self.signature, e)) from None
         out = {}
         for name, value in bound.arguments.items():
-            kind = self.signature.parameters[name].kind
+            kind = params[name].kind
             if kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
                 raise TypeError("%s: TilePlay binds named factory arguments only, not *%s" % (self.func.__name__, name))
             out[name] = value
+        out.update(extra)
         return out
 
-    def _kernel(self, defines):
+    def _kernel(self, defines, pass_configs=None):
+        """The kernel for these arguments (cached); `pass_configs` adds to the factory's own, as
+        an autotune configuration's "pass_configs" does."""
         from . import cache
-        key = tuple(sorted((k, repr(v)) for k, v in defines.items()))
+        configs = {**self.pass_configs, **(pass_configs or {})}
+        key = (tuple(sorted((k, repr(v)) for k, v in defines.items())),
+               tuple(sorted((str(k), repr(v)) for k, v in configs.items())))
         if key not in self.cache or not cache.enabled:
             _check_module_level(self.func)
             # Usually the decorator is the file's own and the front end has read these already;
             # given again they agree, and a factory jit-wrapped only in Python still gets them.
             kernel = tileplay.compile(self.path, kernel=self.func.__name__, defines=defines, target=self.target,
-                                      pass_configs=self.pass_configs, out_idx=self.out_idx)
+                                      pass_configs=configs, out_idx=self.out_idx)
             self.cache[key] = JITKernel(kernel)
         return self.cache[key]
 
@@ -115,14 +128,15 @@ class JITFactory:
         tensors = {k: v for k, v in defines.items() if _is_tensor(v)}
         if not tensors:
             return self._kernel(defines)
-        return self._eager(defines, tensors)
+        kernel, order = self.specialize(defines, tensors)
+        return kernel(*order)
 
-    def _eager(self, defines, tensors):
-        """The eager style (`A: T.Tensor[[M, K], dtype]` with `M, K = T.const(...)`) called on
+    def specialize(self, defines, tensors, pass_configs=None):
+        """The eager style (`A: T.Tensor[[M, K], dtype]` with `M, K = T.const(...)`) given
         tensors: compiled once without the shapes to learn which symbol each dimension is, then
-        for these shapes (cached per shape), and run on the tensors; returns what it returns."""
+        for these shapes (cached per shape). Returns the kernel and its call's arguments."""
         scalars = {k: v for k, v in defines.items() if k not in tensors}
-        generic = self._kernel(scalars).kernel
+        generic = self._kernel(scalars, pass_configs).kernel
         symbols = {}
         for p in generic.params:
             if p.name not in tensors:
@@ -136,16 +150,28 @@ class JITFactory:
                     if symbols.setdefault(text, int(dim)) != int(dim):
                         raise ValueError("dimension `%s` is %d in one tensor and %d in `%s`"
                                          % (text, symbols[text], dim, p.name))
-        kernel = self._kernel({**scalars, **symbols})
-        order = [p.name for p in kernel.params if not p.is_dimension and not p.is_output]
+        kernel = self._kernel({**scalars, **symbols}, pass_configs)
+        order = [p.name for p in kernel.kernel.params if not p.is_dimension and not p.is_output]
         missing = [n for n in order if n not in tensors and n not in scalars]
         if missing:
             raise TypeError("%s: no tensor given for %s" % (self.func.__name__, ", ".join(missing)))
-        return kernel(*[tensors.get(n, scalars.get(n)) for n in order])
+        return kernel, [tensors.get(n, scalars.get(n)) for n in order]
 
     def compile(self, *args, **kwargs):
-        """factory.compile(...) as TileLang spells an explicit compile: the same as a call."""
-        return self(*args, **kwargs)
+        """factory.compile(...): the kernel for these arguments, which for an eager-style
+        factory may leave its tensors out and name its T.const symbols (see defines)."""
+        return self.build(self.defines(args, kwargs, partial=True))
+
+    def build(self, defines, pass_configs=None):
+        """The kernel for arguments already bound by name (tensors fix their symbols' values)."""
+        tensors = {k: v for k, v in defines.items() if _is_tensor(v)}
+        if not tensors:
+            return self._kernel(defines, pass_configs)
+        return self.specialize(defines, tensors, pass_configs)[0]
+
+    def get_kernel_source(self, *args, **kwargs):
+        """The CUDA C++ of factory.compile(*args, **kwargs)."""
+        return self.compile(*args, **kwargs).get_kernel_source()
 
     def par_compile(self, configs, num_workers=None, ignore_error=False):
         """Compiles each configuration (a dict of arguments, or a tuple of positional ones)."""
