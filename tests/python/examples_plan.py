@@ -78,6 +78,9 @@ def _ci_tests(examples, test_rel):
             continue
         used = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}
         used |= {ast.unparse(n) for n in ast.walk(fn) if isinstance(n, ast.Attribute)}
+        # `from example_x import kernel, prepare_input` inside the test calls into example_x too
+        used |= {n.module for n in ast.walk(fn) if isinstance(n, ast.ImportFrom) and n.level == 0 and n.module}
+        used |= {a.name for n in ast.walk(fn) if isinstance(n, ast.Import) for a in n.names}
         for mod in siblings:
             if mod in used or any(u.startswith(mod + ".") for u in used):
                 script = os.path.join(folder_rel, mod.replace(".", "/") + ".py")

@@ -2,6 +2,7 @@
 exception that ended it), the JSON written beside the Markdown table by folder with totals, and
 the excluded (sm100-only, amd-only) scripts counted apart."""
 
+import ast
 import json
 import re
 
@@ -35,11 +36,45 @@ def _is_ours(text):
     return bool(re.search(r"\b(tilelang|tvm|tileplay)\b", text))
 
 
-def classify(line, output=""):
-    """The category of a failure from its error line (and the output for context)."""
+_IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+
+
+def optional_imports(source):
+    """{name: module} for what a script imports inside `try: ... except ImportError:`, an
+    optional package it goes on without (gdn's `from fla.ops... import chunk_fwd_o`)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    out = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Try) or not any(_catches_import_error(h) for h in node.handlers):
+            continue
+        for stmt in node.body:
+            for n in ast.walk(stmt):
+                if isinstance(n, ast.ImportFrom) and n.module:
+                    out.update({a.asname or a.name: n.module for a in n.names})
+                elif isinstance(n, ast.Import):
+                    out.update({a.asname or a.name.split(".")[0]: a.name for a in n.names})
+    return out
+
+
+def _catches_import_error(handler):
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return handler.type is None or any(isinstance(t, ast.Name) and t.id in _IMPORT_ERRORS for t in types)
+
+
+def classify(line, output="", source=""):
+    """The category of a failure from its error line (and the output for context). `source`,
+    the script's text, tells a NameError of an optional import that failed (a dependency)."""
     exc = line.split(":", 1)[0]
     msg = line[len(exc) + 1:]
     base = exc.rsplit(".", 1)[-1]
+    if base == "NameError":
+        m = re.search(r"name '(\w+)' is not defined", msg)
+        module = optional_imports(source).get(m.group(1)) if m and source else None
+        if module and not _is_ours(module.split(".")[0]):
+            return "dependency"
     if base == "CompileError":
         return "compiler"
     if base == "TilePlayError" or "CUDA error" in line or "cudaError" in line or "illegal memory access" in line:

@@ -66,7 +66,7 @@ def _kill(proc):
     proc.wait()
 
 
-def _result(unit, status, rc, wall, log_path, note=""):
+def _result(unit, status, rc, wall, log_path, note="", examples=""):
     r = {"script": unit.script, "folder": unit.folder, "entry": unit.entry, "tests": unit.tests,
          "status": status, "rc": rc, "wall_s": round(wall, 1), "log": os.path.relpath(log_path, os.path.dirname(
              os.path.dirname(log_path))), "category": "", "error": note}
@@ -78,7 +78,8 @@ def _result(unit, status, rc, wall, log_path, note=""):
             output = ""
         line = examples_report.error_line(output)
         r["error"] = note + (": " if note and line else "") + line
-        r["category"] = "timeout" if status == "timeout" else examples_report.classify(line, output)
+        source = _read(os.path.join(examples, unit.script)) if examples else ""
+        r["category"] = "timeout" if status == "timeout" else examples_report.classify(line, output, source)
     return r
 
 
@@ -88,9 +89,17 @@ def _finish(opts, run, timed_out, deadline_hit=False):
     rc = run.proc.returncode
     if timed_out:
         note = "killed at the global deadline" if deadline_hit else "timed out after %ds" % opts.timeout
-        return _result(run.unit, "timeout", rc, wall, run.log.name, note)
+        return _result(run.unit, "timeout", rc, wall, run.log.name, note, opts.examples)
     status = "pass" if rc == 0 else "skipped" if rc == 3 and run.unit.entry == "ci" else "fail"
-    return _result(run.unit, status, rc, wall, run.log.name)
+    return _result(run.unit, status, rc, wall, run.log.name, examples=opts.examples)
+
+
+def _read(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
 
 
 def run_all(opts, units):

@@ -57,7 +57,14 @@ if __name__ == "__main__":
 FILES = {
     "vec/example_vec.py": VEC,
     "vec/test_example_vec.py": "import tilelang.testing\nimport example_vec\n\n\ndef test_example_vec():\n"
-                               "    example_vec.main(N=100)\n\n\nif __name__ == '__main__':\n    tilelang.testing.main()\n",
+                               "    example_vec.main(N=100)\n\n\ndef test_imported_inside():\n"
+                               "    from example_vec_lib import main\n    main(N=50)\n\n\n"
+                               "if __name__ == '__main__':\n    tilelang.testing.main()\n",
+    # no __main__: a unit only because a test function imports from it
+    "vec/example_vec_lib.py": VEC.replace('if __name__ == "__main__":\n    main()\n', ""),
+    # an optional package it goes on without, then uses: a dependency, not our failure
+    "vec/example_optional.py": "try:\n    from not_a_real_package.ops import fused\nexcept ImportError:\n"
+                               "    print('not found')\n\nif __name__ == '__main__':\n    fused()\n",
     "vec/example_wrong.py": VEC.replace("    main()\n", "    main(expect=4.0)\n"),
     "tools/example_plot.py": "from tilelang.tools import plot_layout\n\nif __name__ == '__main__':\n    plot_layout()\n",
     "slow/example_hang.py": "import time\n\nif __name__ == '__main__':\n    time.sleep(60)\n",
@@ -96,16 +103,18 @@ class Runner(unittest.TestCase):
         self.assertEqual(got, {
             "vec/example_vec.py": ("pass", "", "ci"),
             "vec/example_wrong.py": ("fail", "numerical", "main"),
+            "vec/example_vec_lib.py": ("pass", "", "ci"),
+            "vec/example_optional.py": ("fail", "dependency", "main"),
             "tools/example_plot.py": ("fail", "missing_api", "main"),
             "slow/example_hang.py": ("timeout", "timeout", "main"),
             "gemm_tcgen05/example_tc.py": ("excluded", "", "main"),
         })
-        self.assertEqual(doc["totals"]["scripts"], 4)
-        self.assertEqual(doc["totals"]["pass"], 1)
-        self.assertIn("pass: 1 of 4", stdout)
+        self.assertEqual(doc["totals"]["scripts"], 6)
+        self.assertEqual(doc["totals"]["pass"], 2)
+        self.assertIn("pass: 2 of 6", stdout)
         with open(os.path.join(out, "results.md")) as f:
             md = f.read()
-        self.assertIn("| vec | 2 | 1 |", md)
+        self.assertIn("| vec | 4 | 2 |", md)
         self.assertIn("gemm_tcgen05/example_tc.py: sm100-only", md)
 
     def test_dry_mode_lists_the_missing_name(self):
