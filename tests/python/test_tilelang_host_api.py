@@ -2,7 +2,7 @@
 `python_tilelang_host`), on the CPU interpreter with numpy, no torch: factory arguments that are
 None, tuples, lists or T.<enum> members; factory.compile() of an eager-style kernel naming its
 T.const symbols; factory.get_kernel_source(); autotune's compile() and per-config pass_configs;
-profiler.func; T.dtype's conversions; tilelang.language.fp8's host helpers.
+profiler.func; T.dtype's conversions; tilelang.language.fp8's host helpers; tilelang.engine.callback.
 Needs numpy; without it: [SKIP], 77.
 
 Usage: test_tilelang_host_api.py <source dir>   (TILEPLAY_LIB names the built libtileplay.so)"""
@@ -175,6 +175,15 @@ class DTypes(unittest.TestCase):
         self.assertIsInstance(determine_fp8_type(), T.dtype)
         with self.assertRaisesRegex(ValueError, "e4m2"):
             determine_fp8_type("e4m2")
+
+
+class EngineCallback(unittest.TestCase):
+    def test_imports_and_registering_says_why_not(self):
+        from tilelang.engine.callback import register_cuda_postproc_callback
+        with self.assertRaisesRegex(NotImplementedError, "TilePlay does not support CUDA post-processing"):
+            @register_cuda_postproc_callback
+            def postproc(code, target):
+                return code
 
 
 if __name__ == "__main__":
