@@ -9,7 +9,10 @@ import weakref
 
 import tileplay
 
+from ._eager import tensor_symbols
 from .profiler import Profiler, TensorSupplyType
+
+_UNREAD = object()
 
 
 class JITKernel:
@@ -74,6 +77,7 @@ class JITFactory:
         self.target = None if target in (None, "auto", "cuda") else str(target)
         self.signature = inspect.signature(func)
         self.cache = {}
+        self._source_dims = _UNREAD  # tensor_symbols(func), read when first needed
         functools.update_wrapper(self, func)
         JITFactory._all.add(self)
 
@@ -133,29 +137,40 @@ class JITFactory:
 
     def specialize(self, defines, tensors, pass_configs=None):
         """The eager style (`A: T.Tensor[[M, K], dtype]` with `M, K = T.const(...)`) given
-        tensors: compiled once without the shapes to learn which symbol each dimension is, then
-        for these shapes (cached per shape). Returns the kernel and its call's arguments."""
+        tensors: each T.const symbol takes its value from the tensors' shapes, and the kernel is
+        compiled for them (cached per shape). Returns the kernel and its call's arguments."""
         scalars = {k: v for k, v in defines.items() if k not in tensors}
-        generic = self._kernel(scalars, pass_configs).kernel
         symbols = {}
-        for p in generic.params:
-            if p.name not in tensors:
-                continue
-            shape = tuple(tensors[p.name].shape)
-            if len(shape) != len(p.shape_text):
+        for name, texts in self._declared_dims(scalars, tensors, pass_configs).items():
+            shape = tuple(tensors[name].shape)
+            if len(shape) != len(texts):
                 raise TypeError("`%s` has %d dimensions, the kernel declares %d (%s)"
-                                % (p.name, len(shape), len(p.shape_text), ", ".join(p.shape_text)))
-            for text, dim in zip(p.shape_text, shape):
-                if text.isidentifier():
+                                % (name, len(shape), len(texts), ", ".join(t or "?" for t in texts)))
+            for text, dim in zip(texts, shape):
+                if text and text.isidentifier():
                     if symbols.setdefault(text, int(dim)) != int(dim):
                         raise ValueError("dimension `%s` is %d in one tensor and %d in `%s`"
-                                         % (text, symbols[text], dim, p.name))
+                                         % (text, symbols[text], dim, name))
         kernel = self._kernel({**scalars, **symbols}, pass_configs)
         order = [p.name for p in kernel.kernel.params if not p.is_dimension and not p.is_output]
         missing = [n for n in order if n not in tensors and n not in scalars]
         if missing:
             raise TypeError("%s: no tensor given for %s" % (self.func.__name__, ", ".join(missing)))
         return kernel, [tensors.get(n, scalars.get(n)) for n in order]
+
+    def _declared_dims(self, scalars, tensors, pass_configs):
+        """{tensor parameter: the symbol or text of each dimension}: read from the factory's
+        source where that names every T.const symbol not given (a kernel may size a fragment by
+        one, and then compiles only once it is known), else from a compile without the shapes."""
+        if self._source_dims is _UNREAD:
+            self._source_dims = tensor_symbols(self.func)
+        if self._source_dims is not None:
+            dims, consts = self._source_dims
+            named = {s for name in tensors for s in dims.get(name, ()) if s}
+            if all(name in dims for name in tensors) and consts <= named | set(scalars):
+                return {name: dims[name] for name in tensors}
+        generic = self._kernel(scalars, pass_configs).kernel
+        return {p.name: list(p.shape_text) for p in generic.params if p.name in tensors}
 
     def compile(self, *args, **kwargs):
         """factory.compile(...): the kernel for these arguments, which for an eager-style

@@ -76,6 +76,23 @@ KERNELS = textwrap.dedent("""\
                 if bx * block + i < M:
                     C[bx * block + i, j] = A[bx * block + i, j] * alpha
         return C
+
+
+    @tilelang.autotune(configs=[{"blk_m": 8}, {"blk_m": 16}], warmup=1, rep=1)
+    @tilelang.jit
+    def row_max(logits, blk_m, threads=32):
+        # the fragment is sized by the symbol N: no compile can happen before N is known
+        M, N = T.const("M, N")
+        logits: T.Tensor([M, N], T.float32)
+        out = T.empty([M], T.float32)
+        with T.Kernel(T.ceildiv(M, blk_m), threads=threads) as bx:
+            frag = T.alloc_fragment([blk_m, N], T.float32)
+            best = T.alloc_fragment([blk_m], T.float32)
+            T.copy(logits[bx * blk_m, 0], frag)
+            T.reduce_max(frag, best, dim=1, clear=True)
+            for i in T.Parallel(blk_m):
+                out[bx * blk_m + i] = best[i]
+        return out
     """)
 
 
@@ -144,6 +161,12 @@ class AutotuneCompile(unittest.TestCase):
         a = np.ones((40, 8), np.float32)
         np.testing.assert_array_equal(kernel(a), 2 * a)
         np.testing.assert_array_equal(mod.tuned_scale(a, 5.0), 5 * a)
+
+
+    def test_symbols_sizing_a_fragment_come_from_the_tensors(self):
+        logits = np.random.default_rng(2).standard_normal((32, 24)).astype(np.float32)
+        np.testing.assert_allclose(mod.row_max(logits), logits.max(axis=1), rtol=1e-6)
+        self.assertEqual(mod.row_max.last_errors, [])
 
 
 class DTypes(unittest.TestCase):

@@ -1,0 +1,56 @@
+"""Which T.const symbol each dimension of an eager-style kernel's tensor is, read from the
+factory's source (parsed, never run): `M, N = T.const("M, N")` then `logits: T.Tensor([M, N],
+dtype)` gives {"logits": ["M", "N"]}. Knowing them before compiling lets a call on tensors
+compile once, for their shapes; a kernel that sizes a fragment by a symbol (T.alloc_fragment(
+[blk_m, N])) cannot be compiled without its value at all."""
+
+import ast
+import inspect
+import textwrap
+
+
+def tensor_symbols(func):
+    """({tensor parameter: [symbol or None per dimension]}, {every T.const symbol}), or None
+    where the source cannot be read or names no T.const symbols."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    fn = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    if fn is None:
+        return None
+    consts = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and _is_t_const(node.value):
+            target = node.targets[0]
+            elts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+            consts.update(e.id for e in elts if isinstance(e, ast.Name))
+    if not consts:
+        return None
+    params = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+    dims = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id in params:
+            shape = _tensor_shape(node.annotation)
+            if shape is not None:
+                dims[node.target.id] = [e.id if isinstance(e, ast.Name) and e.id in consts else None for e in shape]
+    return dims, consts
+
+
+def _is_t_const(node):
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "const"
+
+
+def _tensor_shape(ann):
+    """The shape elements of `T.Tensor((M, N), dtype)` or `T.Tensor[[M, N], dtype]`, else None."""
+    if isinstance(ann, ast.Call) and _names_tensor(ann.func) and ann.args:
+        first = ann.args[0]
+    elif isinstance(ann, ast.Subscript) and _names_tensor(ann.value):
+        first = ann.slice.elts[0] if isinstance(ann.slice, ast.Tuple) and ann.slice.elts else ann.slice
+    else:
+        return None
+    return first.elts if isinstance(first, (ast.Tuple, ast.List)) else [first]
+
+
+def _names_tensor(node):
+    return isinstance(node, ast.Attribute) and node.attr in ("Tensor", "Buffer", "StridedTensor")
