@@ -56,15 +56,79 @@ struct Effects : ops::OpAccessVisitor {
 
 struct ThreadDependent : IRVisitor {
     const std::set<const VarNode*>* thread_vars;
+    const std::set<const BufferNode*>* divergent_vars;  // the T.alloc_vars that may differ
     bool found = false;
     void visit_Var(const VarNode& n, const Expr&) override {
         if (n.var_kind == VarKind::ThreadIdx || thread_vars->count(&n)) found = true;
     }
     void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
-        if (n.buffer->scope == Scope::Local || n.buffer->scope == Scope::Var) found = true;  // per-thread storage
+        // Local arrays are per-thread data; a T.alloc_var is per-thread storage too, but most
+        // hold a value every thread computes alike (a persistent loop's tile index).
+        if (n.buffer->scope == Scope::Local || (n.buffer->scope == Scope::Var && divergent_vars->count(n.buffer.get()))) found = true;
         IRVisitor::visit_BufferLoad(n, e);
     }
 };
+
+// The T.alloc_vars that may hold different values in different threads: those stored a
+// thread-dependent value, or stored under thread-dependent control (a T.Parallel iteration,
+// an if or while on a thread-dependent condition). Grown to a fixed point, since a store may
+// read another variable. The rest are uniform, so a loop or branch on them is the same in
+// every thread and can hold barriers (a `while tile < n:` persistent loop needs them).
+struct DivergentVars : IRVisitor {
+    std::set<const VarNode*> thread_vars;
+    std::set<const BufferNode*> divergent;
+    int divergent_depth = 0;
+    bool changed = false;
+
+    bool depends(const Expr& e) {
+        ThreadDependent t;
+        t.thread_vars = &thread_vars;
+        t.divergent_vars = &divergent;
+        t.visit(e);
+        return t.found;
+    }
+    void under(bool divergent_control, const Stmt& body) {
+        divergent_depth += divergent_control;
+        visit(body);
+        divergent_depth -= divergent_control;
+    }
+    void visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override {
+        for (const auto& v : n.thread_vars) thread_vars.insert(v.get());
+        IRVisitor::visit_KernelLaunch(n, s);
+    }
+    void visit_LetStmt(const LetStmtNode& n, const Stmt& s) override {
+        if (depends(n.value)) thread_vars.insert(n.var.get());
+        IRVisitor::visit_LetStmt(n, s);
+    }
+    void visit_For(const ForNode& n, const Stmt&) override { under(n.for_kind == ForKind::Parallel || depends(n.min) || depends(n.extent), n.body); }
+    void visit_While(const WhileNode& n, const Stmt&) override { under(depends(n.cond), n.body); }
+    void visit_IfThenElse(const IfThenElseNode& n, const Stmt&) override {
+        const bool d = depends(n.cond);
+        under(d, n.then_case);
+        if (n.else_case) under(d, n.else_case);
+    }
+    void visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override {
+        if (n.buffer->scope == Scope::Var && !divergent.count(n.buffer.get())) {
+            bool d = divergent_depth > 0 || depends(n.value);
+            for (const auto& i : n.indices) d = d || depends(i);
+            if (d) {
+                divergent.insert(n.buffer.get());
+                changed = true;
+            }
+        }
+        IRVisitor::visit_BufferStore(n, s);
+    }
+};
+
+std::set<const BufferNode*> divergent_vars(const Stmt& body) {
+    DivergentVars d;
+    do {
+        d.changed = false;
+        d.thread_vars.clear();
+        d.visit(body);
+    } while (d.changed);
+    return d.divergent;
+}
 
 struct HasNestedSteps : IRVisitor {
     bool found = false;
@@ -101,10 +165,12 @@ bool intersects(const BufSet& a, const BufSet& b) {
 class SyncPlanner {
 public:
     std::set<const VarNode*> thread_vars;
+    std::set<const BufferNode*> divergent;
 
     bool thread_dependent(const Expr& e) {
         ThreadDependent t;
         t.thread_vars = &thread_vars;
+        t.divergent_vars = &divergent;
         t.visit(e);
         return t.found;
     }
@@ -207,6 +273,7 @@ PrimFuncPtr insert_syncs(const PrimFuncPtr& func) {
     h.visit(func->body);
     if (!h.found) return func;  // registers and global memory only: no barriers
     SyncPlanner p;
+    p.divergent = divergent_vars(func->body);
     State st;
     auto f = std::make_shared<PrimFunc>(*func);
     f->body = p.process(func->body, st);
