@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "transform/bind_threads.h"
+#include "transform/check_bounds.h"
 #include "transform/check_resources.h"
 #include "transform/coarsen_blocks.h"
 #include "transform/heavy_blocks_first.h"
@@ -46,6 +47,9 @@ const std::vector<Pass>& passes() {
         {"verify", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { transform::verify(*f, "evaluate"); return f; }},
         // Fold trace-time constants first so the resource check sees constant shapes.
         {"simplify", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::simplify(f); }},
+        // On-chip accesses past a buffer's end, on the folded constants and before any pass
+        // rewrites the user's indices, so the error names the line the user wrote.
+        {"check-bounds", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine& d) { return transform::check_bounds(*f, d) ? f : nullptr; }},
         // `with T.ws` roles run on the whole block in program order, their arrivals guarded by
         // their warp groups, so every later pass sees block-wide tile ops only.
         {"lower-roles", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine& d) { return transform::lower_roles(f, d); }},
