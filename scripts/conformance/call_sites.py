@@ -7,10 +7,11 @@ decorated with tilelang.jit / autotune / T.prim_func, or one that returns an inn
 top-level function with its own defaults, so the first site found is the one the file runs.
 """
 import ast
+import os
 
 from kernel_results import KernelRef, bind_dims, call_result, shape_env
 from local_modules import bind_imports
-from static_eval import MAX_DEPTH, MAX_ITERATIONS, NOT_MINE, UNKNOWN, ArgParser, Evaluator, Namespace, TensorShape, bind_target, dotted
+from static_eval import MAX_DEPTH, MAX_ITERATIONS, NOT_MINE, UNKNOWN, ArgParser, EinopsFn, Evaluator, Namespace, TensorShape, bind_target, dotted
 
 
 # `factory.compile(M=...)` and `factory.get_kernel_source(M=...)` name a factory's arguments (and
@@ -154,6 +155,13 @@ def find_factories(module):
     return out
 
 
+def _same(a, b):
+    try:
+        return a is b or (type(a) is type(b) and not isinstance(a, TensorShape) and bool(a == b))
+    except Exception:  # noqa: BLE001 -- a value whose == is not a plain bool (a list holding UNKNOWN)
+        return False
+
+
 class Ctx(Namespace):
     """The ctx of a torch.autograd.Function: what forward saves, backward reads."""
 
@@ -166,21 +174,26 @@ class Closure:
 
 
 class ApplyRef:
-    """`attention = _attention.apply`: calling it runs the autograd Function's forward and backward."""
+    """`attention = _attention.apply`: calling it runs the autograd Function's forward and backward
+    (methods), in the globals of the module that defines it (env; a sibling's for its own)."""
 
-    def __init__(self, cls):
-        self.cls = cls
+    def __init__(self, methods, env):
+        self.methods, self.env = methods, env
 
 
 class Walker:
     """Runs the module's host code symbolically and records (factory, bound args, line) per call."""
 
-    def __init__(self, module, factories, explore=False, directory=None, nesting=0, cache=None):
+    def __init__(self, module, factories, explore=False, directory=None, nesting=0, cache=None, search=None, filename=None):
         # explore: walk both arms of every `if`, for kernels only a flag the file leaves off reaches
         # (use_atomic=False paths); their sizes are still the file's own. directory: where sibling
         # modules the file imports from are read (local_modules.py).
         self.explore = explore
         self.directory, self.nesting = directory, nesting
+        # sys.path as the file leaves it (`sys.path.append(os.path.join(os.path.dirname(__file__),
+        # "../flash_attention"))`), shared with the modules it imports, as Python's is.
+        self.search = search if search is not None else ([directory] if directory else [])
+        self.filename = filename or (os.path.join(directory, "__main__.py") if directory else None)
         self.module_cache = {} if cache is None else cache
         self.ev = Evaluator(module, self.hook)
         self.factories = {f.name: f for f in factories}
@@ -193,7 +206,7 @@ class Walker:
         self.depth, self.origin = 0, "__main__"
 
     def run(self, module):
-        env = {"__name__": "__main__"}
+        env = {"__name__": "__main__", "__file__": self.filename or UNKNOWN}
         self.globals = env
         self.block(module.body, env)
         for name, fn in self.functions.items():
@@ -205,7 +218,7 @@ class Walker:
     def run_as_import(self, module, name):
         """The module's globals after `import name`: its top level without the __main__ block, its
         functions as closures, its factories and classes opaque."""
-        env = {"__name__": name}
+        env = {"__name__": name, "__file__": self.filename or UNKNOWN}
         self.globals = env
         self.block(module.body, env)
         for s in module.body:
@@ -215,8 +228,9 @@ class Walker:
                 env[s.name] = UNKNOWN
         return env
 
-    def _sibling_walker(self, module, nesting):
-        return Walker(module, find_factories(module), directory=self.directory, nesting=nesting, cache=self.module_cache)
+    def _sibling_walker(self, module, nesting, path):
+        return Walker(module, find_factories(module), directory=os.path.dirname(path), nesting=nesting, cache=self.module_cache,
+                      search=self.search, filename=path)
 
     def hook(self, call, fname, args, kwargs, env):
         f = call.func
@@ -236,15 +250,17 @@ class Walker:
         if isinstance(bound, Closure):
             return self.call_function(bound.fn, args, kwargs, bound.env)
         parts = fname.split(".")
-        if isinstance(bound, ApplyRef):
-            parts = [bound.cls, "apply"]
-        if len(parts) == 2 and parts[1] == "apply" and "forward" in self.autograd.get(parts[0], {}):
-            methods, ctx = self.autograd[parts[0]], Ctx()
-            out = self.call_function(methods["forward"], [ctx] + args, kwargs)
+        methods, scope = (bound.methods, bound.env) if isinstance(bound, ApplyRef) else (None, None)
+        if methods is None and len(parts) == 2 and parts[1] == "apply":
+            methods = self.autograd.get(parts[0])
+        if methods and "forward" in methods:
+            ctx = Ctx()
+            out = self.call_function(methods["forward"], [ctx] + args, kwargs, scope)
             if "backward" in methods:
                 # torch calls backward with one gradient per output of forward, each of its shape.
                 grads = list(out) if isinstance(out, tuple) else [out]
-                self.call_function(methods["backward"], [ctx] + [g if isinstance(g, TensorShape) else UNKNOWN for g in grads], {})
+                self.call_function(methods["backward"], [ctx] + [g if isinstance(g, TensorShape) else UNKNOWN for g in grads], {},
+                                   scope)
             return out
         return NOT_MINE
 
@@ -267,9 +283,9 @@ class Walker:
                 v = ev.value(ast.BinOp(left=ast.Name(id=getattr(s.target, "id", ""), ctx=ast.Load()), op=s.op, right=s.value), env)
                 targets = [s.target]
             else:
-                v = ev.value(s.value, env)
+                v = self.value(s.value, env)
                 if isinstance(s.value, ast.Attribute) and s.value.attr == "apply" and dotted(s.value.value) in self.autograd:
-                    v = ApplyRef(dotted(s.value.value))
+                    v = ApplyRef(self.autograd[dotted(s.value.value)], self.globals)
                 targets = s.targets if isinstance(s, ast.Assign) else [s.target]
             self.scan(s.value, env, mark)
             for t in targets:
@@ -280,6 +296,12 @@ class Walker:
                 base = env.get(dotted(call.func.value))
                 if call.func.attr == "add_argument" and isinstance(base, ArgParser):
                     return base.add_argument(call, env, ev)
+                if dotted(call.func.value) == "sys.path" and call.func.attr in ("append", "insert") and call.args:
+                    where = ev.value(call.args[-1], env)
+                    if isinstance(where, str) and self.directory:
+                        where = os.path.normpath(os.path.join(self.directory, where))
+                        self.search.append(where) if call.func.attr == "append" else self.search.insert(0, where)
+                    return
                 if call.func.attr == "save_for_backward" and isinstance(base, Ctx):
                     base["saved_tensors"] = tuple(ev.value(a, env) for a in call.args)
                     return
@@ -290,16 +312,16 @@ class Walker:
                     else:
                         base.append(v) if call.func.attr == "append" else base.extend(v)
                     return
-            v = ev.value(s.value, env)
+            v = self.value(s.value, env)
             self.scan(s.value, env, mark)
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr.endswith("_"):
+                self.written(call.func.value, env)  # an in-place method: `cu.fill_(0)`, `x.copy_(y)`
             if isinstance(s, ast.Return):
                 env["__return__"] = v
         elif isinstance(s, ast.If):
             t = ev.value(s.test, env)
             if t is UNKNOWN or (self.explore and self.depth > 0):
-                self.block(s.body, env)
-                env.pop("__return__", None)
-                self.block(s.orelse, env)
+                self._both_arms(s, env, t)
             else:
                 self.block(s.body if t else s.orelse, env)
         elif isinstance(s, ast.For):
@@ -322,8 +344,36 @@ class Walker:
             self.block(s.body, env)
         elif isinstance(s, ast.FunctionDef) and self.depth > 0:
             env[s.name] = Closure(s, env)
+        elif isinstance(s, ast.ImportFrom) and s.module == "einops":
+            env.update({a.asname or a.name: EinopsFn(a.name) for a in s.names if a.name in ("rearrange", "repeat")})
         elif isinstance(s, ast.ImportFrom):
-            bind_imports(s, env, self.directory, self._sibling_walker, self.module_cache, self.nesting)
+            bind_imports(s, env, self.search, self._sibling_walker, self.module_cache, self.nesting)
+
+    def value(self, node, env):
+        """ev.value, except that a tuple with some unknown items keeps the known ones, as the
+        targets of `q_unpad, ..., output_pad_fn = generate_qkv(...)` each get their own."""
+        v = self.ev.value(node, env)
+        if v is UNKNOWN and isinstance(node, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in node.elts):
+            return tuple(self.ev.value(e, env) for e in node.elts)
+        return v
+
+    def _both_arms(self, s, env, test):
+        """Both arms of an `if` run, for the calls in each (an unknown test, or the explorer looking
+        behind flags). After it, names have the values of the arm the test takes; when the test is
+        unknown, a name the arms leave with different values is unknown, as either arm may have run."""
+        before = dict(env)
+        self.block(s.body, env)
+        after_body = dict(env)
+        env.clear()
+        env.update(before)
+        self.block(s.orelse, env)
+        if test is UNKNOWN:  # the else arm's return, if any, as before
+            for k in set(after_body) | set(env):
+                if k != "__return__" and not _same(after_body.get(k, UNKNOWN), env.get(k, UNKNOWN)):
+                    env[k] = UNKNOWN
+        elif test:
+            env.clear()
+            env.update(after_body)
 
     @staticmethod
     def _breaks(loop):
@@ -331,6 +381,8 @@ class Walker:
         return any(isinstance(n, (ast.Break, ast.Continue)) for n in ast.walk(loop))
 
     def assign(self, target, value, env):
+        if isinstance(target, ast.Subscript):
+            self.written(target.value, env)
         if isinstance(target, ast.Name):
             env[target.id] = value
         elif isinstance(target, ast.Attribute) and isinstance(env.get(dotted(target.value)), Namespace):
@@ -339,6 +391,14 @@ class Walker:
             vals = value if isinstance(value, (tuple, list)) and len(value) == len(target.elts) else [UNKNOWN] * len(target.elts)
             for t, v in zip(target.elts, vals):
                 self.assign(t, v, env)
+
+    @staticmethod
+    def written(node, env):
+        """`x[1:] = ...` or `x.fill_(v)` changed a tensor in place: its values (what the file wrote,
+        the bounds it had) are no longer known; its shape stays."""
+        t = env.get(node.id) if isinstance(node, ast.Name) else None
+        if isinstance(t, TensorShape):
+            env[node.id] = TensorShape(t.shape, t.dtype)
 
     def scan(self, node, env, mark):
         """Factory calls in node the evaluator did not reach (lambdas, f-strings, short-circuits)."""

@@ -20,6 +20,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from call_sites import Walker, find_factories  # noqa: E402
 from static_eval import UNKNOWN, DType  # noqa: E402
+from host_tensors import draws_at_max  # noqa: E402
 from small_size import small_args  # noqa: E402
 
 # Instructions and memories that exist only on sm_100 / sm_120 (Blackwell): tensor memory,
@@ -121,14 +122,17 @@ def entry_for(fac, sites, ev, module_env, text, rel, tilec, path):
     return e
 
 
-def manifest_entries(exdir, tilec):
+def manifest_entries(exdir, tilec, only=None):
     entries = []
+    exdir = os.path.abspath(exdir)  # a module's __file__ is absolute, as Python's is
     for root, _, files in sorted(os.walk(exdir)):
         for f in sorted(files):
             if not f.endswith(".py"):
                 continue
             path = os.path.join(root, f)
             rel = os.path.relpath(path, exdir)
+            if only is not None and rel not in only:
+                continue
             text = open(path, encoding="utf-8").read()
             try:
                 module = ast.parse(text)
@@ -137,16 +141,38 @@ def manifest_entries(exdir, tilec):
             factories = find_factories(module)
             if not factories:
                 continue
-            walker = Walker(module, factories, directory=root)
+            walker = Walker(module, factories, directory=root, filename=path)
             module_env = walker.run(module)
             ev = walker.ev
-            explorer = Walker(module, factories, explore=True, directory=root)
+            explorer = Walker(module, factories, explore=True, directory=root, filename=path)
             explorer.run(module)
             sites = walker.sites + explorer.sites  # the file's own path first
             for fac in factories:
                 entries.append(entry_for(fac, sites, ev, module_env, text, rel, tilec, path))
     entries.sort(key=lambda e: (e["file"], e["line"]))
     return entries
+
+
+def with_draws_at_max(entries, exdir, tilec):
+    """Entries left unresolved are walked again with every random draw at its upper bound (a
+    length from torch.randint(lo, hi) is hi-1, the largest the file allows: host_tensors.py). An
+    entry that resolves more that way takes those arguments, and lists in `drawn` the ones that
+    differ from the file-given pass, so nobody mistakes them for sizes the file states."""
+    open_files = {e["file"] for e in entries if "unresolved" in e}
+    draws_at_max(True)
+    try:
+        second = {e["id"]: e for e in manifest_entries(exdir, tilec, open_files)}
+    finally:
+        draws_at_max(False)
+    out = []
+    for e in entries:
+        d = second.get(e["id"])
+        if "unresolved" in e and d is not None and len(d.get("unresolved", [])) < len(e["unresolved"]):
+            d["drawn"] = [k for k, v in d["args"].items() if e["args"].get(k) != v]
+            d["from"] += ", random draws at their upper bound"
+            e = d
+        out.append(e)
+    return out
 
 
 def main():
@@ -157,7 +183,8 @@ def main():
     a = ap.parse_args()
     commit = subprocess.run(["git", "-C", a.source, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     with tempfile.TemporaryDirectory() as tmp:
-        entries = manifest_entries(examples_dir(a.source, tmp), a.tilec)
+        exdir = examples_dir(a.source, tmp)
+        entries = with_draws_at_max(manifest_entries(exdir, a.tilec), exdir, a.tilec)
     lines = ['{"tilelang_commit": %s,' % json.dumps(commit or "unknown"),
              ' "generated_by": "scripts/conformance/gen_manifest.py",',
              ' "entries": [']
@@ -169,7 +196,8 @@ def main():
     else:
         with open(a.out, "w", encoding="utf-8") as fh:
             fh.write(out)
-    print("%d kernel factories, %d with every parameter resolved" % (len(entries), sum("unresolved" not in e for e in entries)),
+    print("%d kernel factories, %d with every parameter resolved (%d of them sized by random draws at their upper bound)" %
+          (len(entries), sum("unresolved" not in e for e in entries), sum("unresolved" not in e and "drawn" in e for e in entries)),
           file=sys.stderr)
 
 

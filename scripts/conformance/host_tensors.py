@@ -3,10 +3,17 @@ a dtype and, for small 1-D integer tensors written out in the file (`torch.tenso
 `batch_sizes.max()`), their values. What torch itself defines (a sort keeps the shape, a slice
 shortens it, `t[-1].item()` reads a written value) is followed; anything random or computed by
 another library stays UNKNOWN (static_eval.py's rule: never guessed). Standard library only.
+
+A tensor may also carry bounds on its values (`torch.arange(n)` is in [0, n-1], a bool mask is
+in [False, True]), which is how a mask's `nonzero()` or a `sum()` of it gets a size. A value the
+file draws at random (`torch.randint(lo, hi, ...)`) is in [lo, hi-1]; only when draws_at_max()
+is on (the generator's second pass, see gen_manifest.py) is every such draw taken at its upper
+bound, hi-1, the largest size the file allows; entries sized that way are marked `drawn`.
 """
 import itertools
 import math
 import operator
+import re
 
 UNKNOWN = object()
 
@@ -16,6 +23,14 @@ _PASSTHROUGH_METHODS = {"cuda", "half", "float", "bfloat16", "to", "contiguous",
                         "zero_", "requires_grad_", "detach", "abs", "mul", "mul_", "div", "add", "sub", "cpu", "clamp",
                         "clamp_", "relu", "exp", "neg"}
 _MAX_DATA = 4096  # values kept for a literal tensor; a longer one keeps its shape only
+_DRAWS_AT_MAX = [False]
+
+
+def draws_at_max(on=None):
+    """Whether a random draw is taken at its upper bound (set by the generator's second pass)."""
+    if on is not None:
+        _DRAWS_AT_MAX[0] = on
+    return _DRAWS_AT_MAX[0]
 
 
 class DType:
@@ -37,16 +52,20 @@ class DType:
 
 
 class TensorShape:
-    """A torch tensor made at host level (torch.randn(M, K, ...)): its shape and dtype, and the
-    flat values of a small 1-D or 0-d tensor whose values the file writes, else None."""
+    """A torch tensor made at host level (torch.randn(M, K, ...)): its shape and dtype, the flat
+    values of a small 1-D or 0-d tensor whose values the file writes, else None, and the (lo, hi)
+    bounds of its values where they are known, else None."""
 
-    def __init__(self, shape, dtype=None, data=None):
+    def __init__(self, shape, dtype=None, data=None, bounds=None):
         self.shape = tuple(shape)
         self.dtype = dtype
         self.data = data
+        if bounds is None and data:
+            bounds = (min(data), max(data)) if all(isinstance(x, (int, float)) for x in data) else None
+        self.bounds = bounds
 
     def with_dtype(self, dtype):
-        return TensorShape(self.shape, dtype, self.data)
+        return TensorShape(self.shape, dtype, self.data, self.bounds)
 
 
 def scalar_of(v):
@@ -54,6 +73,8 @@ def scalar_of(v):
     Python does the same when `int(t)`, `math.ceil(t / 128)` or `range(t)` meet such a tensor."""
     if isinstance(v, TensorShape) and v.data is not None and len(v.data) == 1 and math.prod(v.shape) == 1:
         return v.data[0]
+    if isinstance(v, TensorShape) and v.bounds and v.bounds[0] == v.bounds[1] and math.prod(v.shape) == 1:
+        return v.bounds[0]
     return v
 
 
@@ -83,7 +104,31 @@ def elementwise(op, a, b):
         xs = t.data
         ys = other.data if isinstance(other, TensorShape) else [other] * len(xs)
         data = [op(x, y) if ta else op(y, x) for x, y in zip(xs, ys)]
-    return TensorShape(shape, t.dtype, data)
+    tb = t.bounds
+    ob = other.bounds if isinstance(other, TensorShape) else (other, other)
+    bounds = _bounds_op(op, tb, ob) if ta else _bounds_op(op, ob, tb)
+    dtype = DType("bool") if op in _COMPARISONS else t.dtype
+    return TensorShape(shape, dtype, data, bounds)
+
+
+_COMPARISONS = {operator.lt: (lambda a, b: a[1] < b[0], lambda a, b: a[0] >= b[1]),
+                operator.le: (lambda a, b: a[1] <= b[0], lambda a, b: a[0] > b[1]),
+                operator.gt: (lambda a, b: a[0] > b[1], lambda a, b: a[1] <= b[0]),
+                operator.ge: (lambda a, b: a[0] >= b[1], lambda a, b: a[1] < b[0])}
+
+
+def _bounds_op(op, a, b):
+    """Bounds of `a op b` from the operands' bounds (interval arithmetic), or None. A comparison
+    whose bounds decide it holds for every element (all True or all False); else [False, True]."""
+    if a is None or b is None:
+        return (False, True) if op in _COMPARISONS else None
+    if op in _COMPARISONS:
+        always, never = _COMPARISONS[op]
+        return (True, True) if always(a, b) else (False, False) if never(a, b) else (False, True)
+    if op in (operator.add, operator.sub, operator.mul):
+        corners = [op(x, y) for x in a for y in b]
+        return (min(corners), max(corners))
+    return None
 
 
 def _reduce_dims(t, args, kwargs):
@@ -130,7 +175,7 @@ def subscript(t, idx):
             data = data[i] if data is not None and len(t.shape) == 1 else None
         dim += 1
     shape += list(t.shape[dim:])
-    return TensorShape(tuple(shape), t.dtype, data)
+    return TensorShape(tuple(shape), t.dtype, data, t.bounds)
 
 
 def literal(data, dtype):
@@ -167,7 +212,24 @@ def make(leaf, args, kwargs):
     if not dims or any(not isinstance(d, int) for d in dims):
         return UNKNOWN
     default = DType("int64" if leaf in ("randperm", "randint") else "float32")
-    return TensorShape(tuple(dims), dtype if isinstance(dtype, DType) else default)
+    return TensorShape(tuple(dims), dtype if isinstance(dtype, DType) else default, None, _made_bounds(leaf, args, kwargs, dims))
+
+
+def _made_bounds(leaf, args, kwargs, dims):
+    """What torch guarantees about a new tensor's values: a fill's value, randperm's range, and
+    randint(lo, hi)'s [lo, hi-1] (at hi-1 alone when draws are taken at their upper bound)."""
+    if leaf in ("zeros", "ones"):
+        return (int(leaf == "ones"),) * 2
+    if leaf == "full" and len(args) > 1 and isinstance(args[1], (int, float)):
+        return (args[1], args[1])
+    if leaf == "randperm":
+        return (0, dims[0] - 1)
+    if leaf == "randint":
+        ends = [scalar_of(a) for a in (args if "size" in kwargs else args[:-1])]
+        lo, hi = (0, ends[0]) if len(ends) == 1 else tuple(ends[:2]) if len(ends) >= 2 else (None, None)
+        if isinstance(lo, int) and isinstance(hi, int) and hi > lo:
+            return (hi - 1, hi - 1) if draws_at_max() else (lo, hi - 1)
+    return None
 
 
 def method(name, t, args, kwargs):
@@ -183,18 +245,32 @@ def method(name, t, args, kwargs):
         total, known = math.prod(t.shape), math.prod(d for d in dims if d != -1)
         if dims.count(-1) == 1 and known and total % known == 0:
             dims[dims.index(-1)] = total // known
-        return TensorShape(tuple(dims), t.dtype) if -1 not in dims and math.prod(dims) == total else UNKNOWN
+        return TensorShape(tuple(dims), t.dtype, None, t.bounds) if -1 not in dims and math.prod(dims) == total else UNKNOWN
     reducers = {"max": max, "min": min, "sum": sum}
     if name in reducers and not args and not kwargs and t.data:
         return TensorShape((), t.dtype, [reducers[name](t.data)])
-    if name in ("amax", "amin", "sum", "mean") and (args or kwargs):
+    if name in ("max", "min") and not args and not kwargs and t.bounds:
+        return TensorShape((), t.dtype, None, t.bounds)
+    if name in ("amax", "amin", "sum", "mean") and (args or kwargs or (name == "sum" and t.bounds)):
         shape = _reduce_dims(t, args, kwargs)
-        return UNKNOWN if shape is UNKNOWN else TensorShape(shape, t.dtype)
+        if shape is UNKNOWN:
+            return UNKNOWN
+        bounds = t.bounds
+        if name == "sum" and bounds is not None:  # each result adds up this many elements
+            count = math.prod(t.shape) // max(1, math.prod(shape))
+            bounds = (count * bounds[0], count * bounds[1])
+        dtype = kwargs.get("dtype") if isinstance(kwargs.get("dtype"), DType) else t.dtype
+        return TensorShape(shape, dtype, None, bounds)
+    if name == "nonzero" and kwargs.get("as_tuple") is not True and t.bounds and t.bounds[0]:
+        # every element is nonzero: one row of indices per element
+        return TensorShape((math.prod(t.shape), len(t.shape)), DType("int64"), None, (0, max(t.shape) - 1))
+    if name == "flatten" and not args:
+        return TensorShape((math.prod(t.shape),), t.dtype, t.data if len(t.shape) <= 1 else None, t.bounds)
     if name == "squeeze" and not args:
-        return TensorShape(tuple(n for n in t.shape if n != 1), t.dtype, t.data)
+        return TensorShape(tuple(n for n in t.shape if n != 1), t.dtype, t.data, t.bounds)
     if name == "unsqueeze" and len(args) == 1 and isinstance(args[0], int) and -len(t.shape) - 1 <= args[0] <= len(t.shape):
         at = args[0] % (len(t.shape) + 1)
-        return TensorShape(t.shape[:at] + (1,) + t.shape[at:], t.dtype)
+        return TensorShape(t.shape[:at] + (1,) + t.shape[at:], t.dtype, None, t.bounds)
     if name in ("sort", "argsort"):
         # torch.sort keeps the shape, along any dim: (values, int64 indices); values followed for a
         # 1-D tensor with known values.
@@ -205,8 +281,13 @@ def method(name, t, args, kwargs):
         return (values, indices) if name == "sort" else indices
     if name == "cumsum" and t.data is not None:
         return TensorShape(t.shape, t.dtype, list(itertools.accumulate(t.data)))
+    if name == "cumsum" and t.bounds is not None and t.bounds[0] >= 0:
+        return TensorShape(t.shape, kwargs.get("dtype") if isinstance(kwargs.get("dtype"), DType) else t.dtype, None,
+                           (t.bounds[0], t.bounds[1] * max(t.shape, default=1)))
     if name == "item" and t.data and len(t.data) == 1:
         return t.data[0]
+    if name == "item" and t.bounds and t.bounds[0] == t.bounds[1] and math.prod(t.shape) == 1:
+        return t.bounds[0]
     if name == "tolist" and t.data is not None and len(t.shape) == 1:
         return list(t.data)
     if name == "numel":
@@ -217,3 +298,75 @@ def method(name, t, args, kwargs):
         return len(t.shape)
     return t if name in _PASSTHROUGH_METHODS else UNKNOWN
 
+
+
+def _einops_items(side):
+    """`b (h d) ...` as ["b", ["h", "d"], "..."]; None when the text is not a pattern."""
+    items, group = [], None
+    for tok in re.findall(r"\(|\)|\.\.\.|\w+|\S", side):
+        if tok == "(":
+            if group is not None:
+                return None
+            group = []
+        elif tok == ")":
+            if group is None:
+                return None
+            items.append(group)
+            group = None
+        elif tok == "..." or re.fullmatch(r"\w+", tok):
+            (items if group is None else group).append(tok)
+        else:
+            return None
+    return items if group is None else None
+
+
+def einops_shape(t, pattern, sizes):
+    """The shape of einops' rearrange / repeat of t by pattern (`"b s ... -> (b s) ..."`), the
+    new axes' sizes given by name; values and bounds are kept (both only move or copy elements)."""
+    if not isinstance(pattern, str) or pattern.count("->") != 1:
+        return UNKNOWN
+    left, right = (_einops_items(p) for p in pattern.split("->"))
+    if left is None or right is None or sum(i == "..." for i in left) > 1:
+        return UNKNOWN
+    extra = len(t.shape) - (len(left) - ("..." in left))
+    if extra < 0 or ("..." not in left and extra):
+        return UNKNOWN
+    axes, dims, ellipsis = dict(sizes), list(t.shape), ()
+    for item in left:
+        if item == "...":
+            ellipsis, dims = tuple(dims[:extra]), dims[extra:]
+            continue
+        d = dims.pop(0)
+        names = item if isinstance(item, list) else [item]
+        unknown = [n for n in names if not n.isdigit() and n not in axes]
+        known = math.prod(int(n) if n.isdigit() else axes[n] for n in names if n not in unknown)
+        if len(unknown) > 1 or "..." in names or (not unknown and known != d) or (unknown and d % known):
+            return UNKNOWN
+        if unknown:
+            axes[unknown[0]] = d // known
+
+    def size(name):
+        return math.prod(ellipsis) if name == "..." else int(name) if name.isdigit() else axes.get(name, UNKNOWN)
+
+    out = []
+    for item in right:
+        if item == "...":
+            out += list(ellipsis)
+        else:
+            parts = [size(n) for n in (item if isinstance(item, list) else [item])]
+            if UNKNOWN in parts or not all(isinstance(p, int) for p in parts):
+                return UNKNOWN
+            out.append(math.prod(parts))
+    return TensorShape(tuple(out), t.dtype, t.data if len(out) == 1 and len(t.shape) == 1 else None, t.bounds)
+
+
+def pad(t, widths):
+    """torch.nn.functional.pad(t, (left, right, ...)): the last dims grow; the pad value 0 joins the bounds."""
+    if not isinstance(widths, (tuple, list)) or len(widths) % 2 or len(widths) // 2 > len(t.shape) or \
+            not all(isinstance(w, int) for w in widths):
+        return UNKNOWN
+    shape = list(t.shape)
+    for i in range(len(widths) // 2):
+        shape[-1 - i] += widths[2 * i] + widths[2 * i + 1]
+    bounds = (min(0, t.bounds[0]), max(0, t.bounds[1])) if t.bounds else None
+    return TensorShape(tuple(shape), t.dtype, None, bounds)

@@ -9,8 +9,9 @@ import ast
 import itertools
 import math
 import operator
+import os
 
-from host_tensors import UNKNOWN, DType, TensorShape, elementwise, literal, make, method, scalar_of, subscript
+from host_tensors import UNKNOWN, DType, TensorShape, einops_shape, elementwise, literal, make, method, pad, scalar_of, subscript
 from host_tensors import TENSOR_MAKERS
 
 NOT_MINE = object()  # a hook's answer for calls it does not handle
@@ -23,6 +24,13 @@ class DTypeMethod:
 
     def __init__(self, dtype):
         self.dtype = dtype
+
+
+class EinopsFn:
+    """`rearrange` / `repeat` bound by `from einops import ...`: shapes from the pattern."""
+
+    def __init__(self, name):
+        self.name = name
 
 
 class Namespace(dict):
@@ -63,6 +71,9 @@ _CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast
 _PURE = {"int": int, "float": float, "bool": bool, "min": min, "max": max, "abs": abs, "len": len, "str": str,
          "tuple": tuple, "list": list, "range": lambda *a: list(range(*a)), "round": round, "sum": sum, "any": any,
          "all": all, "sorted": sorted, "set": set, "enumerate": lambda *a: list(enumerate(*a)), "zip": lambda *a: list(zip(*a))}
+# Path arithmetic for `sys.path.append(os.path.join(os.path.dirname(__file__), "../x"))`.
+_PATHS = {"os.path.join": os.path.join, "os.path.dirname": os.path.dirname, "os.path.abspath": os.path.abspath,
+          "os.path.realpath": os.path.realpath}
 _MATH = {"ceil": math.ceil, "floor": math.floor, "sqrt": math.sqrt, "log2": math.log2, "prod": math.prod,
          "gcd": math.gcd, "isqrt": math.isqrt}
 # The device the examples' own sizes are for: an H100/H200 has 132 SMs. Host code that sizes a
@@ -183,6 +194,9 @@ class Evaluator:
                 right = self._eval(right_node, env)
                 if left is UNKNOWN or right is UNKNOWN:
                     return UNKNOWN
+                if (isinstance(left, TensorShape) or isinstance(right, TensorShape)) and len(n.ops) == 1 and \
+                        isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)):
+                    return elementwise(_CMPOPS[type(op)], left, right)  # a mask, element by element
                 if not _CMPOPS[type(op)](left, right):
                     return False
                 left = right
@@ -210,6 +224,28 @@ class Evaluator:
             return self._comprehension(n, env)
         return UNKNOWN
 
+    def _torch_function(self, n, fname, leaf, args, kwargs, env):
+        """einops' rearrange / repeat, F.pad, torch.gather, `torch.f(t, ...)` as `t.f(...)`, and
+        `shape.numel()` on a torch.Size (a tuple here), or NOT_MINE."""
+        f = env.get(fname) if isinstance(n.func, ast.Name) else None
+        einops = f.name if isinstance(f, EinopsFn) else leaf if fname in ("einops.rearrange", "einops.repeat") else None
+        first = args[0] if args else None
+        if einops and isinstance(first, TensorShape) and len(args) >= 2:
+            sizes = {k: scalar_of(v) for k, v in kwargs.items()}
+            return einops_shape(first, args[1], sizes) if all(isinstance(v, int) for v in sizes.values()) else UNKNOWN
+        if fname in ("F.pad", "torch.nn.functional.pad") and isinstance(first, TensorShape) and len(args) >= 2:
+            return pad(first, args[1])
+        if fname == "torch.gather" and len(args) == 3 and isinstance(args[2], TensorShape) and isinstance(first, TensorShape):
+            return TensorShape(args[2].shape, first.dtype, None, first.bounds)  # the index's shape, the input's values
+        if fname.startswith("torch.") and fname.count(".") == 1 and isinstance(first, TensorShape) and \
+                leaf in ("nonzero", "cumsum", "sum", "flatten", "amax", "amin", "mean", "unsqueeze", "squeeze", "reshape"):
+            return method(leaf, first, args[1:], kwargs)
+        if isinstance(n.func, ast.Attribute) and n.func.attr == "numel" and not args:
+            base = self.value(n.func.value, env)
+            if isinstance(base, tuple) and all(isinstance(d, int) for d in base):
+                return math.prod(base)
+        return NOT_MINE
+
     def _comprehension(self, n, env):
         """`[f(x) for x in xs if c]` and its generator form (unpacked as a tuple by the caller)."""
         g = n.generators[0]
@@ -235,6 +271,8 @@ class Evaluator:
             return base.get(n.attr, UNKNOWN)
         if isinstance(base, TensorShape) and n.attr in ("shape", "dtype"):
             return getattr(base, n.attr) or UNKNOWN
+        if isinstance(base, TensorShape) and n.attr == "ndim":
+            return len(base.shape)
         if isinstance(base, DType) and n.attr == "name":
             return base.name
         if isinstance(base, DType) and n.attr == "as_torch":
@@ -245,11 +283,24 @@ class Evaluator:
 
     def _call(self, n, env):
         fname = dotted(n.func)
-        args = [self._eval(a, env) for a in n.args if not isinstance(a, ast.Starred)]
+        args = []
+        for a in n.args:
+            v = self._eval(a.value if isinstance(a, ast.Starred) else a, env)
+            if not isinstance(a, ast.Starred):
+                args.append(v)
+            elif isinstance(v, (tuple, list)):
+                args += list(v)  # `reshape(-1, *other_shape)`
+            else:
+                args.append(UNKNOWN)
         kwargs = {k.arg: self._eval(k.value, env) for k in n.keywords if k.arg}
         leaf = fname.rsplit(".", 1)[-1]
+        torch_fn = self._torch_function(n, fname, leaf, args, kwargs, env)
+        if torch_fn is not NOT_MINE:
+            return torch_fn
         if fname in _PURE and all(a is not UNKNOWN for a in args):
             return _PURE[fname](*[scalar_of(a) for a in args])
+        if fname in _PATHS and args and all(isinstance(a, str) for a in args):
+            return _PATHS[fname](*args)
         if fname.startswith("math.") and leaf in _MATH and all(a is not UNKNOWN for a in args):
             return _MATH[leaf](*[scalar_of(a) for a in args])
         if fname == "isinstance" and len(n.args) == 2 and args[0] is not UNKNOWN:
@@ -260,8 +311,11 @@ class Evaluator:
             return _str_method(n.func.attr, self._eval(n.func.value, env), args)
         if fname in ("torch.tensor", "torch.as_tensor") and args and isinstance(args[0], (list, tuple)):
             return literal(args[0], kwargs.get("dtype"))
-        if fname == "torch.arange" and args and all(isinstance(a, int) for a in args):
-            return TensorShape((len(range(*args)),), kwargs.get("dtype") if isinstance(kwargs.get("dtype"), DType) else DType("int64"))
+        if fname == "torch.arange" and args and all(isinstance(a, int) for a in args + [kwargs.get("step", 1)]):
+            values = list(range(*(args + [kwargs["step"]] if "step" in kwargs and len(args) == 2 else args)))
+            dtype = kwargs.get("dtype") if isinstance(kwargs.get("dtype"), DType) else DType("int64")
+            bounds = (min(values), max(values)) if values else None
+            return TensorShape((len(values),), dtype, values if len(values) <= 4096 else None, bounds)
         if leaf in ("cdiv", "ceildiv", "ceil_div") and "." in fname and len(args) == 2 and all(isinstance(a, int) for a in args):
             return -(-args[0] // args[1])
         if fname == "getattr" and len(args) >= 2 and isinstance(args[1], str) and args[1] in DType.NAMES:
