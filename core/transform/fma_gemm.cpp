@@ -49,16 +49,37 @@ protected:
         Expr c = element(n.C, i, j, n.span);
         auto* cl = c->as<BufferLoadNode>();
         Expr sum = make_binary(BinaryOp::Add, c, make_binary(BinaryOp::Mul, make_cast(ct, a, n.span), make_cast(ct, b, n.span), n.span), n.span);
-        Stmt body = std::make_shared<ForNode>(kv, int_imm(0), k, ForKind::Serial,
-                                              std::make_shared<BufferStoreNode>(n.C.buffer, cl->indices, sum, n.span), n.span);
+        Stmt update = std::make_shared<BufferStoreNode>(n.C.buffer, cl->indices, sum, n.span);
+        report(n, ct);
+        if (n.A.buffer->scope != Scope::Fragment && n.B.buffer->scope != Scope::Fragment) return k_outside(n, vars, {m, nn}, kv, k, update, ct);
+        Stmt body = std::make_shared<ForNode>(kv, int_imm(0), k, ForKind::Serial, update, n.span);
         if (n.clear_accum)
             body = make_seq({std::make_shared<BufferStoreNode>(n.C.buffer, cl->indices, make_cast(ct, int_imm(0)), n.span), body}, n.span);
+        return parallel_nest(vars, {m, nn}, body, n.span);
+    }
+
+private:
+    // Operands every thread reads where they are (shared, global): the loop over K goes around
+    // the T.Parallel nest, so each thread's unrolled loop over its C elements is the body of one
+    // K step. Inside the nest, the unrolled elements each carried a K loop that NVRTC unrolled
+    // too: kda's chunk_bwd_dqkwg (three 64x32x32 fp32 GEMMs on 32 threads) became 1 MB of PTX
+    // and minutes of NVRTC. The same products, in the same order per element.
+    Stmt k_outside(const GemmOpNode& n, const std::vector<Var>& vars, const std::vector<Expr>& extents, const Var& kv, const Expr& k,
+                   const Stmt& update, DataType ct) {
+        Stmt body = std::make_shared<ForNode>(kv, int_imm(0), k, ForKind::Serial, parallel_nest(vars, extents, update, n.span), n.span);
+        if (!n.clear_accum) return body;
+        auto zero_vars = nest_vars(2, n.span);
+        Expr at = element(n.C, zero_vars[0], zero_vars[1], n.span);
+        Stmt zero = std::make_shared<BufferStoreNode>(n.C.buffer, at->as<BufferLoadNode>()->indices, make_cast(ct, int_imm(0)), n.span);
+        return make_seq({parallel_nest(zero_vars, extents, zero, n.span), body}, n.span);
+    }
+
+    void report(const GemmOpNode& n, DataType ct) {
         diags->report(
             DiagKind::FastPathNotTaken, n.span,
             {"Tensor Cores",
              "no mma.sync or wgmma path here takes T.gemm on " + n.A.buffer->dtype.name() + " x " + n.B.buffer->dtype.name() + " -> " + ct.name(),
              "this T.gemm runs as multiply-add loops"});
-        return parallel_nest(vars, {m, nn}, body, n.span);
     }
 };
 
