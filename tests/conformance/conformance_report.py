@@ -43,6 +43,15 @@ def totals(results):
             "sm100_diagnosed": sum(r.get("status") == "diagnosed" for r in results)}
 
 
+def drawn_line(results):
+    """How many of the counted kernels have sizes the file draws at random (taken at their upper
+    bound by the generator), so a reader can tell them from sizes the file states."""
+    drawn = [r for r in results if r.get("drawn") and r.get("status") == "checked"]
+    both = sum(_passes(r, "sm_80") and _passes(r, "sm_90a") for r in drawn)
+    return "of them sized by random draws at their upper bound: %d kernels, %d compile for both, %d run on the CPU" % (
+        len(drawn), both, sum(r.get("cpu") == "ok" for r in drawn))
+
+
 def _fmt(rows, markdown):
     if markdown:
         out = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * len(rows[0])]
@@ -74,7 +83,7 @@ def folder_table(results, markdown=False):
             "sm_80 counts a kernel refused there with FeatureNeedsTarget (fp8) or SharedMemoryExceeded (the file's sizes need more than 164 KiB) when sm_90a compiles.\n"
             "of %d sm_80/sm_90 kernels: both targets %d (%.0f%%), CPU at the small size %d (%.0f%%)"
             % (ours, c["both"], 100.0 * c["both"] / max(ours, 1), c["cpu"], 100.0 * c["cpu"] / max(ours, 1)))
-    return _fmt(rows, markdown) + note
+    return _fmt(rows, markdown) + note + "\n" + drawn_line(results)
 
 
 def _template(msg):

@@ -81,6 +81,8 @@ def defines(args):
 
 def check_entry(e, exdir, opts, tmp):
     res = {"id": e["id"], "folder": e["file"].split("/")[0] if "/" in e["file"] else ".", "needs": e.get("needs")}
+    if e.get("drawn") and not e.get("unresolved"):
+        res["drawn"] = e["drawn"]  # sized by random draws at their upper bound (gen_manifest.py), counted apart
     path = os.path.join(exdir, e["file"])
     if not os.path.isfile(path):
         res.update(status="missing", error="file not in this TileLang copy")
