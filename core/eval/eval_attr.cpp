@@ -95,6 +95,7 @@ std::optional<Value> Evaluator::try_getattr(const Value& v, const std::string& n
             if (name == "name") return Value::str(b->name);
             if (name == "scope") return Value::str(ir::scope_name(b->scope));
             if (name == "ndim") return Value::integer(static_cast<int64_t>(b->shape.size()));
+            if (name == "data") return v;  // its storage, which `T.Tensor(shape, dtype, buf.data)` views
             return std::nullopt;
         }
         case VK::Expr: {
@@ -185,8 +186,11 @@ Value Evaluator::subscript(const Value& v, const Value& idx, Span span, Span idx
                     ie.push_back(e);
                 }
                 ir::Buffer real = b;
+                std::vector<ir::Expr> at = ie;
                 view_element(*this, real, ie);
-                return Value::expr(std::make_shared<ir::BufferLoadNode>(real, std::move(ie), span));
+                ir::Expr load = std::make_shared<ir::BufferLoadNode>(real, std::move(ie), span);
+                if (real != b) view_points[load.get()] = {load, b, std::move(at)};
+                return Value::expr(load);
             }
             auto r = std::make_shared<RegionObj>();
             r->buffer = b;

@@ -122,6 +122,15 @@ public:
     std::string name_hint;  // target of `x = T.alloc_...(...)`, names the buffer
     // T.reshape / T.view: each view (kept alive here) and the buffer whose elements it shows.
     std::map<const ir::BufferNode*, std::pair<ir::Buffer, ir::Buffer>> buffer_views;
+    // `view[i, j]` evaluates to a load of the viewed buffer; a tile op given that load as its
+    // `A[i, j]` operand reads the region of the view starting there (as_region), so the point
+    // is kept here with the view and its indices (the load itself kept alive as the key's owner).
+    struct ViewPoint {
+        ir::Expr load;
+        ir::Buffer view;
+        std::vector<ir::Expr> indices;
+    };
+    std::map<const ir::Node*, ViewPoint> view_points;
     // T.alloc_reducer buffers: updated in T.Parallel loops along dims that do not index them.
     std::set<const ir::BufferNode*> reducers;
 

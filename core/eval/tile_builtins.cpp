@@ -31,6 +31,7 @@ const Registry& registry() {
         register_tile_layout(r.entries);
         register_tile_barriers(r.entries);
         register_tile_views(r.entries);
+        register_tile_im2col(r.entries);
         register_tile_allreduce(r.entries);
         register_tile_reducer(r.entries);
         for (const auto& e : r.entries) r.values[e.info.name] = make_builtin("T." + e.info.name, e.fn);

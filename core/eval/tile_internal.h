@@ -23,6 +23,7 @@ void register_tile_hints(std::vector<TileBuiltin>& out);   // set_max_nreg, disa
 void register_tile_layout(std::vector<TileBuiltin>& out);  // Layout, annotate_layout
 void register_tile_barriers(std::vector<TileBuiltin>& out);  // alloc_barrier, mbarrier_*, barrier_*, tma_copy, ws
 void register_tile_views(std::vector<TileBuiltin>& out);     // reshape, view
+void register_tile_im2col(std::vector<TileBuiltin>& out);    // im2col, c2d_im2col
 void register_tile_allreduce(std::vector<TileBuiltin>& out);  // comm_reducer, attr, tvm_thread_allreduce, evaluate
 void register_tile_reducer(std::vector<TileBuiltin>& out);    // alloc_reducer, finalize_reducer
 
@@ -81,6 +82,10 @@ ir::BufferRegion complete_region(Evaluator& ev, const RegionObj& a, const Region
 // T.reshape / T.view (tile_views.cpp). Whether `b` is a view; an element index of a view
 // rewritten into the buffer it views (`b` and `idx` replaced, other buffers left alone).
 bool is_view(const Evaluator& ev, const ir::Buffer& b);
+// A view of `base` with `shape` (and `dtype`, which must be the base's): T.reshape, T.view and
+// `T.Tensor(shape, dtype, buf.data)` inside a kernel.
+Value make_view(Evaluator& ev, const Value& base, Span base_span, const Value& shape, Span shape_span, const Value* dtype, Span dtype_span,
+                const char* fname, Span span);
 void view_element(const Evaluator& ev, ir::Buffer& b, std::vector<ir::Expr>& idx);
 // T.copy, T.fill / T.clear and T.reduce_* with a view operand, staged as element loops over
 // the viewed buffer; false (nothing staged) when no operand is a view.

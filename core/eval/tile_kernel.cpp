@@ -271,7 +271,12 @@ void register_tile_kernel(Reg& r) {
     add(r, "symbolic", "T.symbolic(\"M\", dtype=T.int32)", "alias of T.dynamic", "kernel",
         [symbols](Evaluator& ev, CallArgs& a) { return symbols(ev, a, "T.symbolic"); });
     auto tensor_type = [](Evaluator& ev, CallArgs& a, const char* fname) -> Value {
-        ArgReader rd(ev, a, fname, {"shape", "dtype", "strides", "data", "scope"});
+        // TileLang's order: T.Tensor(shape, dtype, data, scope), T.Buffer(shape, dtype, data, strides, ...).
+        const bool buffer = std::string(fname) == "T.Buffer";
+        ArgReader rd(ev, a, fname, {"shape", "dtype", "data", buffer ? "strides" : "scope", buffer ? "scope" : "strides"});
+        // `T.Tensor(shape, dtype, buf.data)` in a kernel: buf's elements seen with that shape.
+        if (const Value* data = rd.get(2); data && !data->is_none())
+            return make_view(ev, *data, rd.span(2), rd.require(0), rd.span(0), rd.get(1), rd.span(1), fname, a.span);
         auto t = std::make_shared<TensorTypeObj>();
         t->type_name = fname;
         t->is_tensor = true;

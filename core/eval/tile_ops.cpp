@@ -119,8 +119,9 @@ RegionObj as_region(Evaluator& ev, const Value& v, Span span, const char* what) 
     if (v.kind == VK::Region) return *v.as<RegionObj>();
     if (v.kind == VK::Expr) {
         if (auto* load = v.as<ExprObj>()->e->as<ir::BufferLoadNode>()) {
-            r.buffer = load->buffer;
-            for (const auto& i : load->indices) r.dims.push_back({i, nullptr});
+            auto point = ev.view_points.find(load);
+            r.buffer = point != ev.view_points.end() ? point->second.view : load->buffer;  // `view[i, j]`: the view's region
+            for (const auto& i : point != ev.view_points.end() ? point->second.indices : load->indices) r.dims.push_back({i, nullptr});
             return r;
         }
     }

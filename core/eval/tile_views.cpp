@@ -72,6 +72,8 @@ std::vector<ir::Expr> remap(const std::vector<ir::Expr>& from, const std::vector
     return out;
 }
 
+}  // namespace
+
 Value make_view(Evaluator& ev, const Value& base_v, Span base_span, const Value& shape_v, Span shape_span, const Value* dtype_v, Span dtype_span,
                 const char* fname, Span span) {
     require_kernel(ev, fname, span);
@@ -94,6 +96,8 @@ Value make_view(Evaluator& ev, const Value& base_v, Span base_span, const Value&
     ev.buffer_views[view.get()] = {view, base};
     return Value::buffer(view);
 }
+
+namespace {
 
 // The element `idx` of `b` (a view or a buffer) as a load, and a store into it.
 std::pair<ir::Buffer, std::vector<ir::Expr>> element(Evaluator& ev, const ir::Buffer& b, std::vector<ir::Expr> idx) {
