@@ -102,6 +102,17 @@ Value device_name(Evaluator& ev, CallArgs&, const std::string&) { return Value::
 // `tilelang.carver.arch.driver.get_num_sms()`: persistent kernels size their grid by it.
 Value num_sms(Evaluator& ev, CallArgs&, const std::string&) { return Value::integer(target_gpu(ev.target).sms); }
 
+// `torch.cuda.get_device_properties(device)`: a host object whose attributes (host_attr_shim)
+// describe the target's reference GPU; examples read `.major`, `.minor` to pick configs and
+// `.multi_processor_count` to size persistent grids.
+constexpr const char* kDeviceProperties = "torch.cuda.get_device_properties()";
+
+Value device_properties(Evaluator&, CallArgs&, const std::string&) {
+    auto o = std::make_shared<OpaqueObj>();
+    o->what = kDeviceProperties;
+    return Value::make(VK::Opaque, o);
+}
+
 // `tilelang.layout.make_swizzled_layout(buf)` and the MMA swizzle helpers: TileLang's names for
 // T.make_swizzled_layout, a layout annotation of a shared buffer that only avoids bank conflicts.
 Value swizzled_layout(Evaluator& ev, CallArgs& a, const std::string&) {
@@ -126,6 +137,7 @@ ShimFn find_shim(const std::string& what) {
         {"torch.cuda.is_available", cuda_available},
         {"torch.cuda.current_device", current_device},
         {"torch.cuda.get_device_name", device_name},
+        {"torch.cuda.get_device_properties", device_properties},
         {"tilelang.carver.arch.driver.get_num_sms", num_sms},
         {"tilelang.carver.arch.get_num_sms", num_sms},
         {"tilelang.layout.make_swizzled_layout", swizzled_layout},
@@ -144,6 +156,18 @@ std::optional<Value> call_host_shim(Evaluator& ev, const std::string& what, Call
     ShimFn fn = find_shim(what);
     if (!fn) return std::nullopt;
     return fn(ev, args, what);
+}
+
+std::optional<Value> host_attr_shim(Evaluator& ev, const std::string& what, const std::string& name) {
+    if (what != kDeviceProperties) return std::nullopt;
+    int cc = 0;
+    for (char c : ev.target)
+        if (c >= '0' && c <= '9') cc = cc * 10 + (c - '0');
+    if (name == "major") return Value::integer(cc / 10);
+    if (name == "minor") return Value::integer(cc % 10);
+    if (name == "multi_processor_count") return Value::integer(target_gpu(ev.target).sms);
+    if (name == "name") return Value::str(target_gpu(ev.target).name);
+    return std::nullopt;
 }
 
 }  // namespace tp::eval

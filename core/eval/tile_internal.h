@@ -34,6 +34,8 @@ std::vector<std::string> tile_names();
 // Host helpers answered at trace time (tilelang.math, tvm.DataType / tir.const, device
 // queries from the target), keyed by the opaque callee's dotted name; nullopt for any other.
 std::optional<Value> call_host_shim(Evaluator& ev, const std::string& what, CallArgs& args);
+// Attributes of the host objects those shims return (torch.cuda.get_device_properties(0).major).
+std::optional<Value> host_attr_shim(Evaluator& ev, const std::string& what, const std::string& name);
 
 // T.reinterpret / tvm.tir.reinterpret: `v`'s bits read as `to`, which must be as wide (a
 // TypeMismatch at `span` otherwise).
