@@ -9,6 +9,7 @@ top-level function with its own defaults, so the first site found is the one the
 import ast
 import os
 
+from host_tensors import store
 from kernel_results import KernelRef, bind_dims, call_result, shape_env
 from local_modules import bind_imports
 from static_eval import MAX_DEPTH, MAX_ITERATIONS, NOT_MINE, UNKNOWN, ArgParser, EinopsFn, Evaluator, Namespace, TensorShape, bind_target, dotted
@@ -382,7 +383,12 @@ class Walker:
 
     def assign(self, target, value, env):
         if isinstance(target, ast.Subscript):
-            self.written(target.value, env)
+            base = env.get(target.value.id) if isinstance(target.value, ast.Name) else None
+            stored = store(base, self.ev.value(target.slice, env), value) if isinstance(base, TensorShape) else None
+            if stored is not None:
+                env[target.value.id] = stored  # `cu[1:] = torch.cumsum(lengths, 0)` with known values
+            else:
+                self.written(target.value, env)
         if isinstance(target, ast.Name):
             env[target.id] = value
         elif isinstance(target, ast.Attribute) and isinstance(env.get(dotted(target.value)), Namespace):

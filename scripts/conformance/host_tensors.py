@@ -78,6 +78,40 @@ def scalar_of(v):
     return v
 
 
+def flat_values(t):
+    """The flat values of a 1-D tensor: what the file wrote, or every element when its bounds say
+    they are all one value (torch.zeros(n), a draw taken at its upper bound); else None."""
+    if len(t.shape) != 1:
+        return None
+    if t.data is not None:
+        return t.data
+    if t.bounds and t.bounds[0] == t.bounds[1] and t.shape[0] <= _MAX_DATA:
+        return [t.bounds[0]] * t.shape[0]
+    return None
+
+
+def store(t, idx, value):
+    """`t[idx] = value` on a 1-D tensor: the tensor with those values, or None when they are not
+    known (then the caller forgets t's values)."""
+    old = flat_values(t)
+    if old is None or not isinstance(idx, (int, slice)):
+        return None
+    new = list(old)
+    if isinstance(idx, int):
+        v = scalar_of(value)
+        if not isinstance(v, (int, float)) or not -len(new) <= idx < len(new):
+            return None
+        new[idx] = v
+    else:
+        span = range(*idx.indices(len(new)))
+        vals = flat_values(value) if isinstance(value, TensorShape) else [value] * len(span) if isinstance(value, (int, float)) else None
+        if vals is None or len(vals) != len(span):
+            return None
+        for i, v in zip(span, vals):
+            new[i] = v
+    return TensorShape(t.shape, t.dtype, new)
+
+
 def broadcast(a, b):
     """torch's broadcasting of two shapes (trailing dims equal or 1), or None."""
     out = []
@@ -279,8 +313,8 @@ def method(name, t, args, kwargs):
         values = TensorShape(t.shape, t.dtype, [t.data[i] for i in order] if order is not None else None)
         indices = TensorShape(t.shape, DType("int64"), order)
         return (values, indices) if name == "sort" else indices
-    if name == "cumsum" and t.data is not None:
-        return TensorShape(t.shape, t.dtype, list(itertools.accumulate(t.data)))
+    if name == "cumsum" and flat_values(t) is not None:
+        return TensorShape(t.shape, t.dtype, list(itertools.accumulate(flat_values(t))))
     if name == "cumsum" and t.bounds is not None and t.bounds[0] >= 0:
         return TensorShape(t.shape, kwargs.get("dtype") if isinstance(kwargs.get("dtype"), DType) else t.dtype, None,
                            (t.bounds[0], t.bounds[1] * max(t.shape, default=1)))

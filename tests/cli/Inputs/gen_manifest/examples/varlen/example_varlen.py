@@ -1,7 +1,8 @@
 # Sizes that come from random draws: the generator's first pass leaves them unresolved, its
 # second takes each draw at its upper bound (lengths of 64, so 2 * 64 rows) and marks them
-# `drawn`. A tensor written in place (`cu[1:] = ...`) loses the values it had, and a name two
-# arms of an unknown `if` leave different is unknown after it.
+# `drawn`. A store of known values (`cu[1:] = torch.cumsum(...)`) keeps them, a tensor written in
+# place with unknown ones (`cu.copy_(...)`) loses the values it had, and a name two arms of an
+# unknown `if` leave different is unknown after it.
 import os
 import sys
 
@@ -36,6 +37,17 @@ def zeroed_total(total, dim):
 
 
 @tilelang.jit(out_idx=[-1])
+def after_copy(total):
+    @T.prim_func
+    def main(A: T.Tensor((total,), T.float32), B: T.Tensor((total,), T.float32)):
+        with T.Kernel(1) as bx:
+            for i in T.Parallel(total):
+                B[i] = A[i]
+
+    return main
+
+
+@tilelang.jit(out_idx=[-1])
 def either_arm(n):
     @T.prim_func
     def main(A: T.Tensor((n,), T.float32), B: T.Tensor((n,), T.float32)):
@@ -54,6 +66,8 @@ def run(batch=2, max_len=64, heads=4, dim=32):
     cu_k = torch.zeros(batch + 1, dtype=torch.int32)
     cu_k[1:] = torch.cumsum(torch.tensor([5, 7]), dim=0)
     zeroed_total(cu_k[-1].item(), dim)
+    cu_k.copy_(torch.randint(0, 9, (batch + 1,)))
+    after_copy(cu_k[-1].item())
     if mask.any():
         n = 16
     else:
