@@ -85,6 +85,7 @@ std::optional<Value> Evaluator::try_getattr(const Value& v, const std::string& n
         case VK::Module: return module_attr(*v.as<ModuleObj>(), name, span);
         case VK::Opaque: {
             if (auto shim = host_attr_shim(*this, v.as<OpaqueObj>()->what, name)) return shim;
+            if (auto t = host_tensor_attr(v, name)) return t;
             auto o = std::make_shared<OpaqueObj>();
             o->what = v.as<OpaqueObj>()->what + "." + name;
             return Value::make(VK::Opaque, o);

@@ -153,6 +153,7 @@ ShimFn find_shim(const std::string& what) {
 }  // namespace
 
 std::optional<Value> call_host_shim(Evaluator& ev, const std::string& what, CallArgs& args) {
+    if (auto t = make_host_tensor(ev, what, args)) return t;
     ShimFn fn = find_shim(what);
     if (!fn) return std::nullopt;
     return fn(ev, args, what);

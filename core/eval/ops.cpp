@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "eval/interp.h"
+#include "eval/tile_internal.h"
 
 namespace tp::eval {
 
@@ -110,6 +111,8 @@ bool Evaluator::is_ir(const Value& v) const {
 }
 
 Value Evaluator::binary(OperatorKind op, const Value& a, const Value& b, Span span) {
+    if (a.kind == VK::Opaque || b.kind == VK::Opaque)
+        if (auto t = host_tensor_binary(a, b)) return *t;  // `torch.rand(m, k) * 2 - 1`
     if (is_ir(a) || is_ir(b)) {
         if (!(is_ir(a) || a.is_number()) || !(is_ir(b) || b.is_number()))
             fail(DiagKind::TypeMismatch, span, {"unsupported operand types for `" + std::string(ast::operator_symbol(op)) +

@@ -36,6 +36,12 @@ std::vector<std::string> tile_names();
 std::optional<Value> call_host_shim(Evaluator& ev, const std::string& what, CallArgs& args);
 // Attributes of the host objects those shims return (torch.cuda.get_device_properties(0).major).
 std::optional<Value> host_attr_shim(Evaluator& ev, const std::string& what, const std::string& name);
+// Torch tensors made by host code, known by shape and dtype (host_tensors.cpp): `torch.rand(...)`
+// and the other makers (nullopt for any other callee), their .shape / .dtype / .ndim, and
+// element-wise arithmetic with a number or a tensor of the same shape (nullopt otherwise).
+std::optional<Value> make_host_tensor(Evaluator& ev, const std::string& what, CallArgs& args);
+std::optional<Value> host_tensor_attr(const Value& v, const std::string& name);
+std::optional<Value> host_tensor_binary(const Value& a, const Value& b);
 
 // T.reinterpret / tvm.tir.reinterpret: `v`'s bits read as `to`, which must be as wide (a
 // TypeMismatch at `span` otherwise).

@@ -147,6 +147,11 @@ struct EnumObj : Obj {
 
 struct OpaqueObj : Obj {
     std::string what;  // "module `torch`", "`torch.float16`"
+    // A torch tensor host code makes (`torch.rand(m, k, dtype=torch.float16) * 2 - 1`), known by
+    // its shape and dtype only (host_tensors.cpp); is_tensor is false for any other host object.
+    bool is_tensor = false;
+    std::vector<int64_t> shape;
+    ir::DataType dtype = ir::DataType::float32();
 };
 
 class Scope;
