@@ -163,6 +163,43 @@ def _same(a, b):
         return False
 
 
+def _assigned_names(node):
+    """What a statement changes: the names it binds (assignment, loop and `with` targets) and the
+    (name, attribute or None) of what it changes in place (`x[i] = ...`, `x.a = ...`,
+    `x.append(...)`, `x.fill_(0)`)."""
+    bound, changed = set(), set()
+    for n in ast.walk(node):
+        targets = []
+        if isinstance(n, ast.Assign):
+            targets = n.targets
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension, ast.NamedExpr)):
+            targets = [n.target]
+        elif isinstance(n, ast.withitem) and n.optional_vars is not None:
+            targets = [n.optional_vars]
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name):
+            changed.add((n.func.value.id, None))  # `efficiency.append(eff)`, `x.fill_(0)`
+        for t in targets:
+            for e in ast.walk(t) if isinstance(t, (ast.Tuple, ast.List)) else [t]:
+                if isinstance(e, ast.Name):
+                    bound.add(e.id)
+                elif isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name):
+                    changed.add((e.value.id, e.attr))
+                elif isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name):
+                    changed.add((e.value.id, None))
+    return bound, changed
+
+
+def _merged(a, b):
+    """A name after an `if` either arm may have run: its value when both arms agree; a tensor of
+    the same shape in both keeps that shape (and what else both say of it); else UNKNOWN."""
+    if _same(a, b):
+        return a
+    if isinstance(a, TensorShape) and isinstance(b, TensorShape) and a.shape == b.shape:
+        same = lambda x, y: x if x == y else None  # noqa: E731
+        return TensorShape(a.shape, same(a.dtype, b.dtype), same(a.data, b.data), same(a.bounds, b.bounds))
+    return UNKNOWN
+
+
 class Ctx(Namespace):
     """The ctx of a torch.autograd.Function: what forward saves, backward reads."""
 
@@ -172,6 +209,15 @@ class Closure:
 
     def __init__(self, fn, env):
         self.fn, self.env = fn, env
+
+
+class Instance(Namespace):
+    """An object of a class the file defines (`self.batch = batch` in __init__); its attributes
+    are the namespace's items, its methods the class's functions."""
+
+    def __init__(self, methods):
+        super().__init__()
+        self.methods = methods
 
 
 class ApplyRef:
@@ -205,6 +251,7 @@ class Walker:
         self.site_calls = []  # id of each site's call node, parallel to sites
         self.walked = set()
         self.depth, self.origin = 0, "__main__"
+        self.approximating = 0  # inside a loop run once for its calls (_approximate)
 
     def run(self, module):
         env = {"__name__": "__main__", "__file__": self.filename or UNKNOWN}
@@ -229,6 +276,13 @@ class Walker:
                 env[s.name] = UNKNOWN
         return env
 
+    def instantiate(self, methods, args, kwargs):
+        """An object of a class the file defines: its __init__ run on it, its methods callable."""
+        inst = Instance(methods)
+        if "__init__" in methods:
+            self.call_function(methods["__init__"], [inst] + args, kwargs)
+        return inst
+
     def _sibling_walker(self, module, nesting, path):
         return Walker(module, find_factories(module), directory=os.path.dirname(path), nesting=nesting, cache=self.module_cache,
                       search=self.search, filename=path)
@@ -250,6 +304,14 @@ class Walker:
         bound = env.get(f.id) if isinstance(f, ast.Name) else None
         if isinstance(bound, Closure):
             return self.call_function(bound.fn, args, kwargs, bound.env)
+        if isinstance(f, ast.Name) and f.id in self.autograd and f.id not in env:
+            return self.instantiate(self.autograd[f.id], args, kwargs)  # `SparseFlashAttn(batch, heads, ...)`
+        if isinstance(bound, Instance):  # a torch.nn.Module called runs its forward
+            method = bound.methods.get("forward") or bound.methods.get("__call__")
+            return self.call_function(method, [bound] + args, kwargs) if method else NOT_MINE
+        base = self.ev.value(f.value, env) if isinstance(f, ast.Attribute) else None
+        if isinstance(base, Instance) and f.attr in base.methods:
+            return self.call_function(base.methods[f.attr], [base] + args, kwargs)
         parts = fname.split(".")
         methods, scope = (bound.methods, bound.env) if isinstance(bound, ApplyRef) else (None, None)
         if methods is None and len(parts) == 2 and parts[1] == "apply":
@@ -318,7 +380,7 @@ class Walker:
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr.endswith("_"):
                 self.written(call.func.value, env)  # an in-place method: `cu.fill_(0)`, `x.copy_(y)`
             if isinstance(s, ast.Return):
-                env["__return__"] = v
+                env["__return__"] = UNKNOWN if self.approximating else v
         elif isinstance(s, ast.If):
             t = ev.value(s.test, env)
             if t is UNKNOWN or (self.explore and self.depth > 0):
@@ -338,8 +400,10 @@ class Walker:
                         break
             else:
                 self.assign(s.target, it[0] if isinstance(it, (list, tuple)) and it else UNKNOWN, env)
-                self.block(s.body, env)
-        elif isinstance(s, (ast.While, ast.With)):
+                self._approximate(s, env)
+        elif isinstance(s, ast.While):
+            self._approximate(s, env)
+        elif isinstance(s, ast.With):
             self.block(s.body, env)
         elif isinstance(s, ast.Try):
             self.block(s.body, env)
@@ -370,11 +434,34 @@ class Walker:
         self.block(s.orelse, env)
         if test is UNKNOWN:  # the else arm's return, if any, as before
             for k in set(after_body) | set(env):
-                if k != "__return__" and not _same(after_body.get(k, UNKNOWN), env.get(k, UNKNOWN)):
-                    env[k] = UNKNOWN
+                if k != "__return__":
+                    env[k] = _merged(after_body.get(k, UNKNOWN), env.get(k, UNKNOWN))
         elif test:
             env.clear()
             env.update(after_body)
+
+    def _approximate(self, loop, env):
+        """A loop not run as Python runs it (longer than MAX_ITERATIONS, over unknown items, with
+        break/continue, a while): its body runs once, for the calls in it, and then every name it
+        assigns or grows is unknown, as is anything it returns; never the first pass's values."""
+        self.approximating += 1
+        try:
+            self.block(loop.body, env)
+        finally:
+            self.approximating -= 1
+        if any(isinstance(n, ast.Return) for n in ast.walk(loop)):
+            env["__return__"] = UNKNOWN  # a later pass may have returned
+        bound, changed = _assigned_names(loop)
+        for name in bound:
+            env[name] = UNKNOWN
+        for name, attr in changed:
+            v = env.get(name)
+            if isinstance(v, TensorShape):
+                self.written(ast.Name(id=name), env)  # a store or in-place op keeps the shape
+            elif attr is not None and isinstance(v, Namespace):
+                v[attr] = UNKNOWN
+            elif v is not None and attr is None:
+                env[name] = UNKNOWN
 
     @staticmethod
     def _breaks(loop):
@@ -437,8 +524,10 @@ class Walker:
         for p, d in zip(a.kwonlyargs, a.kw_defaults):
             env[p.arg] = kwargs.get(p.arg, self.ev.value(d, env) if d is not None else UNKNOWN)
         self.depth += 1
+        approximating, self.approximating = self.approximating, 0  # a call's own returns are its own
         try:
             self.block(fn.body, env)
         finally:
             self.depth -= 1
+            self.approximating = approximating
         return env.get("__return__", UNKNOWN)

@@ -16,7 +16,7 @@ from host_tensors import TENSOR_MAKERS
 
 NOT_MINE = object()  # a hook's answer for calls it does not handle
 MAX_DEPTH = 8
-MAX_ITERATIONS = 16  # a longer host loop runs once, with its first item
+MAX_ITERATIONS = 128  # a longer host loop runs once, for its calls, and what it sets is unknown after it
 
 
 class DTypeMethod:
