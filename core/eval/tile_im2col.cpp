@@ -80,11 +80,11 @@ Value im2col(Evaluator& ev, CallArgs& a, const char* fname) {
 }  // namespace
 
 void register_tile_im2col(std::vector<TileBuiltin>& r) {
-    const char* sig = "T.im2col(img, col, nhw_step, c_step, kernel, stride, dilation, pad)";
+    const std::string args = "(img, col, nhw_step, c_step, kernel, stride, dilation, pad)";
     const char* doc = "the im2col tile of a 2-D convolution (NHWC image, zero padding) written into col";
-    r.push_back({{"im2col", sig, doc, "memory"}, [](Evaluator& ev, CallArgs& a) { return im2col(ev, a, "T.im2col"); }});
-    r.push_back(
-        {{"c2d_im2col", sig, "deprecated name of T.im2col", "memory"}, [](Evaluator& ev, CallArgs& a) { return im2col(ev, a, "T.c2d_im2col"); }});
+    r.push_back({{"im2col", "T.im2col" + args, doc, "memory"}, [](Evaluator& ev, CallArgs& a) { return im2col(ev, a, "T.im2col"); }});
+    r.push_back({{"c2d_im2col", "T.c2d_im2col" + args, "deprecated name of T.im2col", "memory"},
+                 [](Evaluator& ev, CallArgs& a) { return im2col(ev, a, "T.c2d_im2col"); }});
 }
 
 }  // namespace tp::eval
