@@ -44,5 +44,10 @@ def bind_imports(node, env, search, make_walker, cache, nesting):
     if sibling is None:
         return
     for alias in node.names:
-        if alias.name != "*":
+        if alias.name == "*":
+            # Python's star import: the module's public names (__all__ when it lists them).
+            public = sibling.get("__all__")
+            names = public if isinstance(public, (list, tuple)) else [k for k in sibling if not k.startswith("_")]
+            env.update({k: sibling.get(k, UNKNOWN) for k in names if isinstance(k, str)})
+        else:
             env[alias.asname or alias.name] = sibling.get(alias.name, UNKNOWN)

@@ -292,7 +292,13 @@ class Evaluator:
                 args += list(v)  # `reshape(-1, *other_shape)`
             else:
                 args.append(UNKNOWN)
-        kwargs = {k.arg: self._eval(k.value, env) for k in n.keywords if k.arg}
+        kwargs = {}
+        for k in n.keywords:
+            v = self._eval(k.value, env)
+            if k.arg:
+                kwargs[k.arg] = v
+            elif isinstance(v, dict):
+                kwargs.update({kk: vv for kk, vv in v.items() if isinstance(kk, str)})  # `f(**config)`
         leaf = fname.rsplit(".", 1)[-1]
         torch_fn = self._torch_function(n, fname, leaf, args, kwargs, env)
         if torch_fn is not NOT_MINE:

@@ -1,11 +1,13 @@
-# Host code in a class: an nn.Module whose __init__ keeps the sizes on self and whose forward
-# calls the factory (the module called runs forward). Loops run as Python runs them up to
+# Host code in a class: an nn.Module whose __init__ keeps the sizes on self (given as **config)
+# and whose forward calls the factory (the module called runs forward); ROWS comes from a star
+# import of a sibling module. Loops run as Python runs them up to
 # MAX_ITERATIONS items, an early return included (pick_split(256) is 16); a longer one runs once
 # for its calls, and what it sets or returns is unknown after it (long_split leaves rows_long's
 # split unknown).
 import tilelang
 import tilelang.language as T
 import torch
+from shapes import *  # noqa: F403
 
 
 @tilelang.jit(out_idx=[-1])
@@ -61,8 +63,9 @@ class Rows(torch.nn.Module):
 
 
 def run():
-    module = Rows(4, 32)
-    x = torch.randn(256, 4, 32)
+    config = {"heads": 4, "dim": 32}
+    module = Rows(**config)
+    x = torch.randn(ROWS, 4, 32)  # noqa: F405
     module(x)
     module.coarse(x)
 
