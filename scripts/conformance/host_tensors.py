@@ -67,6 +67,12 @@ class TensorShape:
     def with_dtype(self, dtype):
         return TensorShape(self.shape, dtype, self.data, self.bounds)
 
+    def __len__(self):
+        """`len(t)` is the first dimension, as torch defines it (a 0-d tensor has none)."""
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
 
 def scalar_of(v):
     """A 0-d (or one-element) tensor with a known value as that value; anything else unchanged.

@@ -6,7 +6,7 @@ sizes of later kernels follow from earlier ones the way they do when the example
 - a factory that returns a @T.prim_func returns a kernel; calling it with host tensors binds the
   T.dynamic / T.const symbols of its tensor parameters' shapes (`total_tokens` in
   `Q: T.Tensor([total_tokens, heads, dim], dtype)`) from those tensors, into the arguments
-  recorded for the factory's call.
+  recorded for the factory's call, and returns the tensors its `out_idx` parameters declare.
 Only what the file declares is used; a shape that does not evaluate stays UNKNOWN.
 """
 import ast
@@ -99,7 +99,43 @@ class KernelRef:
             node = tensor_annotation(p.annotation) if p.annotation is not None else None
             if node is not None and isinstance(a, TensorShape):
                 bind_dims(node, a, env, symbols, self.ev, self.bound)
-        return UNKNOWN
+        return self._outputs(params, args)
+
+    def _outputs(self, params, args):
+        """The tensors `@tilelang.jit(out_idx=...)` makes the call return: the parameters at those
+        positions, with the shapes and dtypes they declare (UNKNOWN where one does not evaluate).
+        Only when the call passes exactly the other parameters, as TileLang requires."""
+        out_idx = _out_idx(self.fac)
+        if out_idx is None:
+            return UNKNOWN
+        picked = [i % len(params) for i in out_idx if -len(params) <= i < len(params)]
+        if len(picked) != len(out_idx) or len(args) != len(params) - len(set(picked)):
+            return UNKNOWN
+        env, _ = shape_env(self.fac, self.bound, self.ev)
+        outs = []
+        for i in picked:
+            ann = params[i].annotation
+            node = tensor_annotation(ann) if ann is not None else None
+            dims = self.ev.value(node, env) if node is not None else UNKNOWN
+            dtype_node = ann.args[1] if isinstance(ann, ast.Call) and len(ann.args) > 1 else None
+            dtype = self.ev.value(dtype_node, env) if dtype_node is not None else None
+            ok = isinstance(dims, (tuple, list)) and all(isinstance(d, int) and not isinstance(d, bool) for d in dims)
+            outs.append(TensorShape(tuple(dims), dtype if isinstance(dtype, DType) else None) if ok else UNKNOWN)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _out_idx(fac):
+    """`@tilelang.jit(out_idx=[-1])` / `out_idx=-1`: the output positions as a list, else None."""
+    for d in fac.node.decorator_list:
+        if isinstance(d, ast.Call) and dotted(d.func).endswith("jit"):
+            for k in d.keywords:
+                if k.arg == "out_idx":
+                    v = k.value
+                    items = v.elts if isinstance(v, (ast.List, ast.Tuple)) else [v]
+                    vals = [e.value if isinstance(e, ast.Constant) else (-e.operand.value if isinstance(e, ast.UnaryOp) and
+                            isinstance(e.op, ast.USub) and isinstance(e.operand, ast.Constant) else None) for e in items]
+                    return vals if all(isinstance(x, int) for x in vals) else None
+    return None
 
 
 def call_result(fac, bound, ev):

@@ -1,6 +1,6 @@
 # Host code in a class: an nn.Module whose __init__ keeps the sizes on self (given as **config)
 # and whose forward calls the factory (the module called runs forward); ROWS comes from a star
-# import of a sibling module. Loops run as Python runs them up to
+# import of a sibling module; the kernel's out_idx output has the shape its parameter declares. Loops run as Python runs them up to
 # MAX_ITERATIONS items, an early return included (pick_split(256) is 16); a longer one runs once
 # for its calls, and what it sets or returns is unknown after it (long_split leaves rows_long's
 # split unknown).
@@ -28,6 +28,17 @@ def rows_long(n, split):
         with T.Kernel(split) as bx:
             for i in T.Parallel(n // split):
                 B[bx * (n // split) + i] = A[bx * (n // split) + i]
+
+    return main
+
+
+@tilelang.jit(out_idx=[-1])
+def doubled(n):
+    @T.prim_func
+    def main(A: T.Tensor((n,), T.float32), B: T.Tensor((n,), T.float32)):
+        with T.Kernel(1) as bx:
+            for i in T.Parallel(n):
+                B[i] = A[i] * 2
 
     return main
 
@@ -66,7 +77,9 @@ def run():
     config = {"heads": 4, "dim": 32}
     module = Rows(**config)
     x = torch.randn(ROWS, 4, 32)  # noqa: F405
-    module(x)
+    kernel = module(x)
+    y = kernel(x)  # out_idx=[-1]: B, with the shape main declares for it
+    doubled(y.shape[0] * 2)
     module.coarse(x)
 
 
