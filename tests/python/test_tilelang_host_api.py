@@ -16,15 +16,9 @@ import unittest
 
 SOURCE_DIR = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../.."))
 
-try:
-    import numpy as np
-except ImportError:
-    if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3") \
-            and not os.environ.get("TILEPLAY_TEST_REEXEC"):
-        os.environ["TILEPLAY_TEST_REEXEC"] = "1"
-        os.execv("/usr/bin/python3", ["/usr/bin/python3", os.path.abspath(__file__), SOURCE_DIR] + sys.argv[1:])
-    print("[SKIP] numpy is not installed (apt-get install python3-numpy)")
-    sys.exit(77)
+from needs_numpy import require_numpy  # noqa: E402
+
+np = require_numpy(__file__, SOURCE_DIR)
 
 sys.path.insert(0, os.path.join(SOURCE_DIR, "python"))
 import tilelang  # noqa: E402
