@@ -97,26 +97,32 @@ void RaceState::add(RaceFinding f, int key_kind, const Span* a, const Span* b, c
     findings.push_back(std::move(f));
 }
 
+// An access (`verb`: "reads" or "writes") of an element an asynchronous copy is still filling:
+// no wait has seen the copy's mbarrier phase complete.
+static void check_pending_async(Frame& fr, int slot, int64_t flat, const Span* span, const char* verb) {
+    RaceState& rs = *fr.races;
+    const auto s = static_cast<size_t>(slot);
+    if (rs.pending_count[s] == 0 || rs.pending[s].empty()) return;
+    const PendingAsync& p = rs.pending[s][static_cast<size_t>(flat)];
+    if (!p.copy_span) return;
+    const ir::BufferNode& bar = buffer_of(fr, p.mbar_slot);
+    const std::string& name = buffer_of(fr, slot).name;
+    RaceFinding f;
+    f.kind = DiagKind::AsyncReadBeforeWait;
+    f.args = {who(fr.owner) + " " + verb,   name,
+              element_text(fr, slot, flat), block_text(fr),
+              where(fr, p.copy_span),       bar.name + "[" + std::to_string(p.mbar_index) + "]"};
+    if (span) f.span = *span;
+    f.first_span = *p.copy_span;
+    f.first_note = "the asynchronous copy into `" + name + "` was issued here";
+    f.block = rs.linear_block;
+    rs.add(std::move(f), kAsync, p.copy_span, span, name);
+}
+
 void race_read(Frame& fr, int slot, int64_t flat, const Span* span) {
     RaceState& rs = *fr.races;
     const auto s = static_cast<size_t>(slot);
-    if (rs.pending_count[s] > 0 && !rs.pending[s].empty()) {
-        const PendingAsync& p = rs.pending[s][static_cast<size_t>(flat)];
-        if (p.copy_span) {
-            const ir::BufferNode& bar = buffer_of(fr, p.mbar_slot);
-            RaceFinding f;
-            f.kind = DiagKind::AsyncReadBeforeWait;
-            const std::string& name = buffer_of(fr, slot).name;
-            f.args = {who(fr.owner) + " reads",     name,
-                      element_text(fr, slot, flat), block_text(fr),
-                      where(fr, p.copy_span),       bar.name + "[" + std::to_string(p.mbar_index) + "]"};
-            if (span) f.span = *span;
-            f.first_span = *p.copy_span;
-            f.first_note = "the asynchronous copy into `" + name + "` was issued here";
-            f.block = rs.linear_block;
-            rs.add(std::move(f), kAsync, p.copy_span, span, name);
-        }
-    }
+    check_pending_async(fr, slot, flat, span, "reads");
     if (!rs.elements || rs.shadow[s].empty()) return;
     ElemShadow& e = rs.shadow[s][static_cast<size_t>(flat)];
     const int32_t me = fr.owner;
@@ -136,23 +142,7 @@ void race_read(Frame& fr, int slot, int64_t flat, const Span* span) {
 void race_write(Frame& fr, int slot, int64_t flat, const Span* span, double before, double after) {
     RaceState& rs = *fr.races;
     const auto s = static_cast<size_t>(slot);
-    if (rs.pending_count[s] > 0 && !rs.pending[s].empty()) {
-        PendingAsync& p = rs.pending[s][static_cast<size_t>(flat)];
-        if (p.copy_span) {
-            const ir::BufferNode& bar = buffer_of(fr, p.mbar_slot);
-            const std::string& name = buffer_of(fr, slot).name;
-            RaceFinding f;
-            f.kind = DiagKind::AsyncReadBeforeWait;
-            f.args = {who(fr.owner) + " writes",    name,
-                      element_text(fr, slot, flat), block_text(fr),
-                      where(fr, p.copy_span),       bar.name + "[" + std::to_string(p.mbar_index) + "]"};
-            if (span) f.span = *span;
-            f.first_span = *p.copy_span;
-            f.first_note = "the asynchronous copy into `" + name + "` was issued here";
-            f.block = rs.linear_block;
-            rs.add(std::move(f), kAsync, p.copy_span, span, name);
-        }
-    }
+    check_pending_async(fr, slot, flat, span, "writes");
     // Storing the value the element already holds cannot be told apart from not storing it.
     if (before == after || (before != before && after != after)) return;
     if (!rs.elements || rs.shadow[s].empty()) return;
