@@ -32,14 +32,11 @@ struct Uses : IRVisitor {
     void visit_Var(const VarNode& n, const Expr&) override { found |= &n == var; }
 };
 
-// The loops' extents that name `var`, and whether one of them provably grows with it: constant
-// at var = 0, mid and last, increasing from 0 to last without a dip in between. Extents that
-// also name other variables (an inner loop's bound over the outer one) do not count.
-struct Extents : IRVisitor {
+// Every loop extent of a body that names `var`, its lets inlined (an extent is often a let's name).
+struct ExtentsNaming : IRVisitor {
     const VarNode* var = nullptr;
-    int64_t last = 0;
-    bool grows = false, shrinks = false;
-    std::map<const VarNode*, Expr> lets;  // bindings in scope: an extent is often a let's name
+    std::vector<Expr> found;
+    std::map<const VarNode*, Expr> lets;  // bindings in scope
     struct Inline : IRMutator {
         const std::map<const VarNode*, Expr>* lets = nullptr;
         int depth = 0;
@@ -59,24 +56,27 @@ struct Extents : IRVisitor {
     void visit_For(const ForNode& f, const Stmt& s) override {
         Inline in;
         in.lets = &lets;
-        ForNode n = f;
-        n.extent = in.mutate(f.extent);
+        Expr extent = in.mutate(f.extent);
         Uses u;
         u.var = var;
-        u.visit(n.extent);
-        if (u.found) {
-            auto at = [&](int64_t v) { return as_const_int(simplify_expr(substitute(n.extent, var, int_imm(v, var->dtype)))); };
-            auto a = at(0), m = at(last / 2), b = at(last);
-            if (a && m && b) {
-                if (*a < *b && *a <= *m && *m <= *b) grows = true;
-                else if (*a > *b) shrinks = true;
-            } else {
-                shrinks = true;  // unknown: leave the order alone
-            }
-        }
+        u.visit(extent);
+        if (u.found) found.push_back(extent);
         IRVisitor::visit_For(f, s);
     }
 };
+
+// Whether one of the extents provably grows with `var` over [0, last]: constant at var = 0, mid
+// and last, increasing from 0 to last without a dip in between. Extents that also name other
+// variables (an inner loop's bound over the outer one) leave the order alone.
+bool grows_with(const std::vector<Expr>& extents, const VarNode* var, int64_t last) {
+    bool grows = false;
+    for (const auto& e : extents) {
+        auto a = extent_at(e, var, 0), m = extent_at(e, var, last / 2), b = extent_at(e, var, last);
+        if (!a || !m || !b || *a > *b) return false;
+        if (*a < *b && *a <= *m && *m <= *b) grows = true;
+    }
+    return grows;
+}
 
 class Reorder : public IRMutator {
 protected:
@@ -86,11 +86,7 @@ protected:
         for (size_t i = 0; i < n.block_vars.size() && i < n.grid.size(); ++i) {
             auto g = as_const_int(n.grid[i]);
             if (!g || *g < 2) continue;
-            Extents ex;
-            ex.var = n.block_vars[i].get();
-            ex.last = *g - 1;
-            ex.visit(body);
-            if (!ex.grows || ex.shrinks) continue;
+            if (!grows_with(extents_naming(body, n.block_vars[i].get()), n.block_vars[i].get(), *g - 1)) continue;
             const Var& v = n.block_vars[i];
             Expr reversed = make_binary(BinaryOp::Sub, int_imm(*g - 1, v->dtype), v, n.span);
             Substitute sub;
@@ -105,6 +101,17 @@ protected:
 };
 
 }  // namespace
+
+std::vector<Expr> extents_naming(const Stmt& body, const VarNode* var) {
+    ExtentsNaming ex;
+    ex.var = var;
+    ex.visit(body);
+    return ex.found;
+}
+
+std::optional<int64_t> extent_at(const Expr& extent, const VarNode* var, int64_t value) {
+    return as_const_int(simplify_expr(substitute(extent, var, int_imm(value, var->dtype))));
+}
 
 PrimFuncPtr heavy_blocks_first(const PrimFuncPtr& func) {
     Reorder r;

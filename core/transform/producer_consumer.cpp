@@ -253,9 +253,7 @@ PrimFuncPtr relaunch(const PrimFuncPtr& func, const Launch& launch, const Plan& 
             const auto& g = plan->groups;
             if (g.on()) grid[g.axis] = int_imm(*as_const_int(grid[g.axis]) / g.count);
             if (plan->persistent.on) {  // one block per work unit, capped at the SM count at launch
-                Expr units = grid[0];
-                for (size_t i = 1; i < grid.size(); ++i) units = make_binary(BinaryOp::Mul, units, grid[i]);
-                grid = {units};
+                grid = {persistent_units(plan->persistent)};
                 block_vars = {plan->persistent.pid};
             }
             return std::make_shared<KernelLaunchNode>(grid, block_vars, std::vector<int64_t>{plan->consumer_threads + 128}, n.thread_vars, body,

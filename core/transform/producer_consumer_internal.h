@@ -79,6 +79,10 @@ struct Plan {
         Var pid;                        // the launched block's index
         int panel = 0;                  // T.use_swizzle's rasterization, 0 when none
         bool column_order = false;
+        // A block axis whose loops' trip counts grow with its index (causal attention): a work
+        // unit is then the pair of blocks c and G - 1 - c on it, which together do the same
+        // work for every c, so a fixed walk stays balanced. -1 when units are single blocks.
+        int paired_axis = -1;
     } persistent;
     Groups groups;
 };
@@ -174,6 +178,10 @@ bool channel_control_reads(const Plan& plan, const Stmt& top, const std::vector<
 // wave, with a remark at the T.Kernel line either way.
 // Whether `tp.persistent` asks for a persistent grid (true or 1); consumer groups then stand aside.
 bool persistent_asked(const PrimFunc& func);
+// The persistent walk's work units: the grid's blocks, or its pairs along the paired axis.
+Expr persistent_units(const Plan::Persistent& p);
+// The grid with the paired axis halved (ceil(G / 2) pairs), as the walk numbers its units.
+std::vector<Expr> persistent_unit_grid(const Plan::Persistent& p);
 void choose_persistent(Plan& plan, const PrimFunc& func, const KernelLaunchNode& k, const Stmt& top, const Target& target, DiagnosticEngine& diags);
 
 // The kernel body rebuilt: under the launch's allocations (channel tiles become their rings)

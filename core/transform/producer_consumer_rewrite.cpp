@@ -508,26 +508,43 @@ public:
     }
 
     // A persistent block's loop over its work units: unit pid + i * gridDim.x for i from 0
-    // while it is below the grid's block count, the original block indices bound from it.
+    // while it is below the grid's block count, the original block indices bound from it. With
+    // a paired axis each unit is two steps of the loop: block c of the halved axis, then its
+    // mirror G - 1 - c (skipped where it is c itself, the middle block of an odd G).
     Stmt per_unit(Stmt body) const {
         const auto& p = plan.persistent;
         if (!p.on) return body;
-        Expr units = p.grid[0];
-        for (size_t i = 1; i < p.grid.size(); ++i) units = make_binary(BinaryOp::Mul, units, p.grid[i]);
+        const auto unit_grid = persistent_unit_grid(p);
+        Expr units = persistent_units(p);
         Expr np = make_call("tp.num_programs", {}, DataType::int32(), span);
         auto i = std::make_shared<VarNode>("tp_unit", DataType::int32(), VarKind::Loop, span);
-        Expr unit = make_binary(BinaryOp::Add, p.pid, make_binary(BinaryOp::Mul, i, np));
-        Expr gx = p.grid[0], gy = p.grid.size() > 1 ? p.grid[1] : int_imm(1);
+        const bool paired = p.paired_axis >= 0;
+        Expr step = paired ? make_binary(BinaryOp::Shr, i, int_imm(1)) : Expr(i);
+        Expr mirror = make_binary(BinaryOp::EQ, make_binary(BinaryOp::BitAnd, i, int_imm(1)), int_imm(1));
+        if (paired && as_const_int(p.grid[p.paired_axis]).value_or(0) % 2 == 1) {
+            // The middle block of an odd axis is its own mirror: the second step skips it.
+            Expr middle = make_binary(BinaryOp::EQ, make_binary(BinaryOp::Mul, p.block_vars[p.paired_axis], int_imm(2)),
+                                      make_binary(BinaryOp::Sub, p.grid[p.paired_axis], int_imm(1)));
+            body = std::make_shared<IfThenElseNode>(
+                std::make_shared<UnaryNode>(UnaryOp::Not, make_binary(BinaryOp::And, mirror, middle), DataType::boolean(), span), body, nullptr,
+                span);
+        }
+        Expr unit = make_binary(BinaryOp::Add, p.pid, make_binary(BinaryOp::Mul, step, np));
+        Expr gx = unit_grid[0], gy = unit_grid.size() > 1 ? unit_grid[1] : int_imm(1);
         for (size_t a = p.block_vars.size(); a-- > 0;) {
             Expr coord = make_call("tp.sync_call", {std::make_shared<StringImmNode>("tp::tile_coord", span), unit, gx, gy,
                                                     int_imm(p.panel), int_imm(p.column_order ? 1 : 0), int_imm(static_cast<int64_t>(a))},
                                    DataType::int32(), span);
+            if (static_cast<int>(a) == p.paired_axis)
+                coord = std::make_shared<SelectNode>(mirror, make_binary(BinaryOp::Sub, make_binary(BinaryOp::Sub, p.grid[a], int_imm(1)), coord),
+                                                     coord, DataType::int32(), span);
             body = std::make_shared<LetStmtNode>(p.block_vars[a], coord, body, span);
         }
         // ceildiv(units - pid, gridDim.x): the pid < units the launcher guarantees keeps it >= 1.
         Expr extent = make_binary(BinaryOp::FloorDiv, make_binary(BinaryOp::Add, make_binary(BinaryOp::Sub, units, p.pid),
                                                                   make_binary(BinaryOp::Sub, np, int_imm(1))),
                                   np);
+        if (paired) extent = make_binary(BinaryOp::Mul, extent, int_imm(2));
         return std::make_shared<ForNode>(i, int_imm(0), extent, ForKind::Serial, body, span);
     }
 

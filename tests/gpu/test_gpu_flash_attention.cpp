@@ -75,7 +75,8 @@ TEST(GpuFlashAttention, SampleMatchesTheInterpreter) {
     }
 }
 
-// tp.persistent: blocks walk (query tile, head, batch) units, causal and not, with a tail.
+// tp.persistent: blocks walk (query tile, head, batch) units, causal and not, with a tail; causal
+// kernels by default walk pairs of query tiles.
 TEST(GpuFlashAttention, PersistentGridMatchesTheInterpreter) {
     tp::WorkerClient c;
     if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
@@ -85,6 +86,13 @@ TEST(GpuFlashAttention, PersistentGridMatchesTheInterpreter) {
         tp::LoadSpec s = sample(k);
         s.pass_configs = {{"tp.persistent", "true"}};
         run_checked(c, s, 256, 12);
+    }
+    // Causal by default: the walk pairs query tiles c and G - 1 - c. G = 9 has a middle tile that
+    // is its own mirror (its second step skipped) and a partial last tile; G = 8 pairs them all.
+    for (int seq : {1100, 1024}) {
+        Case k;
+        k.causal = true, k.batch = 2, k.heads = 40, k.seq_q = k.seq_kv = seq;
+        run_checked(c, sample(k), 256, 16);
     }
 }
 
