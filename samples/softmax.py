@@ -8,7 +8,7 @@
 # tileplay: kernel=softmax
 # tileplay: args M=8192 N=8192
 # tileplay: cpu-args M=64 N=512
-# tileplay: bytes 2*2*M*N
+# tileplay: bytes 2*M*N*dtype_bytes
 # tileplay: flops 5*M*N
 # tileplay: baseline torch.compile: softmax(X, -1)
 # tileplay: baseline torch: softmax(X, -1)

@@ -97,13 +97,7 @@ tp::Json bench_job(tp::WorkerClient& client, const BenchJob& job, const BenchArg
     rec["kernel"] = k.value("factory", k.value("name", ""));
     rec["config"] = config_text(k);
     rec["target"] = lr.body.value("target", "");
-    std::map<std::string, double> vars;
-    for (auto it = k["bound_params"].begin(); it != k["bound_params"].end(); ++it) {
-        try {
-            vars[it.key()] = std::stod(it.value().get<std::string>());
-        } catch (const std::exception&) {
-        }
-    }
+    const std::map<std::string, double> vars = tp::formula_values(k["bound_params"].get<std::map<std::string, std::string>>());
     tp::BenchSpec bs;
     bs.iters = a.iters;
     bs.warmup = a.warmup;

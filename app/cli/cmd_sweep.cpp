@@ -33,16 +33,7 @@ struct SweepArgs {
 using Config = tp::TuneConfig;
 using tp::config_text;
 
-std::map<std::string, double> numeric_params(const Json& bound) {
-    std::map<std::string, double> vars;
-    for (auto it = bound.begin(); it != bound.end(); ++it) {
-        try {
-            vars[it.key()] = std::stod(it.value().get<std::string>());
-        } catch (const std::exception&) {
-        }
-    }
-    return vars;
-}
+std::map<std::string, double> numeric_params(const Json& bound) { return tp::formula_values(bound.get<std::map<std::string, std::string>>()); }
 
 // CPU: compile at cpu-args, run on the interpreter, compare with the named reference.
 Json check_on_cpu(const SweepArgs& a, const std::string& source, const tp::SampleHeader& h, const Config& c) {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "ir/dtype.h"
+
 namespace tp {
 
 namespace {
@@ -184,6 +186,23 @@ std::optional<double> eval_formula(const std::string& expr, const std::map<std::
     } catch (const std::exception&) {
         return std::nullopt;
     }
+}
+
+std::map<std::string, double> formula_values(const std::map<std::string, std::string>& bound) {
+    std::map<std::string, double> vars;
+    for (const auto& [name, text] : bound) {
+        try {
+            size_t used = 0;
+            double v = std::stod(text, &used);
+            if (used == text.size()) vars[name] = v;
+            continue;
+        } catch (const std::exception&) {}
+        if (text == "True" || text == "False")
+            vars[name] = text == "True" ? 1 : 0;
+        else if (auto dt = ir::DataType::parse(text); dt && dt->bits >= 8)
+            vars[name + "_bytes"] = dt->bytes();
+    }
+    return vars;
 }
 
 }  // namespace tp

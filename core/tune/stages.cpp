@@ -188,15 +188,7 @@ WorkerReply load_config(WorkerClient& client, const TuneJob& job, const TuneConf
 
 // The loaded kernel's numeric parameters, for the header's FLOP and byte formulas.
 std::map<std::string, double> bound_values(const WorkerReply& lr) {
-    std::map<std::string, double> vars;
-    const Json& bound = lr.body["kernel"]["bound_params"];
-    for (auto it = bound.begin(); it != bound.end(); ++it) {
-        try {
-            vars[it.key()] = std::stod(it.value().get<std::string>());
-        } catch (const std::exception&) {
-        }
-    }
-    return vars;
+    return formula_values(lr.body["kernel"]["bound_params"].get<std::map<std::string, std::string>>());
 }
 
 }  // namespace

@@ -50,3 +50,23 @@ TEST(Formula, RejectsUnknownNamesAndJunk) {
     EXPECT_FALSE(tp::eval_formula("M/0", v).has_value());
     EXPECT_FALSE(tp::eval_formula("", v).has_value());
 }
+
+TEST(Formula, ValuesFromBoundParameters) {
+    // Numbers by name, True/False as 1/0, a dtype's element size as NAME_bytes; other text is left out.
+    auto v = tp::formula_values({{"M", "4096"},
+                                 {"eps", "1e-05"},
+                                 {"is_causal", "True"},
+                                 {"dtype", "float16"},
+                                 {"accum", "T.float32"},
+                                 {"out", "float8_e4m3fn"},
+                                 {"layout", "bshd"},
+                                 {"odd", "12abc"}});
+    EXPECT_DOUBLE_EQ(v.at("M"), 4096);
+    EXPECT_DOUBLE_EQ(v.at("eps"), 1e-5);
+    EXPECT_DOUBLE_EQ(v.at("is_causal"), 1);
+    EXPECT_DOUBLE_EQ(v.at("dtype_bytes"), 2);
+    EXPECT_DOUBLE_EQ(v.at("accum_bytes"), 4);
+    EXPECT_DOUBLE_EQ(v.at("out_bytes"), 1);
+    EXPECT_FALSE(v.count("layout") || v.count("layout_bytes") || v.count("odd") || v.count("dtype"));
+    EXPECT_DOUBLE_EQ(*tp::eval_formula("2*M*dtype_bytes", v), 16384);
+}

@@ -310,8 +310,9 @@ void RunService::send_run() {
     const Defines& cfg = job_.configs[index_];
     auto vars = bindings(job_, cfg);
     const QJsonObject bound = kernel_info_.value("bound_params").toObject();
-    for (auto it = bound.begin(); it != bound.end(); ++it)
-        if (!vars.count(it.key().toStdString())) vars[it.key().toStdString()] = it.value().toVariant().toDouble();
+    std::map<std::string, std::string> bound_text;
+    for (auto it = bound.begin(); it != bound.end(); ++it) bound_text[it.key().toStdString()] = it.value().toVariant().toString().toStdString();
+    for (const auto& [name, value] : tp::formula_values(bound_text)) vars.emplace(name, value);
     bool bench = job_.kind != RunJob::Kind::Run && !job_.cpu;
     QJsonObject req{{"op", bench ? "bench" : "run"}, {"seed", double(job_.seed)}, {"check", true}};
     if (job_.check_blocks > 0) req["check_blocks"] = job_.check_blocks;

@@ -34,4 +34,9 @@ SampleHeader parse_sample_header(const std::string& source);
 // bindings (+ - * / // % ** and parentheses). Empty optional if it cannot be evaluated.
 std::optional<double> eval_formula(const std::string& expr, const std::map<std::string, double>& vars);
 
+// What a formula may name, from a kernel's bound parameters (name -> text as loaded): each
+// number (and True / False as 1 / 0) by its name, and for a parameter naming a dtype (`dtype=float16`) NAME_bytes, its
+// element size, so `bytes 2*M*N*dtype_bytes` holds for every dtype the kernel is built with.
+std::map<std::string, double> formula_values(const std::map<std::string, std::string>& bound);
+
 }  // namespace tp
