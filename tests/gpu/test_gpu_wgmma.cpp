@@ -85,6 +85,34 @@ def pv(heads, seq, dim, block_M=64, block_N=64, threads=128, stages=2):
     return main
 )";
 
+// A register operand computed afresh every iteration (dequantising GEMMs): each RS group's
+// packed A must stay in place until that group completes, although the next iteration packs
+// the next one (TileLang's example_dequant_gemm_fp4_hopper was 66% wrong when it did not).
+const char* kFreshRegisterA = R"(
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[-1])
+def scaled_a(M, N, K, block_M=128, block_N=128, block_K=64, threads=256, stages=2):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((N, K), "float16"), C: T.Tensor((M, N), "float32")):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            A_s = T.alloc_shared((block_M, block_K), "float16")
+            B_s = T.alloc_shared((block_N, block_K), "float16")
+            A_f = T.alloc_fragment((block_M, block_K), "float16")
+            acc = T.alloc_fragment((block_M, block_N), "float32")
+            T.clear(acc)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=stages):
+                T.copy(A[by * block_M, k * block_K], A_s)
+                T.copy(B[bx * block_N, k * block_K], B_s)
+                for i, j in T.Parallel(block_M, block_K):
+                    A_f[i, j] = A_s[i, j] * T.cast(k % 3 + 1, "float16")
+                T.gemm(A_f, B_s, acc, transpose_B=True)
+            T.copy(acc, C[by * block_M, bx * block_N])
+
+    return main
+)";
+
 using Defines = std::vector<std::pair<std::string, std::string>>;
 
 // Compiles here first: the test is about the wgmma path, so the CUDA must use it.
@@ -210,6 +238,15 @@ TEST(GpuWgmma, RegisterAInAnAttentionStyleKernel) {
         SCOPED_TRACE(d[2].second);
         expect_wgmma(kAttentionLike, "wgmma_pv.py", d, "tp::gemm_wgmma_rs");  // _rs or _rs_packed
         run_checked(kAttentionLike, "wgmma_pv.py", d);
+    }
+}
+
+TEST(GpuWgmma, RegisterARepackedEveryIteration) {
+    for (const Defines& d : {Defines{{"M", "256"}, {"N", "256"}, {"K", "512"}},
+                             Defines{{"M", "128"}, {"N", "128"}, {"K", "448"}, {"threads", "128"}, {"stages", "3"}}}) {
+        SCOPED_TRACE(d[2].second);
+        expect_wgmma(kFreshRegisterA, "fresh_a.py", d, "tp::frag_pack_operand<");
+        run_checked(kFreshRegisterA, "fresh_a.py", d);
     }
 }
 

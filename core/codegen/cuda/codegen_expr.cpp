@@ -256,6 +256,7 @@ std::string CudaEmitter::device_call(const CallNode& c) {
                                                                  {"tp::copy_", "tp_copy.cuh"},
                                                                  {"tp::cp_async", "tp_copy.cuh"},
                                                                  {"tp::frag_pack_pairs", "tp_gemm_wgmma.cuh"},
+                                                                 {"tp::frag_pack_operand", "tp_gemm_wgmma.cuh"},
                                                                  {"tp::frag_store_tma", "tp_store_tma.cuh"},
                                                                  {"tp::tile_store_tma", "tp_store_tma.cuh"},
                                                                  {"tp::fence_proxy_async", "tp_tma.cuh"},

@@ -44,12 +44,20 @@ Stmt wgmma_gemm(const GemmOpNode& n, const ops::WgmmaPlan& p, const FragLayout& 
         args = {aaddr, baddr, caddr, cx.tid};
         in_flight.push_back(aaddr);
     } else if (p.rs) {
-        fn = "tp::gemm_wgmma_rs<" + dims + cuda_bool(n.transpose_B) + ", " + T + ", " + cx.local_of(n.A.buffer)->dtype.cuda_name() + zero;
+        // A packed into operand registers by a statement of its own before the issue: a group
+        // still in flight reads the registers the previous packing left there, so the passes
+        // that move waits (wgmma-waits, the producer/consumer loop tail) must see this write
+        // and wait before it. Packed inside the issue, it was invisible to them, and a loop
+        // that repacked A every iteration overwrote the operand of the group still running.
         auto packed = std::make_shared<BufferNode>("tp_packed", DataType(DataType::UInt, 32),
                                                    std::vector<Expr>{int_imm(p.m_blocks * shape->k / 4)}, Scope::Local, n.span);
         cx.packed_operands.push_back(packed);
-        Expr paddr = buffer_addr(packed, {int_imm(0)}, true, n.span);
-        args = {buffer_addr(cx.local_of(n.A.buffer), {int_imm(0)}, false, n.span), baddr, caddr, paddr, cx.tid};
+        out.push_back(device_call(
+            "tp::frag_pack_operand<" + std::to_string(p.m_blocks * shape->k / 2) + ", " + T + ">",
+            {buffer_addr(cx.local_of(n.A.buffer), {int_imm(0)}, false, n.span), buffer_addr(packed, {int_imm(0)}, true, n.span)}, n.span));
+        fn = "tp::gemm_wgmma_rs_packed<" + dims + cuda_bool(n.transpose_B) + ", " + T + zero;
+        Expr paddr = buffer_addr(packed, {int_imm(0)}, false, n.span);
+        args = {paddr, baddr, caddr, cx.tid};
         in_flight.push_back(paddr);
     } else {
         // fp8 operands of two formats name B's type after ZERO.

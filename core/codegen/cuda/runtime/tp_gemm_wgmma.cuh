@@ -2,7 +2,8 @@
 // gemm tile op (the warp-specialized templates keep their own main loops). One call multiplies
 // one BK slice, C(BM x BN) += op(A) * op(B):
 //   gemm_wgmma_ss: A (TRANS_A ? [BK][BM] : [BM][BK]) and B in shared memory
-//   gemm_wgmma_rs: A in the thread's registers in accumulator layout (P @ V), B in shared
+//   gemm_wgmma_rs_packed: A in the thread's registers, packed in pairs (frag_pack_operand or
+//     frag_pack_pairs) from a fragment in accumulator layout (P @ V), B in shared
 //   B: TRANS_B ? [BN][BK] (K-major, wgmma's default) : [BK][BN] (N-major)
 // Warps: WARPS_M x WARPS_N (WARPS_M a multiple of 4), so each warpgroup owns one column block
 // of WN = BN / WARPS_N and MT = BM / (16 * WARPS_M) blocks of 64 rows, MT > 1 interleaved with
@@ -131,27 +132,13 @@ __device__ __forceinline__ void gemm_wgmma_ss(const T* A, const TB* B, float* ac
 }
 
 // A: the thread's fragment in tp::AccLayout<BM, BK, WARPS_M, 1, MT > 1>: the 8 values of k16
-// step k of row block t are a[t * BK / 2 + 8k .. + 8), packed in pairs the wgmma RS operand.
-// `packed` (MT * BK / 4 registers of the caller's) holds the operand while the group runs.
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_B, class T, class FragT, bool ZERO = false>
-__device__ __forceinline__ void gemm_wgmma_rs(const FragT* a, const T* B, float* acc, unsigned* packed, int tid, bool fence = true) {
-    static_assert(sizeof(T) == 2 && BK % 16 == 0, "wgmma here takes 16-bit operands and K in steps of 16");
-    static_assert(WARPS_N == 1, "gemm_wgmma_rs needs every warp to own whole rows of A (WARPS_N == 1)");
-    using G = WgmmaGrid<BM, BN, WARPS_M, WARPS_N>;
-    using SB = WgmmaSmem<TRANS_B ? BN : BK, TRANS_B ? BK : BN>;
-    const int n0 = G::n0(tid);
-    const unsigned long long b0 = TRANS_B ? SB::k_major_base(B) : SB::mn_major_base(B);
+// step k of row block t are a[t * BK / 2 + 8k .. + 8); elements (2i, 2i + 1) become packed word
+// i of the RS operand (rounded to T from float, paired as they are from T). The caller keeps
+// `dst` unchanged while a group that reads it runs.
+template <int N, class T, class FragT>
+__device__ __forceinline__ void frag_pack_operand(const FragT* src, unsigned* dst) {
 #pragma unroll
-    for (int i = 0; i < G::MT * (BK / 2); i += 2) packed[i / 2] = pack_operand<T>(a[i], a[i + 1]);
-    if (fence) fence_proxy_async();
-    wgmma_fence();
-#pragma unroll
-    for (int k = 0; k < BK / 16; ++k) {
-        const unsigned long long db = desc_at(b0, TRANS_B ? SB::k_major_offset(n0, k) : SB::mn_major_offset(n0, k));
-#pragma unroll
-        for (int t = 0; t < G::MT; ++t) wgmma_rs<G::WN, T, TRANS_B>(acc + t * (G::WN / 2), packed + t * (BK / 4) + 4 * k, db, ZERO && k == 0 ? 0 : 1);
-    }
-    wgmma_commit();
+    for (int i = 0; i < N; i += 2) dst[i / 2] = pack_operand<T>(src[i], src[i + 1]);
 }
 
 // A already packed in pairs (tp::frag_pack_pairs): the group reads the caller's registers.
