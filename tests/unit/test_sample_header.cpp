@@ -50,3 +50,17 @@ TEST(Formula, RejectsUnknownNamesAndJunk) {
     EXPECT_FALSE(tp::eval_formula("M/0", v).has_value());
     EXPECT_FALSE(tp::eval_formula("", v).has_value());
 }
+
+TEST(SampleHeader, LessonTitleAndHintsInOrder) {
+    tp::SampleHeader h = tp::parse_sample_header(
+        "# tileplay: lesson Vector add: store the result\n"
+        "# tileplay: hint first, with `code`\n"
+        "# tileplay: hint\n"  // empty: no hint
+        "# tileplay: hint second\n"
+        "# tileplay: kernel=vector_add\n");
+    EXPECT_EQ(h.lesson, "Vector add: store the result");
+    EXPECT_EQ(h.hints, (std::vector<std::string>{"first, with `code`", "second"}));
+    EXPECT_EQ(h.kernel, "vector_add");
+    EXPECT_TRUE(h.other.empty());
+    EXPECT_TRUE(tp::parse_sample_header("# tileplay: kernel=k\n").lesson.empty());
+}
