@@ -21,6 +21,7 @@
 
 #include "editor/dsl_editor.h"
 #include "editor/find_bar.h"
+#include "models/lesson_state.h"
 #include "models/output_log.h"
 #include "models/parameters_model.h"
 #include "models/problems_model.h"
@@ -28,6 +29,7 @@
 #include "models/sweep_model.h"
 #include "panels/charts/charts_panel.h"
 #include "panels/compare/compare_panel.h"
+#include "panels/lesson/lesson_banner.h"
 #include "session/tune_service.h"
 #include "panels/code_views/code_views_panel.h"
 #include "panels/output/output_panel.h"
@@ -49,6 +51,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     results_model_ = new ResultsModel(this);
     sweep_model_ = new SweepModel(this);
     output_log_ = new OutputLog(this);
+    lesson_ = new LessonState(this);
     compile_ = new CompileService({}, this);
     compile_->set_delay_ms(Settings::compile_delay_ms());
     runs_ = new RunService(this);
@@ -65,6 +68,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     auto* el = new QVBoxLayout(editor_box);
     el->setContentsMargins(0, 0, 0, 0);
     el->setSpacing(0);
+    lesson_banner_ = new LessonBanner(lesson_);
+    el->addWidget(lesson_banner_);
     el->addWidget(editor_, 1);
     el->addWidget(find_);
     welcome_ = new WelcomePanel;
@@ -207,6 +212,7 @@ void MainWindow::build_docks() {
     connect(runs_, &RunService::result, this, &MainWindow::on_run_result);
     connect(runs_, &RunService::peers, sweep_model_, &SweepModel::set_peers);
     connect(runs_, &RunService::job_finished, results_, &ResultsPanel::job_finished);
+    connect(runs_, &RunService::job_finished, this, &MainWindow::lesson_job_finished);
     connect(runs_, &RunService::job_finished, this, [this] {
         if (screenshot_after_job_) grab_screenshot();
     });
@@ -309,6 +315,7 @@ void MainWindow::build_actions() {
         tune_->cancel();
     });
     act(run, tr("Compile &now"), QKeySequence(Qt::Key_F5), [this] { request_compile(true); });
+    add_check_races_action(run);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     act(view, tr("&Dark theme"), QKeySequence(), [this] { set_theme("dark"); });
@@ -345,6 +352,7 @@ void MainWindow::build_actions() {
 // where the user looks (their tooltip). A Sweep runs there too: each configuration on the
 // interpreter at the cpu-args sizes, checked, which shows which schedules are right.
 void MainWindow::update_job_actions() {
+    update_check_races_action();
     const bool gpu = params_ && !params_->cpu();
     for (const char* name : {"action_bench", "action_tune"})
         if (auto* a = findChild<QAction*>(name)) {

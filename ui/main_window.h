@@ -9,11 +9,13 @@
 #include <memory>
 #include <optional>
 
+#include "models/problems_model.h"
 #include "session/compile_service.h"
 #include "session/recovery_store.h"
 #include "session/run_service.h"
 #include "tileplay/sample_header.h"
 
+class QAction;
 class QLabel;
 class QMenu;
 class QSplitter;
@@ -27,6 +29,8 @@ class ComparePanel;
 class CodeViewsPanel;
 class DslEditor;
 class FindBar;
+class LessonBanner;
+class LessonState;
 class OutputLog;
 class OutputPanel;
 class ParametersModel;
@@ -96,6 +100,13 @@ private:
     void on_run_result(const RunResult& r);
     void update_output_title();
     void grab_screenshot();  // saves screenshot_path_ once the window has painted
+    // main_window_lessons.cpp: the open lesson and the race checker's findings
+    void add_check_races_action(QMenu* run);
+    void update_check_races_action();    // CPU runs only
+    void update_lesson();                // from header_
+    void judge_run(const RunResult& r);  // a finished Run: race findings, the lesson's check
+    void lesson_job_finished(bool ok, const QString& message);
+    void publish_problems();  // the compile's problems, then the last run's races
     // main_window_files.cpp: files, autosave, recovery
     void new_file();
     void open_dialog();
@@ -111,6 +122,12 @@ private:
     CodeViewsPanel* views_ = nullptr;
     ParametersModel* params_model_ = nullptr;
     ProblemsModel* problems_model_ = nullptr;
+    std::vector<Problem> compile_problems_;  // the last compile's diagnostics
+    std::vector<Problem> run_problems_;      // the last Run's race findings, until the next compile
+    LessonState* lesson_ = nullptr;
+    LessonBanner* lesson_banner_ = nullptr;
+    bool lesson_judged_ = false;  // this job's result was judged as the lesson's check
+    QAction* check_races_ = nullptr;
     ResultsModel* results_model_ = nullptr;
     SweepModel* sweep_model_ = nullptr;
     ParametersPanel* params_ = nullptr;

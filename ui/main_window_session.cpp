@@ -1,5 +1,6 @@
 // MainWindow <-> session services: building compile requests from the editor and the
 // parameters panel, showing results in every panel, and starting runs.
+#include <QAction>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
@@ -45,8 +46,11 @@ void MainWindow::request_compile(bool now) {
     // error as the first thing a new user sees.
     const QString hint = tr("Open a sample from the welcome page, or start a kernel with File > New");
     if (path_.isEmpty() && editor_->text().trimmed().isEmpty()) {
-        problems_model_->set_problems({});
-        editor_->set_problems({});
+        compile_problems_.clear();
+        run_problems_.clear();
+        publish_problems();
+        header_ = {};
+        update_lesson();
         statusBar()->showMessage(hint);
         return;
     }
@@ -54,6 +58,9 @@ void MainWindow::request_compile(bool now) {
     // compile status (shown before the window, the status label was never hidden under it).
     if (statusBar()->currentMessage() == hint) statusBar()->clearMessage();
     header_ = tp::parse_sample_header(editor_->text().toStdString());
+    // Typing updates the lesson when its compile comes back: a select-all-and-paste passes
+    // through an empty text, which must not close the lesson and forget its hints.
+    if (now) update_lesson();
     tp::CompileRequest req = make_request();
     if (now) compile_->compile_now(req);
     else compile_->schedule(req);
@@ -71,8 +78,11 @@ void MainWindow::on_compiled(CompileResultPtr r, quint64) {
         p.kind = "InternalError";
         probs.push_back(p);
     }
-    problems_model_->set_problems(probs);
-    editor_->set_problems(probs);
+    // A new compile is new code: the last run's race findings may no longer be at those lines.
+    compile_problems_ = std::move(probs);
+    run_problems_.clear();
+    publish_problems();
+    update_lesson();
     views_->set_result(r);
     editor_->set_link_lines(views_->links().mapped_dsl_lines());
     update_compare();
@@ -153,6 +163,7 @@ void MainWindow::start_job(RunJob::Kind kind) {
         return;
     }
     job_kind_ = kind;
+    lesson_judged_ = false;
     // Show where the job's progress and results will appear.
     if (auto* d = findChild<QDockWidget*>("dock_results")) {
         d->show();
@@ -256,6 +267,7 @@ void MainWindow::on_run_result(const RunResult& r) {
     } else {
         results_model_->set_result(r);
     }
+    if (job_kind_ == RunJob::Kind::Run) judge_run(r);
     if (job_kind_ == RunJob::Kind::Tune) {
         // After each result, keep the fastest configuration in the parameters panel.
         auto best = sweep_model_->sorted_by_latency();
@@ -283,6 +295,8 @@ void MainWindow::start_cpu_run(RunJob job) {
     });
     job.fallback_defines = cpu_args;
     job.cpu = true;
+    // The race checker follows one run's threads: a sweep's many configurations go without it.
+    job.check_races = job.kind == RunJob::Kind::Run && check_races_ && check_races_->isChecked();
     job.memory_budget = qint64(std::max(0, Settings::cpu_memory_budget_mib())) << 20;
     job.memory_budget_from = tr("the playground's cpu_memory_budget_mib setting");
     QStringList kept, notes;

@@ -29,6 +29,7 @@ void add_inspect_command(CLI::App& app, int& exit_code);
 void add_tutorial_command(CLI::App& app, int& exit_code);
 void add_reference_command(CLI::App& app, int& exit_code);
 void add_tune_command(CLI::App& app, int& exit_code);
+void add_lessons_command(CLI::App& app, int& exit_code);
 
 // Reads a whole file; false (and a message on stderr) when it cannot.
 bool read_file(const std::string& path, std::string& out);

@@ -8,16 +8,9 @@
 namespace {
 
 const tilec::AddCommand kCommands[] = {
-    tilec::add_compile_command,
-    tilec::add_worker_command,
-    tilec::add_doctor_command,
-    tilec::add_bench_command,
-    tilec::add_run_command,
-    tilec::add_sweep_command,
-    tilec::add_inspect_command,
-    tilec::add_tutorial_command,
-    tilec::add_reference_command,
-    tilec::add_tune_command,
+    tilec::add_compile_command,   tilec::add_worker_command, tilec::add_doctor_command,  tilec::add_bench_command,
+    tilec::add_run_command,       tilec::add_sweep_command,  tilec::add_inspect_command, tilec::add_tutorial_command,
+    tilec::add_reference_command, tilec::add_tune_command,   tilec::add_lessons_command,
 };
 
 }  // namespace

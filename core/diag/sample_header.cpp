@@ -164,6 +164,10 @@ SampleHeader parse_sample_header(const std::string& source) {
             size_t colon = rest.find(':');
             if (colon != std::string::npos && colon > 0)
                 h.variants.push_back({trim(rest.substr(0, colon)), parse_assignments(rest.substr(colon + 1))});
+        } else if (key == "lesson") {
+            h.lesson = rest;
+        } else if (key == "hint") {
+            if (!rest.empty()) h.hints.push_back(rest);
         } else if (key == "tune") {
             for (auto& [name, values] : parse_assignments(rest)) {
                 std::vector<std::string> vs;

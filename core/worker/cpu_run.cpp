@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -124,6 +125,9 @@ Json handle_cpu_run(const Json& req, WorkerState& st, Emitter& em) {
     InterpOptions::Progress progress;
     opts.progress = &progress;
     opts.check_races = req.value("check_races", false);
+    // Race findings name the other access as FILE:LINE:COL; the file name is enough where the
+    // client shows them beside that file (the playground's Problems list).
+    if (st.session.compiled->file) opts.source_path = std::filesystem::path(st.session.compiled->file->path()).filename().string();
     std::string printed;
     size_t dropped = 0;
     opts.print_sink = [&](const std::string& text) {
@@ -145,7 +149,10 @@ Json handle_cpu_run(const Json& req, WorkerState& st, Emitter& em) {
         Json findings = Json::array();
         for (const auto& d : rep.races) {
             Json f = {{"kind", diag_info(d.kind).name}, {"message", d.message}, {"line", d.span.begin.line}, {"col", d.span.begin.col}};
-            if (!d.notes.empty()) f["other_line"] = d.notes[0].span.begin.line, f["other_col"] = d.notes[0].span.begin.col;
+            if (!d.notes.empty()) {
+                f["other_line"] = d.notes[0].span.begin.line, f["other_col"] = d.notes[0].span.begin.col;
+                f["other_message"] = d.notes[0].message;  // the playground's Problems row at that line
+            }
             findings.push_back(f);
         }
         j["races"] = {{"scope", rep.races_scope}, {"findings", findings}};

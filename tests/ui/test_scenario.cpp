@@ -146,7 +146,7 @@ private:
         auto* welcome = w_->findChild<WelcomePanel*>();
         auto* stack = qobject_cast<QStackedWidget*>(welcome->parentWidget());
         QCOMPARE(stack->currentWidget(), static_cast<QWidget*>(welcome));
-        auto* list = welcome->findChild<QListWidget*>();  // the samples (recent files come second)
+        auto* list = welcome->findChild<QListWidget*>("welcome_samples");  // the samples (recent files come second)
         int row = -1;
         for (int i = 0; i < list->count(); ++i)
             if (list->item(i)->data(Qt::UserRole).toString().endsWith("/" + file_name)) row = i;
@@ -225,7 +225,7 @@ private Q_SLOTS:
         QTest::qWait(100);
         QCOMPARE(problems()->rowCount(), 0);
         QVERIFY(!compile_status().contains("error"));
-        QCOMPARE(welcome->findChild<QListWidget*>()->count(), QDir(dir_.filePath("samples")).entryList({"*.py"}).size());
+        QCOMPARE(welcome->findChild<QListWidget*>("welcome_samples")->count(), QDir(dir_.filePath("samples")).entryList({"*.py"}).size());
         if (params()->cpu()) QVERIFY2(results_status().contains("No CUDA device"), qPrintable(results_status()));
         check_shot("welcome");
     }

@@ -69,4 +69,17 @@ TEST(Formula, ValuesFromBoundParameters) {
     EXPECT_DOUBLE_EQ(v.at("out_bytes"), 1);
     EXPECT_FALSE(v.count("layout") || v.count("layout_bytes") || v.count("odd") || v.count("dtype"));
     EXPECT_DOUBLE_EQ(*tp::eval_formula("2*M*dtype_bytes", v), 16384);
+
+TEST(SampleHeader, LessonTitleAndHintsInOrder) {
+    tp::SampleHeader h = tp::parse_sample_header(
+        "# tileplay: lesson Vector add: store the result\n"
+        "# tileplay: hint first, with `code`\n"
+        "# tileplay: hint\n"  // empty: no hint
+        "# tileplay: hint second\n"
+        "# tileplay: kernel=vector_add\n");
+    EXPECT_EQ(h.lesson, "Vector add: store the result");
+    EXPECT_EQ(h.hints, (std::vector<std::string>{"first, with `code`", "second"}));
+    EXPECT_EQ(h.kernel, "vector_add");
+    EXPECT_TRUE(h.other.empty());
+    EXPECT_TRUE(tp::parse_sample_header("# tileplay: kernel=k\n").lesson.empty());
 }

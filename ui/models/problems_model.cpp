@@ -1,6 +1,8 @@
 // ProblemsModel: a flat table; notes follow the diagnostic they belong to.
 #include "models/problems_model.h"
 
+#include "models/run_result.h"
+
 namespace tpui {
 
 std::vector<Problem> problems_from(const std::vector<tp::Diagnostic>& diags) {
@@ -20,6 +22,29 @@ std::vector<Problem> problems_from(const std::vector<tp::Diagnostic>& diags) {
     for (const auto& d : diags) {
         add(d);
         for (const auto& n : d.notes) add(n);
+    }
+    return out;
+}
+
+std::vector<Problem> problems_from_races(const std::vector<RaceFinding>& races) {
+    std::vector<Problem> out;
+    for (const auto& f : races) {
+        Problem p;
+        p.severity = tp::Severity::Error;
+        p.line = p.end_line = f.line;
+        p.col = f.col;
+        p.message = f.message;
+        p.kind = f.kind;
+        out.push_back(p);
+        if (f.other_line <= 0) continue;
+        Problem n;
+        n.severity = tp::Severity::Note;
+        n.line = n.end_line = f.other_line;
+        n.col = f.other_col;
+        // An older worker sends no note text: the line alone still says where.
+        n.message = f.other_message.isEmpty() ? QStringLiteral("the other access") : f.other_message;
+        n.kind = f.kind;
+        out.push_back(n);
     }
     return out;
 }

@@ -21,6 +21,11 @@ struct Problem {
 // Flattens diagnostics (and their notes) into problems.
 std::vector<Problem> problems_from(const std::vector<tp::Diagnostic>& diags);
 
+struct RaceFinding;
+// A CPU run's race findings as problems, as `tilec run --check-races` prints them: an error at
+// the finding's line and a note at the other thread's access.
+std::vector<Problem> problems_from_races(const std::vector<RaceFinding>& races);
+
 class ProblemsModel : public QAbstractTableModel {
     Q_OBJECT
 public:

@@ -41,6 +41,26 @@ void read_semantics(const QJsonObject& o, RunResult& r) {
     if (o.value("conditions").isString()) r.conditions = o.value("conditions").toString();
 }
 
+// The race checker's findings of a CPU run (`races: {scope, findings: [...]}`).
+void read_races(const QJsonObject& o, RunResult& r) {
+    if (!o.value("races").isObject()) return;
+    const QJsonObject races = o.value("races").toObject();
+    r.races_checked = true;
+    r.races_scope = races.value("scope").toString();
+    for (const auto& v : races.value("findings").toArray()) {
+        const QJsonObject f = v.toObject();
+        RaceFinding rf;
+        rf.kind = f.value("kind").toString();
+        rf.message = f.value("message").toString();
+        rf.line = f.value("line").toInt();
+        rf.col = f.value("col").toInt();
+        rf.other_message = f.value("other_message").toString();
+        rf.other_line = f.value("other_line").toInt();
+        rf.other_col = f.value("other_col").toInt();
+        r.races.push_back(rf);
+    }
+}
+
 }  // namespace
 
 QString cap_printed(const QString& text, qsizetype dropped_bytes) {
@@ -99,8 +119,10 @@ RunResult run_result_from_json(const QJsonObject& o) {
     for (const auto& out : c.value("outputs").toArray()) {
         r.rel_error = std::max(r.rel_error, num(out.toObject(), {"rel_fro"}));
         r.max_abs_error = std::max(r.max_abs_error, num(out.toObject(), {"max_abs"}));
+        r.nonfinite += out.toObject().value("nonfinite").toInteger();
     }
     r.correct = c.value("passed").toBool(c.value("correct").toBool(c.value("ok").toBool(r.ok)));
+    r.checked = check.contains("checked") ? check.value("checked").toBool() : !check.isEmpty();
     r.blocks_checked = c.value("blocks_checked").toInt(-1);
     r.total_blocks = c.value("total_blocks").toInt(-1);
     // The reference could not be computed (the interpreter failed): say so beside the row.
@@ -125,6 +147,7 @@ RunResult run_result_from_json(const QJsonObject& o) {
         r.baselines.push_back(bt);
     }
     read_semantics(o, r);
+    read_races(o, r);
     return r;
 }
 
@@ -143,7 +166,22 @@ QJsonObject run_result_to_json(const RunResult& r) {
     o["gbps"] = r.gbps;
     o["flops"] = r.flops;
     o["bytes"] = r.bytes;
-    o["check"] = QJsonObject{{"rel_error", r.rel_error}, {"max_abs_error", r.max_abs_error}, {"passed", r.correct}};
+    QJsonObject check{{"rel_error", r.rel_error}, {"max_abs_error", r.max_abs_error}, {"passed", r.correct}, {"checked", r.checked}};
+    // As the worker lists them per output: read back into the same total.
+    if (r.nonfinite) check["outputs"] = QJsonArray{QJsonObject{{"nonfinite", r.nonfinite}}};
+    o["check"] = check;
+    if (r.races_checked) {
+        QJsonArray fs;
+        for (const auto& f : r.races)
+            fs.append(QJsonObject{{"kind", f.kind},
+                                  {"message", f.message},
+                                  {"line", f.line},
+                                  {"col", f.col},
+                                  {"other_message", f.other_message},
+                                  {"other_line", f.other_line},
+                                  {"other_col", f.other_col}});
+        o["races"] = QJsonObject{{"scope", r.races_scope}, {"findings", fs}};
+    }
     QJsonArray bs;
     for (const auto& b : r.baselines) {
         QJsonObject bo{{"name", b.name}, {"median_ms", b.median_ms}, {"note", b.note}, {"ratio", b.ratio},

@@ -23,6 +23,16 @@ struct BaselineTime {
     bool best = false;       // the fastest peer that ran
 };
 
+// One finding of the interpreter's race checker (a CPU run with check_races): the access it
+// reports and the other thread's access, both as DSL lines, as `tilec run --check-races` prints.
+struct RaceFinding {
+    QString kind;     // "SharedMemoryRace", "AsyncReadBeforeWait", ...
+    QString message;  // at line:col
+    int line = 0, col = 0;
+    QString other_message;  // the note at the other access
+    int other_line = 0, other_col = 0;
+};
+
 struct RunResult {
     QString config;  // "block_M=128 block_N=128 ..." for sweeps, or the kernel name
     std::vector<std::pair<QString, QString>> params;
@@ -30,6 +40,9 @@ struct RunResult {
     QString device;    // the GPU's name as the worker reports it ("NVIDIA H200"); empty on CPU
     bool ok = true;    // ran (whether or not it was correct)
     bool correct = true;
+    // The output was compared with a reference (a CPU run's C++ reference, a GPU run's
+    // interpreter): `correct` then says how that went, else only that the kernel ran.
+    bool checked = false;
     QString error;     // why it did not run / failed the check
     bool cancelled = false;  // the user stopped it (Cancel) before it finished
     QString note;      // extra facts (e.g. the interpreter's wall time)
@@ -38,6 +51,7 @@ struct RunResult {
     double tflops = -1, gbps = -1;
     double flops = -1, bytes = -1;  // per launch, from the sample's formulas
     double rel_error = -1, max_abs_error = -1;
+    qint64 nonfinite = 0;                        // inf or NaN outputs where the reference is finite (not in rel_error)
     int blocks_checked = -1, total_blocks = -1;  // how much of the grid the interpreter compared
     std::vector<BaselineTime> baselines;
     // The semantic check (our output against each peer's): 1 agrees, 0 differs, -1 not run.
@@ -49,6 +63,10 @@ struct RunResult {
             if (b.best) return &b;
         return nullptr;
     }
+    // The race checker ran (the run asked for it): its findings, and what it could follow.
+    bool races_checked = false;
+    std::vector<RaceFinding> races;
+    QString races_scope;
     // What the kernel printed (device printf on the GPU, the interpreter's lines on the CPU),
     // at most kPrintedLimit bytes; the cut is said in a last line.
     QString printed;

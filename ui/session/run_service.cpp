@@ -284,6 +284,11 @@ void RunService::on_failed(const QJsonObject& msg) {
     // A failed T.device_assert prints its message before the kernel traps: the fatal reply
     // carries it, and it says more than the CUDA error does.
     r.printed = cap_printed(msg.value("printed").toString());
+    // A run the race checker stopped (a wait that cannot complete) still reports what it found.
+    const RunResult parsed = run_result_from_json(msg);
+    r.races_checked = parsed.races_checked;
+    r.races = parsed.races;
+    r.races_scope = parsed.races_scope;
     if (msg.value("fatal").toBool()) abandon_worker(tr("the kernel failed: %1").arg(r.error));
     if (peers_only(r)) return;
     report_failure(r);
@@ -316,6 +321,7 @@ void RunService::send_run() {
     bool bench = job_.kind != RunJob::Kind::Run && !job_.cpu;
     QJsonObject req{{"op", bench ? "bench" : "run"}, {"seed", double(job_.seed)}, {"check", true}};
     if (job_.check_blocks > 0) req["check_blocks"] = job_.check_blocks;
+    if (job_.cpu && job_.check_races) req["check_races"] = true;
     if (job_.cpu && job_.memory_budget > 0) {
         req["memory_budget"] = job_.memory_budget;
         if (!job_.memory_budget_from.isEmpty()) req["memory_budget_from"] = job_.memory_budget_from;

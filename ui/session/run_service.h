@@ -46,6 +46,9 @@ struct RunJob {
     qint64 memory_budget = 0;
     QString memory_budget_from;  // where the budget was set, for the refusal
     QString budget_note;
+    // CPU runs: the interpreter's race checker watches shared memory, async copies and
+    // mbarriers (docs/race_checker.md); its findings come back in RunResult::races.
+    bool check_races = false;
 };
 
 class RunService : public QObject {

@@ -25,6 +25,10 @@ struct SampleHeader {
         std::vector<std::pair<std::string, std::string>> args;
     };
     std::vector<Variant> variants;
+    // `# tileplay: lesson TITLE` marks an exercise (lessons/): a kernel with a gap that fails
+    // its check until filled; `# tileplay: hint TEXT` lines are its hints, in the order shown.
+    std::string lesson;
+    std::vector<std::string> hints;
     std::map<std::string, std::string> other;  // any other key
 };
 

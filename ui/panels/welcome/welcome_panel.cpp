@@ -5,12 +5,14 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
 #include <QTextStream>
 #include <QVBoxLayout>
 
 #include "settings.h"
+#include "tileplay/lessons.h"
 
 namespace tpui {
 
@@ -18,6 +20,15 @@ QString samples_dir() {
     QString env = qEnvironmentVariable("TILEPLAY_SAMPLES");
     QStringList candidates = {env, QCoreApplication::applicationDirPath() + "/../share/tileplay/samples",
                               QDir::currentPath() + "/samples", QStringLiteral(TILEPLAY_SOURCE_DIR "/samples")};
+    for (const auto& c : candidates)
+        if (!c.isEmpty() && QDir(c).exists()) return QDir(c).canonicalPath();
+    return {};
+}
+
+QString lessons_dir() {
+    QString env = qEnvironmentVariable("TILEPLAY_LESSONS");
+    QStringList candidates = {env, QCoreApplication::applicationDirPath() + "/../share/tileplay/lessons", QDir::currentPath() + "/lessons",
+                              QStringLiteral(TILEPLAY_SOURCE_DIR "/lessons")};
     for (const auto& c : candidates)
         if (!c.isEmpty() && QDir(c).exists()) return QDir(c).canonicalPath();
     return {};
@@ -60,13 +71,28 @@ WelcomePanel::WelcomePanel(QWidget* parent) : QWidget(parent) {
                                 "as you type. <b>Ctrl+Enter</b> runs it, <b>Ctrl+B</b> benchmarks it.</p>"));
     title->setWordWrap(true);
     l->addWidget(title);
-    l->addWidget(new QLabel(tr("<b>Samples</b> (tutorial order)")));
-    samples_ = new QListWidget;
-    l->addWidget(samples_, 2);
+    // Samples and lessons side by side: the lessons follow the samples' order, each with a gap
+    // to fill and a check that says when it is right.
+    auto* lists = new QHBoxLayout;
+    auto column = [lists](const QString& heading, const char* name) {
+        auto* c = new QVBoxLayout;
+        c->addWidget(new QLabel(heading));
+        auto* list = new QListWidget;
+        list->setObjectName(name);
+        c->addWidget(list, 1);
+        lists->addLayout(c, 1);
+        return list;
+    };
+    samples_ = column(tr("<b>Samples</b> (tutorial order)"), "welcome_samples");
+    lessons_ = column(tr("<b>Lessons</b> (fill the gap; Run checks it)"), "welcome_lessons");
+    // Two lines a lesson, the summary wrapped rather than cut at the list's edge.
+    lessons_->setWordWrap(true);
+    lessons_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    l->addLayout(lists, 2);
     l->addWidget(new QLabel(tr("<b>Recent files</b>")));
     recent_ = new QListWidget;
     l->addWidget(recent_, 1);
-    for (auto* list : {samples_, recent_})
+    for (auto* list : {samples_, lessons_, recent_})
         connect(list, &QListWidget::itemActivated, this, [this](QListWidgetItem* it) { Q_EMIT open_file(it->data(Qt::UserRole).toString()); });
     refresh();
 }
@@ -81,6 +107,20 @@ void WelcomePanel::refresh() {
         it->setData(Qt::UserRole, p);
         it->setToolTip(p);
         samples_->addItem(it);
+    }
+    lessons_->clear();
+    n = 1;
+    const QString lessons = lessons_dir();
+    for (const auto& lesson : lessons.isEmpty() ? std::vector<tp::LessonInfo>{} : tp::list_lessons(lessons.toStdString())) {
+        // The summary starts "Lesson N: ...": the number is already in the row.
+        const QString title = QString::fromStdString(lesson.title);
+        QString summary = QString::fromStdString(lesson.summary);
+        if (summary.startsWith("Lesson ") && summary.contains(": ")) summary = summary.section(": ", 1, -1);
+        if (!summary.isEmpty()) summary[0] = summary[0].toUpper();
+        auto* it = new QListWidgetItem(QStringLiteral("%1. %2").arg(n++).arg(title) + (summary.isEmpty() ? QString() : "\n     " + summary));
+        it->setData(Qt::UserRole, QString::fromStdString(lesson.path));
+        it->setToolTip(QString::fromStdString(lesson.path));
+        lessons_->addItem(it);
     }
     recent_->clear();
     for (const auto& p : Settings::recent_files()) {

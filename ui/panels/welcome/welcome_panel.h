@@ -1,4 +1,5 @@
 // The welcome page: the samples in tutorial order with the first line of their docstring,
+// beside them the lessons (lessons/, exercises with a gap and a check) with their titles,
 // recent files, and a hint at the main shortcuts. Activating an entry opens it.
 #pragma once
 
@@ -12,6 +13,9 @@ namespace tpui {
 // samples/*.py in tutorial order (known names first, then the rest alphabetically).
 QStringList tutorial_samples(const QString& samples_dir);
 QString samples_dir();
+// lessons/ beside the samples: $TILEPLAY_LESSONS, the installed share folder, the working
+// directory's, else the source tree's; empty when there is none.
+QString lessons_dir();
 // The first comment or docstring line of a sample that is not a `# tileplay:` header.
 QString sample_summary(const QString& path);
 
@@ -26,6 +30,7 @@ Q_SIGNALS:
 
 private:
     QListWidget* samples_;
+    QListWidget* lessons_;
     QListWidget* recent_;
 };
 
