@@ -69,6 +69,7 @@ TEST(Formula, ValuesFromBoundParameters) {
     EXPECT_DOUBLE_EQ(v.at("out_bytes"), 1);
     EXPECT_FALSE(v.count("layout") || v.count("layout_bytes") || v.count("odd") || v.count("dtype"));
     EXPECT_DOUBLE_EQ(*tp::eval_formula("2*M*dtype_bytes", v), 16384);
+}
 
 TEST(SampleHeader, LessonTitleAndHintsInOrder) {
     tp::SampleHeader h = tp::parse_sample_header(
