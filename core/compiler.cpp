@@ -275,9 +275,10 @@ CompileResult compile_once(const CompileRequest& req) {
         r.lowered_launches.assign(pr.launches.begin(), pr.launches.end());
         r.lowered = ir::print(*pr.func);
         for (size_t i = 0; i < pr.launches.size(); ++i) fill_lowered_launch(*pr.launches[i], i, r.kernel);
-        // The joined function's attributes answer for any launch (ir::join_launches).
-        if (auto t = pr.func->attrs.find("tp.check_tolerance"); t != pr.func->attrs.end())
-            r.kernel.check_tolerance = std::strtod(t->second.c_str(), nullptr);
+        // The loosest floor any launch declares holds for the kernel's outputs.
+        for (const auto& l : pr.launches)
+            if (auto t = l->attrs.find("tp.check_tolerance"); t != l->attrs.end())
+                r.kernel.check_tolerance = std::max(r.kernel.check_tolerance, std::strtod(t->second.c_str(), nullptr));
         if (req.stop_after == Stage::Lowered) return finish();
 
         t0 = Clock::now();
