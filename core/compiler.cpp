@@ -12,6 +12,7 @@
 #include "codegen/ptx_lines.h"
 #include "eval/evaluator.h"
 #include "frontend/parser.h"
+#include "ir/launches.h"
 #include "pipeline.h"
 #include "runtime/nvrtc.h"
 #include "target.h"
@@ -92,6 +93,16 @@ void fill_launch_info(const ir::PrimFunc& f, KernelInfo& k) {
     }
 }
 
+// Launch `i` of `k` from its lowered function: geometry, TMA maps and persistence.
+void fill_lowered_launch(const ir::PrimFunc& f, size_t i, KernelInfo& k) {
+    KernelInfo l = k.launch(i);
+    fill_launch_info(f, l);
+    l.tensor_maps = transform::tensor_maps_of(f);
+    l.persistent = f.attrs.count("tp.persistent_grid") > 0;
+    l.blocks_per_sm = transform::ws_blocks_per_sm(f);
+    k.set_launch(i, l);
+}
+
 void fill_kernel_info(const ir::PrimFunc& f, KernelInfo& k) {
     k.name = f.name;
     for (const auto& p : f.params) {
@@ -112,9 +123,16 @@ void fill_kernel_info(const ir::PrimFunc& f, KernelInfo& k) {
         k.params.push_back(std::move(t));
     }
     for (const auto& [name, v] : f.bound_params) k.bound_params[name] = std::to_string(v);
-    fill_launch_info(f, k);
-    k.logical_grid = k.grid;
-    k.logical_grid_text = k.grid_text;
+    // Every launch's grid as the DSL wrote it; the lowered functions may change the launched one.
+    const auto parts = ir::split_launches(std::make_shared<ir::PrimFunc>(f));
+    k.later_launches.assign(parts.size() - 1, LaunchInfo{});
+    for (size_t i = 0; i < parts.size(); ++i) {
+        KernelInfo l = k.launch(i);
+        fill_launch_info(*parts[i], l);
+        l.logical_grid = l.grid;
+        l.logical_grid_text = l.grid_text;
+        k.set_launch(i, l);
+    }
 }
 
 }  // namespace
@@ -216,23 +234,27 @@ CompileResult compile_once(const CompileRequest& req) {
         r.timings.insert(r.timings.end(), pr.timings.begin(), pr.timings.end());
         if (!pr.func || diags.has_errors()) return finish();
         r.lowered_func = pr.func;
+        r.lowered_launches.assign(pr.launches.begin(), pr.launches.end());
         r.lowered = ir::print(*pr.func);
-        fill_launch_info(*pr.func, r.kernel);
-        r.kernel.tensor_maps = transform::tensor_maps_of(*pr.func);
-        r.kernel.persistent = pr.func->attrs.count("tp.persistent_grid") > 0;
-        r.kernel.blocks_per_sm = transform::ws_blocks_per_sm(*pr.func);
-        if (auto t = pr.func->attrs.find("tp.check_tolerance"); t != pr.func->attrs.end())
-            r.kernel.check_tolerance = std::strtod(t->second.c_str(), nullptr);
+        for (size_t i = 0; i < pr.launches.size(); ++i) fill_lowered_launch(*pr.launches[i], i, r.kernel);
+        // The loosest floor any launch declares holds for the kernel's outputs.
+        for (const auto& l : pr.launches)
+            if (auto t = l->attrs.find("tp.check_tolerance"); t != l->attrs.end())
+                r.kernel.check_tolerance = std::max(r.kernel.check_tolerance, std::strtod(t->second.c_str(), nullptr));
         if (req.stop_after == Stage::Lowered) return finish();
 
         t0 = Clock::now();
-        codegen::CudaModule cm = codegen::generate_cuda(*pr.func, *target, r.file->path(), diags, req.lineinfo);
+        codegen::CudaModule cm = codegen::generate_cuda(pr.launches, *target, r.file->path(), diags, req.lineinfo);
         r.timings.push_back({"codegen", ms_since(t0)});
         if (diags.has_errors() || cm.source.empty()) return finish();
         r.cuda = cm.source;
         r.cuda_lines = cm.lines;
-        r.kernel.name = cm.kernel_name;
-        r.kernel.dynamic_shared_bytes = cm.dynamic_shared_bytes;
+        for (size_t i = 0; i < cm.kernels.size(); ++i) {
+            KernelInfo l = r.kernel.launch(i);
+            l.name = cm.kernels[i].name;
+            l.dynamic_shared_bytes = cm.kernels[i].dynamic_shared_bytes;
+            r.kernel.set_launch(i, l);
+        }
         r.resources.dynamic_shared_bytes = cm.dynamic_shared_bytes;
         if (req.stop_after == Stage::Cuda) return finish();
 
@@ -264,7 +286,8 @@ CompileResult compile_once(const CompileRequest& req) {
         r.resources = ru;
         int64_t threads = 1;
         for (int64_t t : r.kernel.threads) threads *= t;
-        transform::report_register_pressure(*pr.func, ru, threads, *target, diags);
+        // ptxas reports each kernel of a module; the pressure check reads one kernel's figures.
+        if (pr.launches.size() == 1) transform::report_register_pressure(*pr.func, ru, threads, *target, diags);
     } catch (const UserError& e) {
         diags.add(e.diag);
     } catch (const InternalError& e) {
@@ -292,7 +315,8 @@ static Diagnostic fast_path_remark(const CompileResult& r, const std::vector<std
 // compiled again asking ptxas for more blocks per SM; the first build that spills nothing and
 // uses fewer registers replaces `r`, and `base` takes its pass config.
 static void retry_for_occupancy(CompileRequest& base, CompileResult& r) {
-    if (!r.ok || !r.func || !r.lowered_func || r.resources.registers <= 0) return;
+    // The retry caps one kernel's registers from that kernel's ptxas figures.
+    if (!r.ok || !r.func || !r.lowered_func || r.resources.registers <= 0 || r.kernel.launch_count() > 1) return;
     int64_t threads = 1;
     for (int64_t t : r.kernel.threads) threads *= t;
     auto target = parse_target(base.target);

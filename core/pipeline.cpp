@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 
+#include "ir/launches.h"
 #include "transform/bind_threads.h"
 #include "transform/check_bounds.h"
 #include "transform/check_resources.h"
@@ -33,6 +34,10 @@
 namespace tp {
 
 namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
 
 using PassFn = std::function<ir::PrimFuncPtr(const ir::PrimFuncPtr&, const PipelineOptions&, DiagnosticEngine&)>;
 struct Pass {
@@ -145,24 +150,31 @@ void run_pipeline_into(PipelineResult& r, ir::PrimFuncPtr func, const PipelineOp
         f->attrs["fast_math"] = "true";
         func = f;
     }
+    std::vector<ir::PrimFuncPtr> launches = ir::split_launches(func);
     for (const auto& p : passes()) {
         auto t0 = std::chrono::steady_clock::now();
-        ir::PrimFuncPtr next;
-        try {
-            next = p.run(func, opts, diags);
-        } catch (InternalError& e) {
-            if (e.pass.empty()) e.pass = p.name;
-            throw;
+        for (auto& launch : launches) {
+            ir::PrimFuncPtr next;
+            try {
+                next = p.run(launch, opts, diags);
+            } catch (InternalError& e) {
+                if (e.pass.empty()) e.pass = p.name;
+                throw;
+            }
+            if (!next || diags.has_errors()) {
+                r.timings.push_back({p.name, ms_since(t0)});
+                return;
+            }
+            launch = next;
         }
-        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        double ms = ms_since(t0);
         r.timings.push_back({p.name, ms});
-        if (!next || diags.has_errors()) return;
-        func = next;
         bool keep = opts.print_after_all ||
                     std::find(opts.print_after.begin(), opts.print_after.end(), p.name) != opts.print_after.end();
-        if (keep) r.snapshots.push_back({p.name, ir::print(*func), ms});
+        if (keep) r.snapshots.push_back({p.name, ir::print(*ir::join_launches(launches)), ms});
     }
-    r.func = func;
+    r.func = ir::join_launches(launches);
+    r.launches = std::move(launches);
 }
 
 }  // namespace tp

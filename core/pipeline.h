@@ -21,7 +21,10 @@ struct PipelineOptions {
 };
 
 struct PipelineResult {
-    ir::PrimFuncPtr func;  // null when a pass reported an error
+    ir::PrimFuncPtr func;  // null when a pass reported an error; the launches joined (ir/launches.h)
+    // Each `T.Kernel` launch lowered on its own, in program order (one entry for one launch,
+    // then the same function as `func`): the code generator makes one kernel of each.
+    std::vector<ir::PrimFuncPtr> launches;
     std::vector<PassSnapshot> snapshots;
     std::vector<StageTiming> timings;
 };
@@ -32,6 +35,8 @@ const std::vector<std::string>& pipeline_pass_names();
 PipelineResult run_pipeline(ir::PrimFuncPtr func, const PipelineOptions& opts, DiagnosticEngine& diags);
 // The same, filling `r` pass by pass: when a pass throws an InternalError, the snapshots of the
 // passes before it are in `r` (--print-after shows the IR that led to the compiler bug).
+// A function of several launches runs each pass on every launch by itself, so a pass sees one
+// launch, its shared memory and its attributes, as it does for a function of one.
 void run_pipeline_into(PipelineResult& r, ir::PrimFuncPtr func, const PipelineOptions& opts, DiagnosticEngine& diags);
 
 }  // namespace tp

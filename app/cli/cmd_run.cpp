@@ -218,6 +218,7 @@ int run_cmd(const RunOptions& o) {
               {"threads", r.kernel.threads}, {"problem", r.kernel.bound_params}, {"time_ms", rep.ms},
               {"time_label", "cpu interpreter"}, {"cpu_threads", rep.threads_used}, {"seed", o.seed}, {"loaded_inputs", loaded}};
     if (o.check_races) j["races"] = races_json;
+    if (r.kernel.launch_count() > 1) j["launches"] = r.kernel.launch_count();
     if (!rep.ok) {
         std::string msg = rep.error.empty() ? tp::render_diagnostics(rep.diagnostics, r.file.get(), use_color() && !o.json) : "tilec run: " + rep.error + "\n";
         if (o.json) {
@@ -264,6 +265,8 @@ int run_cmd(const RunOptions& o) {
     }
     std::cout << "device: cpu (" << reason << ")\n";
     std::cout << "kernel: " << r.kernel.factory << "  grid (" << rep.grid[0] << ", " << rep.grid[1] << ", " << rep.grid[2] << ")";
+    // The grid above is the first launch's; the block count below covers every launch.
+    if (r.kernel.launch_count() > 1) std::cout << "  launches: " << r.kernel.launch_count();
     std::string problem;
     for (const auto& [k, v] : r.kernel.bound_params) problem += (problem.empty() ? "" : " ") + k + "=" + v;
     std::cout << "  problem: " << (problem.empty() ? "(no parameters)" : problem) << "\n";

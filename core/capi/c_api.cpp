@@ -115,6 +115,12 @@ const char* tp_kernel_cuda(const tp_kernel* k) { return k ? k->result.cuda.c_str
 const char* tp_kernel_ptx(const tp_kernel* k) { return k ? k->result.ptx.c_str() : ""; }
 const char* tp_kernel_bound_params(const tp_kernel* k) { return k ? k->bound.c_str() : ""; }
 
+int tp_kernel_num_launches(const tp_kernel* k) { return k ? static_cast<int>(k->result.kernel.launch_count()) : 0; }
+const char* tp_kernel_launch_name(const tp_kernel* k, int i) {
+    if (!k || i < 0 || static_cast<size_t>(i) >= k->result.kernel.launch_count()) return nullptr;
+    return i == 0 ? k->result.kernel.name.c_str() : k->result.kernel.later_launches[static_cast<size_t>(i) - 1].name.c_str();
+}
+
 const uint8_t* tp_kernel_cubin(const tp_kernel* k, size_t* size) {
     bool any = k && !k->result.cubin.empty();
     if (size) *size = any ? k->result.cubin.size() : 0;

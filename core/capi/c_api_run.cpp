@@ -193,7 +193,7 @@ tp_kernel::Loaded& loaded_for(tp_kernel& k, int device) {
     try {
         runtime::cu_check(d.cuCtxSetCurrent(l.ctx), "cuCtxSetCurrent");
         runtime::cu_check(d.cuDeviceGetAttribute(&l.sm_count, runtime::kAttrSmCount, dev), "cuDeviceGetAttribute");
-        l.kernel = std::make_unique<runtime::LoadedKernel>(k.result.cubin, k.result.kernel.name);
+        l.kernel = std::make_unique<runtime::LoadedKernel>(k.result.cubin, worker::kernel_names(k.result.kernel));
     } catch (...) {
         d.cuDevicePrimaryCtxRelease(dev);
         throw;
@@ -229,9 +229,17 @@ int launch(tp_kernel& k, int device, void* stream, const tp_tensor* tensors, siz
         dev[p.name] = {v.dtype, v.shape, reinterpret_cast<runtime::CUdeviceptr>(tensors[ti].data)};
         ++ti;
     }
-    runtime::KernelArgs args = worker::build_kernel_args(info, dev, b.values);
-    runtime::LaunchConfig cfg = worker::build_launch_config(info, b.values, l.sm_count);
-    l.kernel->launch(cfg, args, static_cast<runtime::CUstream>(stream));
+    // Every `T.Kernel` launch in program order on the caller's stream, each seeing what the ones
+    // before it wrote; all arguments are built first, so a launch that cannot be described
+    // leaves none of them run.
+    std::vector<runtime::KernelArgs> args;
+    std::vector<runtime::LaunchConfig> cfgs;
+    for (size_t i = 0; i < info.launch_count(); ++i) {
+        const KernelInfo li = info.launch(i);
+        args.push_back(worker::build_kernel_args(li, dev, b.values));
+        cfgs.push_back(worker::build_launch_config(li, b.values, l.sm_count));
+    }
+    for (size_t i = 0; i < args.size(); ++i) l.kernel->launch(i, cfgs[i], args[i], static_cast<runtime::CUstream>(stream));
     return 0;
 }
 

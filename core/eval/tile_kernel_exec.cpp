@@ -194,12 +194,8 @@ Flow exec_kernel_with(Evaluator& ev, const ast::With& w, const Value& specv, con
     const auto& spec = *specv.as<KernelSpecObj>();
     if (ev.stager.in_kernel()) ev.fail(DiagKind::NestedKernel, spec.span);
     if (!ev.kernel || !ev.kernel->active || ev.module_eval_depth > 0 || !ev.stager.has_frame()) ev.fail(DiagKind::KernelOutsideFactory, spec.span);
-    // One launch per kernel function: a second one would be merged into the first launch's
-    // grid and threads (and run its body in every block of it), so it is refused.
-    if (ev.kernel->kernel_seen)
-        ev.fail(DiagKind::BadKernelLaunch, spec.span,
-                {"a second `T.Kernel` in the same kernel function; TilePlay compiles one launch per function, so put each "
-                 "launch in a factory of its own"});
+    // A later `T.Kernel` in the same function is a launch of its own (ir/launches.h), run
+    // after this one on the same stream; the per-launch state below is set afresh for it.
     static const char* dflt[] = {"bx", "by", "bz"};
     static const char* tnames[] = {"tx", "ty", "tz"};
     std::vector<ir::Var> bvars, tvars;

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -12,6 +13,7 @@
 
 #include "ir/ir.h"
 #include "tileplay/diagnostics.h"
+#include "tileplay/interp.h"
 
 namespace tp::interp {
 
@@ -136,6 +138,10 @@ CStmtP compile_stmt(Program& p, const ir::Stmt& s);
 CStmtP compile_tile_op(Program& p, const ir::Stmt& s);  // null when s is not a tile op
 // `with T.ws` roles and mbarrier operations (barriers.cpp); null for any other statement.
 CStmtP compile_role_or_barrier(Program& p, const ir::Stmt& s);
+
+// Runs a function of one `T.Kernel` launch (run.cpp); run_on_cpu (run_launches.cpp) calls it
+// once per launch, in program order, on the same arguments.
+InterpReport run_one_launch(const ir::PrimFunc& f, std::map<std::string, HostTensor>& args, const InterpOptions& opts);
 
 // Thread mode (threads.cpp). Whether a kernel reads its thread index in per-thread code and
 // has no block-wide statement under control flow that depends on it (nor warp roles or named

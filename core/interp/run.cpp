@@ -1,5 +1,5 @@
-// run_on_cpu: binds the arguments, finds the grid, and runs the blocks over a pool of
-// std::threads (blocks are independent; global buffers are shared, block-local ones live in
+// run_one_launch (run_on_cpu for a kernel of one launch): binds the arguments, finds the grid,
+// and runs the blocks over a pool of std::threads (blocks are independent; global buffers are shared, block-local ones live in
 // each thread's frame). The first error in block order wins so reports are deterministic.
 #include <algorithm>
 #include <atomic>
@@ -143,8 +143,9 @@ static std::string race_scope(const ir::PrimFunc& f, bool thread_mode, bool& ele
                          "async copies and mbarrier phases";
 }
 
-InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>& args, const InterpOptions& opts) {
-    using namespace interp;
+namespace interp {
+
+InterpReport run_one_launch(const ir::PrimFunc& f, std::map<std::string, HostTensor>& args, const InterpOptions& opts) {
     InterpReport rep;
     Program prog;
     prog.file = opts.source_path;
@@ -277,7 +278,8 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
         }
     }
 
-    if (opts.progress) opts.progress->total = static_cast<int64_t>(blocks.size());
+    // A later launch of the kernel adds its blocks to those the earlier ones finished.
+    if (opts.progress) opts.progress->total = opts.progress->done.load() + static_cast<int64_t>(blocks.size());
     int nthreads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     nthreads = static_cast<int>(std::min<int64_t>(nthreads, std::max<size_t>(blocks.size(), 1)));
     rep.threads_used = nthreads;
@@ -398,5 +400,7 @@ InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>
     rep.ok = true;
     return rep;
 }
+
+}  // namespace interp
 
 }  // namespace tp

@@ -382,7 +382,7 @@ struct Param {
 struct PrimFunc {
     std::string name;
     std::vector<Param> params;
-    Stmt body;  // contains exactly one KernelLaunch for kernels that run on a GPU
+    Stmt body;  // one KernelLaunch per `T.Kernel` block, in program order (ir/launches.h)
     Span span;
     std::map<std::string, std::string> attrs;  // e.g. "fast_math" -> "true"
     std::map<std::string, int64_t> bound_params;  // factory parameters used, for reports

@@ -200,44 +200,55 @@ void** KernelArgs::pointers() {
     return ptrs_.data();
 }
 
-LoadedKernel::LoadedKernel(const std::vector<uint8_t>& image, const std::string& kernel_name) : name_(kernel_name) {
+LoadedKernel::LoadedKernel(const std::vector<uint8_t>& image, const std::string& kernel_name)
+    : LoadedKernel(image, std::vector<std::string>{kernel_name}) {}
+
+LoadedKernel::LoadedKernel(const std::vector<uint8_t>& image, const std::vector<std::string>& kernel_names) : names_(kernel_names) {
     const CudaDriver& d = driver_or_throw();
     if (image.empty()) throw std::invalid_argument("no cubin to load (the compile stopped before the cubin stage)");
+    if (kernel_names.empty()) throw std::invalid_argument("no kernel to look up in the cubin");
     std::vector<uint8_t> buf = image;
     buf.push_back(0);  // PTX images must be NUL-terminated; harmless for cubin
     cu_check(d.cuModuleLoadData(&module_, buf.data()), "cuModuleLoadData");
-    CUresult r = d.cuModuleGetFunction(&func_, module_, kernel_name.c_str());
-    if (r != CUDA_SUCCESS) {
-        d.cuModuleUnload(module_);
-        module_ = nullptr;
-        cu_check(r, ("cuModuleGetFunction(`" + kernel_name + "`)").c_str());
+    for (const auto& name : kernel_names) {
+        CUfunction f = nullptr;
+        CUresult r = d.cuModuleGetFunction(&f, module_, name.c_str());
+        if (r != CUDA_SUCCESS) {
+            d.cuModuleUnload(module_);
+            module_ = nullptr;
+            cu_check(r, ("cuModuleGetFunction(`" + name + "`)").c_str());
+        }
+        funcs_.push_back(f);
     }
+    smem_optin_.assign(funcs_.size(), 0);
 }
 
 LoadedKernel::~LoadedKernel() {
     if (module_) cuda_driver().cuModuleUnload(module_);
 }
 
-void LoadedKernel::launch(const LaunchConfig& cfg, KernelArgs& args, CUstream stream) {
+void LoadedKernel::launch(size_t kernel, const LaunchConfig& cfg, KernelArgs& args, CUstream stream) {
     const CudaDriver& d = cuda_driver();
+    CUfunction func = funcs_.at(kernel);
     // Above 48 KB of dynamic shared memory the kernel must opt in explicitly.
-    if (cfg.dynamic_smem > 48 * 1024 && cfg.dynamic_smem > smem_optin_) {
-        cu_check(d.cuFuncSetAttribute(func_, kFuncMaxDynamicSharedBytes, static_cast<int>(cfg.dynamic_smem)),
+    if (cfg.dynamic_smem > 48 * 1024 && cfg.dynamic_smem > smem_optin_[kernel]) {
+        cu_check(d.cuFuncSetAttribute(func, kFuncMaxDynamicSharedBytes, static_cast<int>(cfg.dynamic_smem)),
                  "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
-        smem_optin_ = cfg.dynamic_smem;
+        smem_optin_[kernel] = cfg.dynamic_smem;
     }
-    cu_check(d.cuLaunchKernel(func_, cfg.grid[0], cfg.grid[1], cfg.grid[2], cfg.block[0], cfg.block[1], cfg.block[2], cfg.dynamic_smem, stream,
+    cu_check(d.cuLaunchKernel(func, cfg.grid[0], cfg.grid[1], cfg.grid[2], cfg.block[0], cfg.block[1], cfg.block[2], cfg.dynamic_smem, stream,
                               args.pointers(), nullptr),
              "cuLaunchKernel");
 }
 
-KernelAttributes LoadedKernel::attributes() const {
+KernelAttributes LoadedKernel::attributes(size_t kernel) const {
     const CudaDriver& d = cuda_driver();
+    CUfunction func = funcs_.at(kernel);
     KernelAttributes a;
-    d.cuFuncGetAttribute(&a.registers, kFuncNumRegs, func_);
-    d.cuFuncGetAttribute(&a.static_smem, kFuncSharedSizeBytes, func_);
-    d.cuFuncGetAttribute(&a.local_bytes, kFuncLocalSizeBytes, func_);
-    d.cuFuncGetAttribute(&a.max_threads, kFuncMaxThreadsPerBlock, func_);
+    d.cuFuncGetAttribute(&a.registers, kFuncNumRegs, func);
+    d.cuFuncGetAttribute(&a.static_smem, kFuncSharedSizeBytes, func);
+    d.cuFuncGetAttribute(&a.local_bytes, kFuncLocalSizeBytes, func);
+    d.cuFuncGetAttribute(&a.max_threads, kFuncMaxThreadsPerBlock, func);
     return a;
 }
 

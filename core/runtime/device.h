@@ -133,25 +133,29 @@ struct KernelAttributes {
     int max_threads = -1;
 };
 
-// A module loaded from a cubin (or PTX) with one kernel looked up by name.
+// A module loaded from a cubin (or PTX) with its kernels looked up by name: one, or one per
+// `T.Kernel` launch of a kernel function with several (launched by index, in program order).
 class LoadedKernel {
 public:
     LoadedKernel(const std::vector<uint8_t>& image, const std::string& kernel_name);
+    LoadedKernel(const std::vector<uint8_t>& image, const std::vector<std::string>& kernel_names);
     ~LoadedKernel();
     LoadedKernel(const LoadedKernel&) = delete;
     LoadedKernel& operator=(const LoadedKernel&) = delete;
 
     // Sets the dynamic shared memory opt-in when needed, then launches on `stream` (null: the
     // default stream; libtileplay passes the caller's, e.g. torch's current stream).
-    void launch(const LaunchConfig& cfg, KernelArgs& args, CUstream stream = nullptr);
-    KernelAttributes attributes() const;
-    const std::string& name() const { return name_; }
+    void launch(const LaunchConfig& cfg, KernelArgs& args, CUstream stream = nullptr) { launch(0, cfg, args, stream); }
+    void launch(size_t kernel, const LaunchConfig& cfg, KernelArgs& args, CUstream stream = nullptr);
+    KernelAttributes attributes(size_t kernel = 0) const;
+    size_t count() const { return funcs_.size(); }
+    const std::string& name(size_t kernel = 0) const { return names_.at(kernel); }
 
 private:
     CUmodule module_ = nullptr;
-    CUfunction func_ = nullptr;
-    std::string name_;
-    unsigned smem_optin_ = 0;  // dynamic smem already granted by cuFuncSetAttribute
+    std::vector<CUfunction> funcs_;
+    std::vector<std::string> names_;
+    std::vector<unsigned> smem_optin_;  // per kernel: dynamic smem already granted by cuFuncSetAttribute
 };
 
 }  // namespace tp::runtime

@@ -101,8 +101,10 @@ std::map<const GemmOpNode*, ops::WgmmaPlan> plan_wgmma_gemms(const PrimFunc& f, 
             }
         }
     }
-    for (const auto& [n, why] : refused)
-        diags.report(DiagKind::FastPathNotTaken, n->span, {"wgmma", why, "this T.gemm runs on mma.sync"});
+    // In program order: the map's order is the nodes' addresses, which vary from run to run.
+    for (auto* n : g.gemms)
+        if (auto it = refused.find(n); it != refused.end())
+            diags.report(DiagKind::FastPathNotTaken, n->span, {"wgmma", it->second, "this T.gemm runs on mma.sync"});
     return out;
 }
 

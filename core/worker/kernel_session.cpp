@@ -30,6 +30,21 @@ std::map<std::string, double> as_doubles(const std::map<std::string, int64_t>& s
     return out;
 }
 
+// Every launch's kernel and geometry, in program order (one entry for a kernel of one launch).
+Json launches_json(const KernelInfo& k) {
+    Json out = Json::array();
+    for (size_t i = 0; i < k.launch_count(); ++i) {
+        const KernelInfo l = k.launch(i);
+        out.push_back({{"name", l.name},
+                       {"grid", l.grid},
+                       {"grid_text", l.grid_text},
+                       {"threads", l.threads},
+                       {"dynamic_shared_bytes", l.dynamic_shared_bytes},
+                       {"tensor_maps", l.tensor_maps.size()}});
+    }
+    return out;
+}
+
 }  // namespace
 
 Json KernelSession::describe() const {
@@ -51,7 +66,8 @@ Json KernelSession::describe() const {
             {"tensor_maps", k.tensor_maps.size()},
             {"registers", attrs.registers},
             {"static_shared_bytes", attrs.static_smem},
-            {"local_bytes", attrs.local_bytes}};
+            {"local_bytes", attrs.local_bytes},
+            {"launches", launches_json(k)}};
 }
 
 PreparedArgs prepare_args(const KernelSession& s, uint64_t seed, const std::map<std::string, int64_t>& scalars,
@@ -82,7 +98,16 @@ PreparedArgs prepare_args(const KernelSession& s, uint64_t seed, const std::map<
     const std::map<std::string, double> values = as_doubles(scalars);
     a.args = build_kernel_args(k, dev, values);
     a.launch = build_launch_config(k, values, s.device_sm_count);
+    for (size_t i = 1; i < k.launch_count(); ++i) {
+        const KernelInfo l = k.launch(i);
+        a.later.push_back({build_kernel_args(l, dev, values), build_launch_config(l, values, s.device_sm_count)});
+    }
     return a;
+}
+
+void launch_all(runtime::LoadedKernel& k, PreparedArgs& a, runtime::CUstream stream) {
+    k.launch(0, a.launch, a.args, stream);
+    for (size_t i = 0; i < a.later.size(); ++i) k.launch(i + 1, a.later[i].launch, a.later[i].args, stream);
 }
 
 std::map<std::string, HostTensor> download_outputs(const KernelSession& s, const PreparedArgs& a) {
@@ -145,7 +170,13 @@ Json check_against_interpreter(const KernelSession& s, const PreparedArgs& a,
     // Atomic adds into global tensors: the reference needs every block's adds (a sample of the
     // blocks would compare partial sums with the GPU's whole ones).
     const bool atomics = adds_atomically_to_global(*s.compiled->func);
-    std::vector<int64_t> blocks = sample_block_indices(total, atomics ? 0 : check_blocks, seed);
+    // Several launches: a later launch's block reads what any block of the earlier ones wrote,
+    // and may overwrite it, so the whole output is checked, every block of every launch run.
+    // (Running the earlier launches whole and sampling the last would leave elements the last
+    // launch's unsampled blocks overwrote holding the earlier value in the reference, and would
+    // save little: in split-then-combine kernels the earlier launches do most of the work.)
+    const bool launches = k.launch_count() > 1;
+    std::vector<int64_t> blocks = sample_block_indices(total, atomics || launches ? 0 : check_blocks, seed);
     bool sampled = static_cast<int64_t>(blocks.size()) < total;
     if (sampled) opts.sample_blocks = blocks;
     opts.track_written = sampled;
@@ -157,6 +188,8 @@ Json check_against_interpreter(const KernelSession& s, const PreparedArgs& a,
     Json j = {{"blocks_checked", rep.blocks_run}, {"total_blocks", rep.total_blocks}, {"sampled", sampled},
               {"interp_ms", rep.ms}};
     if (atomics && check_blocks > 0) j["every_block_because"] = "the kernel adds atomically into global memory";
+    if (launches && check_blocks > 0)
+        j["every_block_because"] = "the kernel has " + std::to_string(k.launch_count()) + " launches, each reading what the ones before it wrote";
     // The reference is the interpreter's: where it runs thread-level code as thread 0 only, a
     // difference is the reference's, and the check says so next to its verdict.
     if (!rep.warnings.empty()) j["reference_warning"] = rep.warnings.front().message;

@@ -43,9 +43,20 @@ struct PreparedArgs {
     std::map<std::string, HostTensor> host;  // every parameter: inputs filled, outputs zeroed
     std::map<std::string, runtime::DeviceTensor> device;  // tensor parameters
     std::map<std::string, int64_t> scalars;  // symbolic dims / scalar parameters
-    runtime::KernelArgs args;
+    runtime::KernelArgs args;                // the first launch's
     runtime::LaunchConfig launch;
+    // A kernel function of several `T.Kernel` launches: the arguments (their TMA maps differ)
+    // and geometry of launches 1.. in program order.
+    struct Later {
+        runtime::KernelArgs args;
+        runtime::LaunchConfig launch;
+    };
+    std::vector<Later> later;
 };
+
+// Launches every `T.Kernel` launch of the kernel in program order on `stream`, so each sees
+// what the ones before it wrote.
+void launch_all(runtime::LoadedKernel& k, PreparedArgs& a, runtime::CUstream stream = nullptr);
 
 // Allocates and uploads the arguments. Inputs come from <inputs_dir>/<param>.npy when that
 // file exists, else HostTensor::fill_random(seed + position) like the CPU interpreter.
@@ -56,7 +67,7 @@ PreparedArgs prepare_args(const KernelSession& s, uint64_t seed, const std::map<
 std::map<std::string, HostTensor> download_outputs(const KernelSession& s, const PreparedArgs& a);
 
 // Runs the interpreter on the same inputs (all blocks, or `check_blocks` seeded ones plus the
-// first and last) and compares each output: {"ok", "blocks_checked", "total_blocks",
+// first and last; all for a kernel of several launches or global atomic adds) and compares each output: {"ok", "blocks_checked", "total_blocks",
 // "outputs": [{"name", "rel_fro", "max_abs", "tol", "compared", "pass"}], "error"}.
 Json check_against_interpreter(const KernelSession& s, const PreparedArgs& a,
                                const std::map<std::string, HostTensor>& gpu_out, int check_blocks, uint64_t seed);

@@ -10,6 +10,12 @@
 
 namespace tp::worker {
 
+std::vector<std::string> kernel_names(const KernelInfo& k) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < k.launch_count(); ++i) names.push_back(k.launch(i).name);
+    return names;
+}
+
 std::vector<int64_t> resolve_grid(const KernelInfo& k, const std::map<std::string, double>& scalars) {
     std::vector<int64_t> g = k.grid;
     for (size_t i = 0; i < g.size(); ++i) {

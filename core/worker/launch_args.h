@@ -27,6 +27,9 @@ struct DeviceArg {
 runtime::KernelArgs build_kernel_args(const KernelInfo& k, const std::map<std::string, DeviceArg>& tensors,
                                       const std::map<std::string, double>& scalars);
 
+// The __global__ name of each `T.Kernel` launch, in program order (what LoadedKernel looks up).
+std::vector<std::string> kernel_names(const KernelInfo& k);
+
 // The kernel's grid with symbolic extents evaluated from `scalars` (symbols by name); throws
 // WorkerError(launch_failed) when one cannot be.
 std::vector<int64_t> resolve_grid(const KernelInfo& k, const std::map<std::string, double>& scalars);

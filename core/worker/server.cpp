@@ -13,6 +13,7 @@
 #include "runtime/nvrtc.h"
 #include "tensor/npy.h"
 #include "worker/json_limits.h"
+#include "worker/launch_args.h"
 #include "worker/worker_state.h"
 
 namespace tp::worker {
@@ -104,7 +105,7 @@ Json handle_load(const Json& req, WorkerState& st, Emitter& em) {
     st.session = KernelSession{};
     st.session.compiled = result;
     try {
-        st.session.kernel = std::make_unique<runtime::LoadedKernel>(result->cubin, result->kernel.name);
+        st.session.kernel = std::make_unique<runtime::LoadedKernel>(result->cubin, kernel_names(result->kernel));
     } catch (const runtime::CudaError& e) {
         if (e.sticky) throw;
         st.session.compiled.reset();
@@ -126,7 +127,7 @@ Json handle_run(const Json& req, WorkerState& st, Emitter& em) {
         a = prepare_args(st.session, seed, scalar_map(req), req.value("inputs_dir", ""));
     }
     auto t0 = Clock::now();
-    st.session.kernel->launch(a.launch, a.args);
+    launch_all(*st.session.kernel, a);
     runtime::cu_check(runtime::cuda_driver().cuCtxSynchronize(), "kernel execution");
     double ms = ms_since(t0);
     auto outs = download_outputs(st.session, a);

@@ -125,6 +125,8 @@ class Kernel:
         self.params = [self._param(lib, h.ptr, i) for i in range(lib.tp_kernel_num_params(h.ptr))]
         if out_idx is not None:
             self._set_outputs(out_idx)
+        # Each `T.Kernel` block of the function is a launch of its own; a call runs them all.
+        self.num_launches = lib.tp_kernel_num_launches(h.ptr)
         bound = _lib.text(lib.tp_kernel_bound_params(h.ptr)).splitlines()
         self.bound_params = dict(line.split("=", 1) for line in bound if "=" in line)
 
@@ -185,6 +187,13 @@ class Kernel:
         size = ctypes.c_size_t(0)
         data = _lib.lib().tp_kernel_cubin(self._compile("cubin").ptr, ctypes.byref(size))
         return ctypes.string_at(data, size.value) if data else b""
+
+    @property
+    def launch_names(self):
+        """The __global__ function of each launch, in the order a call launches them."""
+        h = self._compile("cuda").ptr
+        lib = _lib.lib()
+        return [_lib.text(lib.tp_kernel_launch_name(h, i)) for i in range(lib.tp_kernel_num_launches(h))]
 
     @property
     def diagnostics(self):

@@ -234,6 +234,54 @@ TEST(CApi, SymbolicDimensionsBindFromTheBuffers) {
     EXPECT_NE(std::string(tp_kernel_error(k.get())).find("memory budget"), std::string::npos) << tp_kernel_error(k.get());
 }
 
+// Two `T.Kernel` launches: the first writes partial row sums, the second combines them.
+const char* kTwoLaunches = R"(import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[-2, -1])
+def split_then_combine(M=128, K=256, splits=4, block_M=64):
+    block_K = K // splits
+
+    @T.prim_func
+    def main(X: T.Tensor((M, K), "float32"), P: T.Tensor((splits, M), "float32"), O: T.Tensor((M,), "float32")):
+        with T.Kernel(T.ceildiv(M, block_M), splits, threads=128) as (bx, bs):
+            tile = T.alloc_fragment((block_M, block_K), "float32")
+            part = T.alloc_fragment((block_M,), "float32")
+            T.copy(X[bx * block_M, bs * block_K], tile)
+            T.reduce_sum(tile, part, dim=1)
+            T.copy(part, P[bs, bx * block_M])
+        with T.Kernel(T.ceildiv(M, block_M), threads=64) as bx:
+            acc = T.alloc_fragment((block_M,), "float32")
+            T.clear(acc)
+            for s in T.serial(splits):
+                for i in T.Parallel(block_M):
+                    acc[i] += P[s, bx * block_M + i]
+            T.copy(acc, O[bx * block_M])
+
+    return main
+)";
+
+TEST(CApi, EveryLaunchIsNamedAndRunsInOrder) {
+    Kernel k = compile(write_temp("capi_two_launches.py", kTwoLaunches), {}, "cuda");
+    ASSERT_TRUE(tp_kernel_ok(k.get())) << tp_kernel_diagnostics(k.get());
+    ASSERT_EQ(tp_kernel_num_launches(k.get()), 2);
+    EXPECT_STREQ(tp_kernel_launch_name(k.get(), 0), "split_then_combine_kernel_0");
+    EXPECT_STREQ(tp_kernel_launch_name(k.get(), 1), "split_then_combine_kernel_1");
+    EXPECT_STREQ(tp_kernel_launch_name(k.get(), 0), tp_kernel_name(k.get()));
+    EXPECT_EQ(tp_kernel_launch_name(k.get(), 2), nullptr);
+    EXPECT_EQ(tp_kernel_launch_name(k.get(), -1), nullptr);
+    std::vector<float> x(128 * 256), p(4 * 128, 0.0f), o(128, 0.0f);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) - 3.0f;
+    std::vector<int64_t> sx = {128, 256}, sp = {4, 128}, so = {128};
+    tp_tensor args[] = {tensor(x.data(), "float32", sx), tensor(p.data(), "float32", sp), tensor(o.data(), "float32", so)};
+    ASSERT_EQ(tp_kernel_run_cpu(k.get(), args, 3, nullptr, 0, 1), 0) << tp_kernel_error(k.get());
+    for (int64_t r = 0; r < 128; ++r) {
+        float want = 0;
+        for (int64_t c = 0; c < 256; ++c) want += x[static_cast<size_t>(r * 256 + c)];
+        ASSERT_EQ(o[static_cast<size_t>(r)], want) << "row " << r;  // small integers: exact in float32
+    }
+}
+
 TEST(CApi, BadDefinesAndStagesAreErrors) {
     Kernel k = compile(kSamples + "vector_add.py", {"N"});
     EXPECT_FALSE(tp_kernel_ok(k.get()));

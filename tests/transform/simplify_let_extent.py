@@ -1,8 +1,8 @@
 # simplify: a slice bounded by two lets (`kv_start = base + k * 64`, `kv_end = base + (k + 1) * 64`)
 # has the extent `kv_end - kv_start`, which cancels to 64 through the lets' values, so the copy is
 # a whole 64-row tile (tp::copy_g2s) like `T.copy(KV[kv_start, 0], ...)`; on sm_90a the
-# accumulator leaves through a TMA store. (The file once launched a second kernel here, which
-# is refused now: tests/errors/fail_two_kernel_launches.py.)
+# accumulator leaves through a TMA store. (Two launches in one function are covered by
+# tests/codegen/two_launches.py.)
 # RUN: %tilec compile %s --emit cuda --arch sm_80 | FileCheck %s
 # RUN: %tilec compile %s --emit ptx --arch sm_80 > /dev/null
 # RUN: %tilec compile %s --emit ptx --arch sm_90a > /dev/null

@@ -14,15 +14,27 @@
 
 namespace tp::codegen {
 
+// One __global__ function of the module: one `T.Kernel` launch.
+struct CudaKernel {
+    std::string name;  // extern "C" __global__ name
+    int64_t dynamic_shared_bytes = 0;
+};
+
 struct CudaModule {
     std::string source;       // complete translation unit for NVRTC
-    std::string kernel_name;  // extern "C" __global__ name
+    std::string kernel_name;  // the first kernel's extern "C" __global__ name
     LineMap lines;            // CUDA line -> DSL line
-    int64_t dynamic_shared_bytes = 0;
+    int64_t dynamic_shared_bytes = 0;       // the first kernel's
+    std::vector<CudaKernel> kernels;        // every launch's kernel, in program order
     std::vector<std::string> headers_used;  // embedded runtime headers included
 };
 
+// One kernel per lowered launch (pipeline.h: PipelineResult::launches), in one module. A single
+// launch's kernel is `<func>_kernel`; several are `<func>_kernel_0`, `<func>_kernel_1`, ...
 // Returns an empty source with diagnostics reported when something cannot be lowered.
+CudaModule generate_cuda(const std::vector<ir::PrimFuncPtr>& launches, const Target& target, const std::string& dsl_path, DiagnosticEngine& diags,
+                         bool line_directives = true);
+// A function of one launch.
 CudaModule generate_cuda(const ir::PrimFunc& func, const Target& target, const std::string& dsl_path,
                          DiagnosticEngine& diags, bool line_directives = true);
 

@@ -81,5 +81,17 @@ struct CudaEmitter {
     void barrier_op(const ir::BarrierOpNode& n);
 };
 
+// One launch's __global__ function: its lines (signature to closing brace) with their DSL
+// lines, and what the module around it must provide (codegen_module.cpp assembles them).
+struct KernelCode {
+    std::string name;
+    std::vector<std::pair<std::string, uint32_t>> lines;
+    std::set<std::string> headers;
+    bool uses_half = false;
+    bool consumer_groups = false;
+    int64_t dynamic_shared_bytes = 0;
+    bool failed = false;
+};
+KernelCode emit_kernel(const ir::PrimFunc& func, const Target& target, DiagnosticEngine& diags, const std::string& name);
 
 }  // namespace tp::codegen::detail

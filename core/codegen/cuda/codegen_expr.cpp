@@ -126,10 +126,12 @@ std::string CudaEmitter::expr(const Expr& e) {
             DataType t = b.a->dtype;
             bool ints = t.is_int();
             switch (b.op) {
+                // 64-bit index math may pair a block index (declared `int`) with a 64-bit
+                // value: name the type, or the template cannot deduce one.
                 case BinaryOp::Min:
-                    return "tp::min(" + x + ", " + y + ")";
+                    return (ints && t.bits == 64 ? "tp::min<" + cuda_type(t) + ">(" : std::string("tp::min(")) + x + ", " + y + ")";
                 case BinaryOp::Max:
-                    return "tp::max(" + x + ", " + y + ")";
+                    return (ints && t.bits == 64 ? "tp::max<" + cuda_type(t) + ">(" : std::string("tp::max(")) + x + ", " + y + ")";
                 case BinaryOp::FloorDiv:
                     if (!ints) return "tp::floor(" + x + " / " + y + ")";
                     if (provably_non_negative(b.a) && provably_non_negative(b.b)) return "(" + x + " / " + y + ")";

@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-#define TP_C_API_VERSION 1
+#define TP_C_API_VERSION 2
 
 typedef struct tp_kernel tp_kernel;
 
@@ -63,6 +63,11 @@ const char* tp_kernel_factory(const tp_kernel* k);
 const char* tp_kernel_cuda(const tp_kernel* k);
 const char* tp_kernel_ptx(const tp_kernel* k);
 const uint8_t* tp_kernel_cubin(const tp_kernel* k, size_t* size);
+/* The kernel's `T.Kernel` launches: a kernel function with several runs each as its own
+ * __global__ function, in program order (tp_kernel_launch launches them all); one launch's
+ * name is tp_kernel_name's. An out-of-range index gives NULL. */
+int tp_kernel_num_launches(const tp_kernel* k);
+const char* tp_kernel_launch_name(const tp_kernel* k, int i);
 /* The factory's argument values the compile used, as "NAME=VALUE" lines. */
 const char* tp_kernel_bound_params(const tp_kernel* k);
 
@@ -90,9 +95,10 @@ int tp_kernel_run_cpu(tp_kernel* k, const tp_tensor* tensors, size_t n_tensors, 
 
 /* Launches the compiled cubin on `stream` (a CUstream / cudaStream_t; NULL = the default
  * stream) of CUDA device `device`, whose primary context is made current, with device
- * pointers in `tensors` (as for tp_kernel_run_cpu). Asynchronous: it returns once the launch is
- * queued. The CUDA driver is loaded at run time; without one, or without a cubin, it returns
- * non-zero with tp_kernel_error() saying so. */
+ * pointers in `tensors` (as for tp_kernel_run_cpu); a kernel of several launches queues them
+ * all, in order on that stream. Asynchronous: it returns once the launches are queued. The
+ * CUDA driver is loaded at run time; without one, or without a cubin, it returns non-zero
+ * with tp_kernel_error() saying so. */
 int tp_kernel_launch(tp_kernel* k, int device, void* stream, const tp_tensor* tensors, size_t n_tensors, const double* scalars, size_t n_scalars);
 
 /* The number of CUDA devices (0 without a driver or a device). */

@@ -107,7 +107,26 @@ struct TensorMapInfo {
     std::vector<int64_t> view;
 };
 
+// A later `T.Kernel` launch of a kernel function with several (TileLang runs each `with
+// T.Kernel` block as its own launch, in program order on one stream, so a later launch reads
+// what an earlier one wrote): its own __global__ function, geometry, shared memory and TMA maps.
+// The fields mean what KernelInfo's fields of the same name mean for the first launch.
+struct LaunchInfo {
+    std::string name;
+    std::vector<std::string> grid_text;
+    std::vector<int64_t> grid;
+    std::vector<int64_t> threads;
+    std::vector<int64_t> logical_grid;
+    std::vector<std::string> logical_grid_text;
+    int64_t dynamic_shared_bytes = 0;
+    std::vector<TensorMapInfo> tensor_maps;
+    bool persistent = false;
+    int blocks_per_sm = 1;
+};
+
 struct KernelInfo {
+    // The first (usually the only) launch: name, grid, threads, shared memory, TMA maps and
+    // persistence below are its; later launches are in later_launches.
     std::string name;         // name of the generated __global__ function
     std::string factory;      // Python function it came from
     std::vector<TensorParamInfo> params;
@@ -129,6 +148,14 @@ struct KernelInfo {
     // A floor for the relative error the GPU check allows, where the kernel's arithmetic is
     // coarser than the interpreter's (fp8 wgmma accumulation); 0 when the dtype's default holds.
     double check_tolerance = 0;
+    std::vector<LaunchInfo> later_launches;  // launches 1.. in program order; empty for one launch
+
+    size_t launch_count() const { return 1 + later_launches.size(); }
+    // The kernel as launch `i` sees it: parameters and checks of the whole kernel, geometry,
+    // name, shared memory and TMA maps of that launch (launch 0: the kernel itself).
+    KernelInfo launch(size_t i) const;
+    // Stores the launch fields of `v` (as launch(i) returns them) as launch `i`'s.
+    void set_launch(size_t i, const KernelInfo& v);
 };
 
 // A kernel factory found in the file, for pickers and parameter panels.
@@ -170,7 +197,8 @@ struct CompileResult {
 
     std::shared_ptr<const ast::Module> module;
     std::shared_ptr<const ir::PrimFunc> func;     // after evaluation (interpreter input)
-    std::shared_ptr<const ir::PrimFunc> lowered_func;
+    std::shared_ptr<const ir::PrimFunc> lowered_func;                   // every launch lowered, joined (ir/launches.h)
+    std::vector<std::shared_ptr<const ir::PrimFunc>> lowered_launches;  // each launch lowered, in order
 
     // Errors, warnings and notes; remarks (fast paths not taken) only when asked for.
     std::string render_diagnostics(bool color = false, bool remarks = false) const;

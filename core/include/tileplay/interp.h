@@ -74,6 +74,9 @@ struct InterpReport {
 // Runs `f` on `args`, keyed by parameter name. Tensor parameters need a HostTensor of the
 // parameter's dtype and a shape matching its declared dims (symbolic dims are bound from it);
 // scalar parameters take a 0-d HostTensor (shape {}). Outputs are written in place.
+// A function of several `T.Kernel` launches runs them in program order, every block of one
+// before the next; its report's grid is the first launch's and its block counts cover all of
+// them, and it takes no sample_blocks (the run says why).
 InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>& args, const InterpOptions& opts = {});
 
 // The bytes a run may hold for its tensors, and where that figure comes from (a refusal says).
