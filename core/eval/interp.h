@@ -38,10 +38,27 @@ struct KernelContext {
     ir::DataType index_type = ir::DataType::int32();  // int64 where tensors or the launch reach 2^31
     std::set<std::string> buffer_names;          // unique names within the kernel
     bool in_role = false;                        // inside `with T.ws(...)` (roles do not nest)
+    bool wgmma_fallback_noted = false;           // T.wgmma_gemm's mma.sync remark given once
     std::shared_ptr<const Obj> reducer;          // inside `with T.attr(T.comm_reducer(...), "reduce_scope", ...)`
     // T.Layout annotations of global tensors, applied to the whole body when the kernel closes.
     std::vector<transform::GlobalLayout> global_layouts;
 };
+
+// The lazily evaluated globals of one Python module: the compiled file's, or those of a module
+// it imports from its own folder (`from helpers import f`, found as Python's sys.path[0] finds
+// it). Each function's closure chain ends at its module's scope, so its globals resolve there.
+struct ModuleGlobals {
+    std::string name;  // "__main__", else the dotted import name
+    ast::ModulePtr ast;
+    std::shared_ptr<Scope> scope = std::make_shared<Scope>(nullptr, true);
+    std::unordered_map<std::string, const ast::Stmt*> defs;  // name -> the statement binding it
+    std::set<std::string> evaluating;
+    std::set<std::string> nested_defs;  // names whose binding sits in a top-level if/try
+    Span pin;                           // an imported module's code is reported at its import
+};
+// Indexes `m.ast`'s module-level bindings into m.defs; only the compiled file (`is_main`) runs
+// its `if __name__ == "__main__":` block.
+void index_module_globals(ModuleGlobals& m, bool is_main);
 
 class Evaluator {
 public:
