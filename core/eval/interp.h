@@ -110,12 +110,23 @@ public:
 
     // ----- builtins
     Value builtin(const std::string& name);  // Python builtin by name, or None
-    Value module_value(const std::string& dotted);
+    Value module_value(const std::string& dotted, Span span = {});
     std::optional<Value> module_attr(const ModuleObj& m, const std::string& name, Span span);
 
     // ----- module globals (lazy)
-    Value global(const std::string& name, Span span, bool* found);
-    const std::shared_ptr<Scope>& module_scope() const { return globals_; }
+    Value global(const std::string& name, Span span, bool* found) { return global_in(main_, name, span, found); }
+    Value global_in(ModuleGlobals& m, const std::string& name, Span span, bool* found);
+    const std::shared_ptr<Scope>& module_scope() const { return main_.scope; }
+    // The module a scope chain ends at (the compiled file's unless the chain is an imported one's).
+    ModuleGlobals& globals_of(const std::shared_ptr<Scope>& sc);
+    // ----- modules imported from the compiled file's folder (py_user_modules.cpp)
+    // Loads `<folder>/<dotted as a path>.py` on first use, its code reported at `span`; nullptr
+    // when the compiled file has no such sibling (the name is then an opaque host module).
+    ModuleGlobals* user_module(const std::string& dotted, Span span);
+    std::optional<Value> user_module_attr(const std::string& dotted, const std::string& name, Span span);
+    // Calls a function defined in an imported module: an error raised inside it (reported at the
+    // import) moves to this call, with a note naming the function and its module.
+    Value call_imported(const FuncObj& f, ModuleGlobals& home, CallArgs& args);
     std::vector<std::string> visible_names(const std::shared_ptr<Scope>& sc) const;
 
     ast::ModulePtr module;
@@ -152,11 +163,9 @@ public:
     std::set<const ir::BufferNode*> reducers;
 
 private:
-    void index_globals();
-    std::shared_ptr<Scope> globals_;
-    std::unordered_map<std::string, const ast::Stmt*> global_defs_;
-    std::set<std::string> evaluating_;
-    std::set<std::string> nested_defs_;  // names whose binding sits in a top-level if/try
+    ModuleGlobals main_;
+    std::map<std::string, std::unique_ptr<ModuleGlobals>> user_modules_;  // by dotted name
+    std::map<const Scope*, ModuleGlobals*> module_by_scope_;
     std::unordered_map<std::string, Value> builtins_;
 };
 
