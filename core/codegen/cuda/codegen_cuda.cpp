@@ -378,6 +378,7 @@ CudaModule generate_cuda(const ir::PrimFunc& func, const Target& target, const s
             m.dynamic_shared_bytes = em.dynamic_smem_bytes;
         }
     }
+    if (em.uses_rng) out.push_back({"    tp::Philox4x32 tp_rng{};", fline});
     for (auto& l : em.lines) out.push_back({std::move(l.text), l.dsl_line});
     out.push_back({"}", 0});
 
