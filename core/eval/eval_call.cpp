@@ -9,9 +9,10 @@
 namespace tp::eval {
 
 Evaluator::Evaluator(ast::ModulePtr m, DiagnosticEngine& d) : module(std::move(m)), diags(d) {
-    globals_ = std::make_shared<Scope>(nullptr, true);
     register_python_builtins(builtins_);
-    index_globals();
+    main_.name = "__main__";
+    main_.ast = module;
+    index_module_globals(main_, true);
 }
 
 Value Evaluator::builtin(const std::string& name) {
@@ -21,7 +22,7 @@ Value Evaluator::builtin(const std::string& name) {
 
 // Module-level names -> the statement that binds them. Bindings in `if __name__ == "__main__":`
 // blocks count last; the first unconditional binding wins over ones nested in if/try blocks.
-void Evaluator::index_globals() {
+void index_module_globals(ModuleGlobals& m, bool is_main) {
     auto is_main_guard = [](const ast::If& s) {
         auto* c = s.test->as<ast::Compare>();
         if (!c) return false;
@@ -59,50 +60,66 @@ void Evaluator::index_globals() {
                 default: break;
             }
             for (const auto& n : names) {
-                auto it = global_defs_.find(n);
-                if (it == global_defs_.end()) global_defs_[n] = s;
-                else if (!nested && nested_defs_.count(n)) { it->second = s; nested_defs_.erase(n); }
-                if (nested && it == global_defs_.end()) nested_defs_.insert(n);
+                auto it = m.defs.find(n);
+                if (it == m.defs.end())
+                    m.defs[n] = s;
+                else if (!nested && m.nested_defs.count(n)) {
+                    it->second = s;
+                    m.nested_defs.erase(n);
+                }
+                if (nested && it == m.defs.end()) m.nested_defs.insert(n);
             }
         }
     };
-    scan(module->body, false);
+    scan(m.ast->body, false);
     // A name bound only in the `__main__` block exists when the file runs as a script and that
     // block calls the factory (NSA's backward kernel reads the script's `H`): it resolves to that
-    // binding, after every other one.
-    for (const auto& sp : module->body)
+    // binding, after every other one. An imported module is not `__main__`.
+    if (!is_main) return;
+    for (const auto& sp : m.ast->body)
         if (auto* i = sp->as<ast::If>(); i && is_main_guard(*i)) scan(i->body, true);
 }
 
-Value Evaluator::global(const std::string& name, Span span, bool* found) {
+Value Evaluator::global_in(ModuleGlobals& m, const std::string& name, Span span, bool* found) {
     *found = true;
-    if (Value* v = globals_->find_local(name)) return *v;
-    auto it = global_defs_.find(name);
-    if (it == global_defs_.end() || evaluating_.count(name)) {
+    if (Value* v = m.scope->find_local(name)) return *v;
+    auto it = m.defs.find(name);
+    if (it == m.defs.end() || m.evaluating.count(name)) {
         *found = false;
         return Value::none();
     }
-    evaluating_.insert(name);
+    m.evaluating.insert(name);
     ++module_eval_depth;
     try {
-        exec(*it->second, globals_);
+        exec(*it->second, m.scope);
     } catch (...) {
         --module_eval_depth;
-        evaluating_.erase(name);
+        m.evaluating.erase(name);
         throw;
     }
     --module_eval_depth;
-    evaluating_.erase(name);
-    if (Value* v = globals_->find_local(name)) return *v;
+    m.evaluating.erase(name);
+    if (Value* v = m.scope->find_local(name)) return *v;
     *found = false;
     return Value::none();
 }
 
+ModuleGlobals& Evaluator::globals_of(const std::shared_ptr<Scope>& sc) {
+    const Scope* s = sc.get();
+    while (s && !s->is_module()) s = s->parent().get();
+    auto it = module_by_scope_.find(s);
+    return it == module_by_scope_.end() ? main_ : *it->second;
+}
+
 std::vector<std::string> Evaluator::visible_names(const std::shared_ptr<Scope>& sc) const {
     std::vector<std::string> out;
-    for (Scope* s = sc.get(); s; s = s->parent().get())
+    const Scope* root = nullptr;
+    for (Scope* s = sc.get(); s; s = s->parent().get()) {
         for (auto& n : s->names()) out.push_back(n);
-    for (const auto& [n, s] : global_defs_) out.push_back(n);
+        if (s->is_module()) root = s;
+    }
+    auto mod = module_by_scope_.find(root);
+    for (const auto& [n, s] : (mod == module_by_scope_.end() ? main_ : *mod->second).defs) out.push_back(n);
     for (const auto& [n, v] : builtins_) out.push_back(n);
     return out;
 }
@@ -234,7 +251,11 @@ Value Evaluator::call_function(const FuncObj& f, CallArgs& args) {
 Value Evaluator::call(const Value& f, CallArgs& args) {
     switch (f.kind) {
         case VK::Builtin: return f.as<BuiltinObj>()->fn(*this, args);
-        case VK::Func: return call_function(*f.as<FuncObj>(), args);
+        case VK::Func: {
+            const FuncObj& fn = *f.as<FuncObj>();
+            ModuleGlobals& home = globals_of(fn.closure);
+            return &home == &main_ ? call_function(fn, args) : call_imported(fn, home, args);
+        }
         case VK::Partial: {
             auto* p = f.as<PartialObj>();
             CallArgs merged;

@@ -36,7 +36,7 @@ Value Evaluator::lookup(const std::string& name, const std::shared_ptr<Scope>& s
         }
     }
     bool found = false;
-    Value g = global(name, span, &found);
+    Value g = global_in(globals_of(sc), name, span, &found);
     if (found) return g;
     Value b = builtin(name);
     if (!b.is_none()) return b;
@@ -47,7 +47,7 @@ Value Evaluator::lookup(const std::string& name, const std::shared_ptr<Scope>& s
 
 void Evaluator::bind_name(const std::string& name, const Value& v, const std::shared_ptr<Scope>& sc, Span span) {
     if (std::find(sc->globals.begin(), sc->globals.end(), name) != sc->globals.end()) {
-        globals_->set(name, v);
+        globals_of(sc).scope->set(name, v);
         return;
     }
     if (std::find(sc->nonlocals.begin(), sc->nonlocals.end(), name) != sc->nonlocals.end()) {
@@ -161,20 +161,38 @@ static void exec_import(Evaluator& ev, const ast::Stmt& s, const std::shared_ptr
     if (auto* im = s.as<ast::Import>()) {
         for (const auto& a : im->names) {
             if (a.asname) {
-                ev.bind_name(*a.asname, ev.module_value(a.name), sc, a.span);
+                ev.bind_name(*a.asname, ev.module_value(a.name, s.span), sc, a.span);
             } else {
                 std::string head = a.name.substr(0, a.name.find('.'));
-                ev.bind_name(head, ev.module_value(head), sc, a.span);
+                ev.bind_name(head, ev.module_value(head, s.span), sc, a.span);
             }
         }
         return;
     }
     auto* f = s.as<ast::ImportFrom>();
-    Value mod = ev.module_value(f->module);
+    // Star imports only bring host helpers (autotune, ...): nothing to load for them.
+    if (std::all_of(f->names.begin(), f->names.end(), [](const ast::Alias& a) { return a.name == "*"; })) return;
+    Value mod = ev.module_value(f->module, s.span);
+    bool user = mod.kind == VK::Module && mod.as<ModuleObj>()->mod == ModuleKind::User;
     for (const auto& a : f->names) {
-        if (a.name == "*") continue;  // star imports only bring host helpers (autotune, ...)
+        if (a.name == "*") continue;
         Value v;
-        if (mod.kind == VK::Module && mod.as<ModuleObj>()->mod != ModuleKind::Opaque) {
+        if (user) {
+            // A name the evaluator cannot build (host code: torch tensors, devices) stays an
+            // opaque host object, as it was before such modules were loaded: an error only where
+            // a kernel uses it.
+            const std::string& dotted = mod.as<ModuleObj>()->name;
+            std::optional<Value> attr;
+            try {
+                attr = ev.user_module_attr(dotted, a.name, a.span);
+            } catch (const UserError&) {
+                auto host = std::make_shared<OpaqueObj>();
+                host->what = dotted + "." + a.name;
+                attr = Value::make(VK::Opaque, host);
+            }
+            if (!attr) ev.fail(DiagKind::UnknownName, a.span, {a.name, "; the module `" + dotted + "` does not define it"});
+            v = *attr;
+        } else if (mod.kind == VK::Module && mod.as<ModuleObj>()->mod != ModuleKind::Opaque) {
             auto attr = ev.module_attr(*mod.as<ModuleObj>(), a.name, a.span);
             v = attr ? *attr : ev.module_value(f->module + "." + a.name);
         } else {

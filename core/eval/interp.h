@@ -38,10 +38,27 @@ struct KernelContext {
     ir::DataType index_type = ir::DataType::int32();  // int64 where tensors or the launch reach 2^31
     std::set<std::string> buffer_names;          // unique names within the kernel
     bool in_role = false;                        // inside `with T.ws(...)` (roles do not nest)
+    bool wgmma_fallback_noted = false;           // T.wgmma_gemm's mma.sync remark given once
     std::shared_ptr<const Obj> reducer;          // inside `with T.attr(T.comm_reducer(...), "reduce_scope", ...)`
     // T.Layout annotations of global tensors, applied to the whole body when the kernel closes.
     std::vector<transform::GlobalLayout> global_layouts;
 };
+
+// The lazily evaluated globals of one Python module: the compiled file's, or those of a module
+// it imports from its own folder (`from helpers import f`, found as Python's sys.path[0] finds
+// it). Each function's closure chain ends at its module's scope, so its globals resolve there.
+struct ModuleGlobals {
+    std::string name;  // "__main__", else the dotted import name
+    ast::ModulePtr ast;
+    std::shared_ptr<Scope> scope = std::make_shared<Scope>(nullptr, true);
+    std::unordered_map<std::string, const ast::Stmt*> defs;  // name -> the statement binding it
+    std::set<std::string> evaluating;
+    std::set<std::string> nested_defs;  // names whose binding sits in a top-level if/try
+    Span pin;                           // an imported module's code is reported at its import
+};
+// Indexes `m.ast`'s module-level bindings into m.defs; only the compiled file (`is_main`) runs
+// its `if __name__ == "__main__":` block.
+void index_module_globals(ModuleGlobals& m, bool is_main);
 
 class Evaluator {
 public:
@@ -93,12 +110,23 @@ public:
 
     // ----- builtins
     Value builtin(const std::string& name);  // Python builtin by name, or None
-    Value module_value(const std::string& dotted);
+    Value module_value(const std::string& dotted, Span span = {});
     std::optional<Value> module_attr(const ModuleObj& m, const std::string& name, Span span);
 
     // ----- module globals (lazy)
-    Value global(const std::string& name, Span span, bool* found);
-    const std::shared_ptr<Scope>& module_scope() const { return globals_; }
+    Value global(const std::string& name, Span span, bool* found) { return global_in(main_, name, span, found); }
+    Value global_in(ModuleGlobals& m, const std::string& name, Span span, bool* found);
+    const std::shared_ptr<Scope>& module_scope() const { return main_.scope; }
+    // The module a scope chain ends at (the compiled file's unless the chain is an imported one's).
+    ModuleGlobals& globals_of(const std::shared_ptr<Scope>& sc);
+    // ----- modules imported from the compiled file's folder (py_user_modules.cpp)
+    // Loads `<folder>/<dotted as a path>.py` on first use, its code reported at `span`; nullptr
+    // when the compiled file has no such sibling (the name is then an opaque host module).
+    ModuleGlobals* user_module(const std::string& dotted, Span span);
+    std::optional<Value> user_module_attr(const std::string& dotted, const std::string& name, Span span);
+    // Calls a function defined in an imported module: an error raised inside it (reported at the
+    // import) moves to this call, with a note naming the function and its module.
+    Value call_imported(const FuncObj& f, ModuleGlobals& home, CallArgs& args);
     std::vector<std::string> visible_names(const std::shared_ptr<Scope>& sc) const;
 
     ast::ModulePtr module;
@@ -135,11 +163,9 @@ public:
     std::set<const ir::BufferNode*> reducers;
 
 private:
-    void index_globals();
-    std::shared_ptr<Scope> globals_;
-    std::unordered_map<std::string, const ast::Stmt*> global_defs_;
-    std::set<std::string> evaluating_;
-    std::set<std::string> nested_defs_;  // names whose binding sits in a top-level if/try
+    ModuleGlobals main_;
+    std::map<std::string, std::unique_ptr<ModuleGlobals>> user_modules_;  // by dotted name
+    std::map<const Scope*, ModuleGlobals*> module_by_scope_;
     std::unordered_map<std::string, Value> builtins_;
 };
 

@@ -1,7 +1,8 @@
 // Modules a kernel file may import: `tilelang` (jit, autotune, PassConfigKey, language),
 // `tilelang.language` (the T namespace), `math`, `itertools`, `functools`, `typing`.
-// Anything else (torch, argparse, ...) becomes an opaque value that errors only when a
-// kernel actually uses it.
+// A module beside the compiled file (`from helpers import f`) is loaded and evaluated like the
+// file itself (py_user_modules.cpp). Anything else (torch, argparse, ...) becomes an opaque
+// value that errors only when a kernel actually uses it.
 #include <cmath>
 #include <numeric>
 
@@ -186,7 +187,7 @@ std::optional<Value> functools_attr(const std::string& n) {
 
 }  // namespace
 
-Value Evaluator::module_value(const std::string& dotted) {
+Value Evaluator::module_value(const std::string& dotted, Span span) {
     if (dotted == "tilelang.language" || dotted.rfind("tilelang.language.", 0) == 0) return module_of(ModuleKind::TileLang, "tilelang.language");
     if (dotted == "tilelang") return module_of(ModuleKind::Tilelang, "tilelang");
     if (dotted == "math") return module_of(ModuleKind::Math, "math");
@@ -196,6 +197,7 @@ Value Evaluator::module_value(const std::string& dotted) {
     // TileLang's own home of the warp policy enum, imported directly by some examples.
     if (dotted == "tilelang.tileop.base.GemmWarpPolicy" || dotted == "tilelang.tileop.GemmWarpPolicy")
         return *tile_attr(*this, "GemmWarpPolicy", {});
+    if (user_module(dotted, span)) return module_of(ModuleKind::User, dotted);
     auto o = std::make_shared<OpaqueObj>();
     o->what = dotted;
     return Value::make(VK::Opaque, o);
@@ -225,6 +227,8 @@ std::optional<Value> Evaluator::module_attr(const ModuleObj& m, const std::strin
             o->what = "tilelang." + name;
             return Value::make(VK::Opaque, o);
         }
+        case ModuleKind::User:
+            return user_module_attr(m.name, name, span);
         case ModuleKind::Opaque: break;
     }
     return std::nullopt;

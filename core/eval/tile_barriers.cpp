@@ -1,7 +1,8 @@
 // TileLang's explicit synchronisation API: T.alloc_barrier (mbarriers with arrive counts),
 // the operations on them (T.mbarrier_arrive / T.barrier_arrive, T.mbarrier_wait_parity /
 // T.barrier_wait, T.mbarrier_expect_tx, T.mbarrier_arrive_expect_tx), T.tma_copy (a load the
-// user tracks on a barrier), T.fence_proxy_async, and `with T.ws(i)` warp-group roles.
+// user tracks on a barrier), a thread's own asynchronous copies (T.access_ptr, T.ptx_cp_async,
+// T.cp_async_barrier_noinc), T.fence_proxy_async, and `with T.ws(i)` warp-group roles.
 // The kernel's structure (which role waits for which) is the user's; these only stage it.
 #include <algorithm>
 
@@ -138,6 +139,69 @@ Value tma_copy(Evaluator& ev, CallArgs& a) {
     return Value::none();
 }
 
+// T.access_ptr(A[i, j], "r" | "w", extent=1): a pointer to a run of `extent` elements from the
+// point along its last dimension, as the region `A[i, j : j + extent]`.
+Value access_ptr(Evaluator& ev, CallArgs& a) {
+    ArgReader rd(ev, a, "T.access_ptr", {"base", "access_type", "extent", "offset"});
+    require_kernel(ev, "T.access_ptr", a.span);
+    RegionObj r = as_region(ev, rd.require(0), rd.span(0), "T.access_ptr");
+    if (const Value* t = rd.get(1)) {
+        std::string mode = ev.as_str(*t, rd.span(1), "access_type");
+        if (mode.empty() || mode.find_first_not_of("rw") != std::string::npos)
+            ev.fail(DiagKind::TypeMismatch, rd.span(1), {"`T.access_ptr` access type is \"r\", \"w\" or \"rw\", got \"" + mode + "\""});
+    }
+    if (const Value* off = rd.get(3); off && !off->is_none())
+        ev.fail(DiagKind::UnsupportedConstruct, rd.span(3), {"offset=", " on `T.access_ptr`; index the element instead (`A[i, j + offset]`)"});
+    for (auto& d : r.dims)
+        if (d.extent && !(ir::as_const_int(d.extent) == 1))
+            ev.fail(DiagKind::UnsupportedConstruct, rd.span(0), {"`T.access_ptr` of a region", "; give it one element, `A[i, j]`"});
+    auto out = std::make_shared<RegionObj>(r);
+    for (auto& d : out->dims) d.extent = ir::int_imm(1);
+    if (const Value* e = rd.get(2); e && !e->is_none() && !out->dims.empty()) out->dims.back().extent = ev.to_expr(*e, rd.span(2), "extent");
+    return Value::make(VK::Region, out);
+}
+
+// T.ptx_cp_async(dst, src, num_elems, predicate=None): this thread copies num_elems elements from
+// global memory to shared memory asynchronously, complete by a later cp.async wait or by the
+// mbarrier arrival T.cp_async_barrier_noinc makes. Staged as the thread's element copy, done at
+// issue (zeros where the predicate is false, as cp.async's zero fill): a valid schedule of the
+// asynchronous copy, whose completion the arrival then trivially follows.
+Value ptx_cp_async(Evaluator& ev, CallArgs& a) {
+    ArgReader rd(ev, a, "T.ptx_cp_async", {"dst_access_ptr", "src_access_ptr", "num_elems", "predicate"});
+    require_kernel(ev, "T.ptx_cp_async", a.span);
+    RegionObj dst = as_region(ev, rd.require(0), rd.span(0), "T.ptx_cp_async");
+    RegionObj src = as_region(ev, rd.require(1), rd.span(1), "T.ptx_cp_async");
+    if (dst.buffer->scope != ir::Scope::Shared || src.buffer->scope != ir::Scope::Global)
+        ev.fail(DiagKind::TypeMismatch, a.span,
+                {"`T.ptx_cp_async` copies global -> shared memory, not " + std::string(ir::scope_name(src.buffer->scope)) + " -> " +
+                 ir::scope_name(dst.buffer->scope)});
+    if (dst.dims.empty() || src.dims.empty()) ev.fail(DiagKind::TypeMismatch, a.span, {"`T.ptx_cp_async` needs element pointers"});
+    ir::Expr n = ev.to_expr(rd.require(2), rd.span(2), "num_elems");
+    int64_t bytes = ir::as_const_int(n).value_or(0) * dst.buffer->dtype.bytes();
+    if (bytes != 4 && bytes != 8 && bytes != 16)
+        ev.fail(DiagKind::TypeMismatch, rd.span(2),
+                {"`T.ptx_cp_async` copies 4, 8 or 16 bytes (cp.async's sizes); num_elems must be a constant giving one of them"});
+    if (!(src.buffer->dtype == dst.buffer->dtype))
+        ev.fail(DiagKind::TypeMismatch, a.span, {"`T.ptx_cp_async` from " + src.buffer->dtype.name() + " to " + dst.buffer->dtype.name()});
+    auto e = std::make_shared<ir::VarNode>("tp_cp", ir::DataType::int32(), ir::VarKind::Loop, a.span);
+    auto at = [&](const RegionObj& r) {
+        std::vector<ir::Expr> idx;
+        for (const auto& d : r.dims) idx.push_back(d.min);
+        idx.back() = ir::make_binary(ir::BinaryOp::Add, idx.back(), e);
+        return idx;
+    };
+    ir::Expr value = std::make_shared<ir::BufferLoadNode>(src.buffer, at(src), a.span);
+    ir::Stmt store = std::make_shared<ir::BufferStoreNode>(dst.buffer, at(dst), value, a.span);
+    if (const Value* p = rd.get(3); p && !p->is_none()) {
+        // The source is not read where the predicate fails (it may lie outside the tensor).
+        ir::Expr zero = dst.buffer->dtype.is_float() ? ir::float_imm(0, dst.buffer->dtype, a.span) : ir::int_imm(0, dst.buffer->dtype, a.span);
+        ir::Expr cond = ev.to_expr(*p, rd.span(3), "predicate");
+        store = std::make_shared<ir::IfThenElseNode>(cond, store, std::make_shared<ir::BufferStoreNode>(dst.buffer, at(dst), zero, a.span), a.span);
+    }
+    ev.stager.emit(std::make_shared<ir::ForNode>(e, ir::int_imm(0), n, ir::ForKind::Serial, store, a.span));
+    return Value::none();
+}
+
 Value ws(Evaluator& ev, CallArgs& a) {
     require_kernel(ev, "T.ws", a.span);
     if (!a.kw.empty()) ev.fail(DiagKind::UnknownKeyword, a.kw_spans[0], {"T.ws", a.kw[0].first, ""});
@@ -204,6 +268,13 @@ void register_tile_barriers(Reg& r) {
         [](Evaluator& ev, CallArgs& a) { return stage_barrier_op(ev, a, "T.mbarrier_arrive_expect_tx", ir::BarrierKind::ArriveExpectTx, "tx"); });
     add(r, "tma_copy", "T.tma_copy(src, dst, *, barrier=None)", "an asynchronous tile copy whose bytes complete on `barrier`",
         [](Evaluator& ev, CallArgs& a) { return tma_copy(ev, a); });
+    add(r, "access_ptr", "T.access_ptr(A[i, j], access_type, extent=1)", "a pointer to `extent` elements of A from [i, j] (for T.ptx_cp_async)",
+        access_ptr);
+    add(r, "ptx_cp_async", "T.ptx_cp_async(dst_ptr, src_ptr, num_elems, predicate=None)",
+        "this thread's asynchronous copy of 4, 8 or 16 bytes, global -> shared", ptx_cp_async);
+    add(r, "cp_async_barrier_noinc", "T.cp_async_barrier_noinc(mbarrier)",
+        "one arrival on the mbarrier once this thread's earlier T.ptx_cp_async copies are complete",
+        [](Evaluator& ev, CallArgs& a) { return stage_barrier_op(ev, a, "T.cp_async_barrier_noinc", ir::BarrierKind::Arrive, nullptr); });
     add(r, "fence_proxy_async", "T.fence_proxy_async()", "order this thread's shared-memory writes before later async (TMA, wgmma) reads",
         [](Evaluator& ev, CallArgs& a) -> Value {
             ArgReader rd(ev, a, "T.fence_proxy_async", {});

@@ -26,6 +26,7 @@ const Registry& registry() {
         Registry r;
         register_tile_kernel(r.entries);
         register_tile_ops(r.entries);
+        register_tile_gemm(r.entries);
         register_tile_math(r.entries);
         register_tile_hints(r.entries);
         register_tile_layout(r.entries);

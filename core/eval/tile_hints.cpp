@@ -1,7 +1,8 @@
 // Performance hints and thread-level helpers of TileLang that do not change what a kernel
 // computes: T.set_max_nreg / T.disable_warp_group_reg_alloc (register budgets of warp
-// specialised kernels) and T.sync_threads (a block barrier). The hints are accepted with a
-// remark, because our own passes decide register budgets; the barrier is staged as one.
+// specialised kernels), T.sync_threads (a block barrier) and T.sync_grid (a grid barrier, refused).
+// The hints are accepted with a remark, because our own passes decide register budgets; the
+// block barrier is staged as one.
 #include "eval/tile_internal.h"
 
 namespace tp::eval {
@@ -44,6 +45,18 @@ void register_tile_hints(std::vector<TileBuiltin>& r) {
                 hint_remark(ev, name, a.span);
                 return Value::none();
             });
+    // A grid-wide barrier needs every block resident at once (a cooperative launch) and, on the
+    // CPU, an interpreter that runs all blocks up to the barrier before any goes past it; ours
+    // runs (and samples) blocks independently, so the barrier is refused rather than ignored.
+    add(r, "sync_grid", "T.sync_grid()", "a barrier of all blocks of the grid (not supported: split the kernel there)",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.sync_grid", {});
+            require_kernel(ev, "T.sync_grid", a.span);
+            ev.fail(DiagKind::UnsupportedConstruct, a.span,
+                    {"T.sync_grid",
+                     "; a grid-wide barrier needs all blocks resident at once (a cooperative launch) and TilePlay runs blocks "
+                     "independently; end the kernel at the barrier and put the work after it in a second kernel"});
+        });
     add(r, "sync_threads", "T.sync_threads()", "a barrier of all threads of the block (__syncthreads)", [](Evaluator& ev, CallArgs& a) -> Value {
         ArgReader rd(ev, a, "T.sync_threads", {"barrier_id", "arrive_count"});
         require_kernel(ev, "T.sync_threads", a.span);

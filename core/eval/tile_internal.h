@@ -17,7 +17,8 @@ struct TileBuiltin {
 
 // The T.* table, split by concern across tile_*.cpp.
 void register_tile_kernel(std::vector<TileBuiltin>& out);  // Kernel, alloc_*, loops, Tensor, const, empty
-void register_tile_ops(std::vector<TileBuiltin>& out);     // copy, gemm, fill, reduce, atomic_add, ...
+void register_tile_ops(std::vector<TileBuiltin>& out);     // copy, fill, reduce, atomic_add, ...
+void register_tile_gemm(std::vector<TileBuiltin>& out);    // gemm, wgmma_gemm, wait_wgmma
 void register_tile_math(std::vector<TileBuiltin>& out);    // exp, max, cast, if_then_else, ...
 void register_tile_hints(std::vector<TileBuiltin>& out);   // set_max_nreg, disable_warp_group_reg_alloc, sync_threads
 void register_tile_layout(std::vector<TileBuiltin>& out);  // Layout, annotate_layout
@@ -84,6 +85,10 @@ std::string unique_name(Evaluator& ev, std::string base);
 void require_kernel(Evaluator& ev, const std::string& what, Span span);
 // Region operand of a tile op: a buffer, a sliced buffer or a point `A[i, j]`.
 RegionObj as_region(Evaluator& ev, const Value& v, Span span, const char* what);
+// Constant extents of a region with the 1s dropped, for shape checks; nullopt when any is
+// symbolic. dims_text prints them as `[a, b]`.
+std::optional<std::vector<int64_t>> squeezed(const std::vector<ir::Range>& region);
+std::string dims_text(const std::vector<int64_t>& d);
 // Fills point-index extents of a from b's extents aligned to trailing dims (TileLang's rule).
 ir::BufferRegion complete_region(Evaluator& ev, const RegionObj& a, const RegionObj* other, Span span);
 

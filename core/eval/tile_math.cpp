@@ -142,6 +142,38 @@ void register_tile_math(Reg& r) {
         auto [t, f] = unify(ev.to_expr(rd.require(1), rd.span(1)), ev.to_expr(rd.require(2), rd.span(2)), a.span);
         return Value::expr(ir::make_select(cond, t, f, a.span));
     });
+    // T.rng_init(seed, seq=None, off=0): the thread's Philox generator (cuRAND's
+    // curandStatePhilox4_32_10_t: seq is the subsequence, off the offset within it); seq
+    // defaults to TileLang's thread id tx + bx * threads. T.rng_rand(): its next 32-bit draw.
+    add(r, "rng_init", "T.rng_init(seed, seq=None, off=0, generator=\"curandStatePhilox4_32_10_t\")", "seed this thread's Philox random generator",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.rng_init", {"seed", "seq", "off", "generator"});
+            require_kernel(ev, "T.rng_init", a.span);
+            if (const Value* g = rd.get(3); g && ev.as_str(*g, rd.span(3), "generator") != "curandStatePhilox4_32_10_t")
+                ev.fail(DiagKind::UnsupportedConstruct, rd.span(3),
+                        {"generator=\"" + ev.as_str(*g, rd.span(3), "generator") + "\"", "; T.rng_init runs curandStatePhilox4_32_10_t"});
+            auto u64 = [&](ir::Expr e) { return ir::make_cast(ir::DataType::int64(), std::move(e), a.span); };
+            ir::Expr seq;
+            if (const Value* q = rd.get(1); q && !q->is_none()) {
+                seq = ev.to_expr(*q, rd.span(1), "seq");
+            } else {
+                if (ev.kernel->thread_vars.empty() || ev.kernel->block_vars.empty())
+                    ev.fail(DiagKind::TypeMismatch, a.span, {"`T.rng_init` without `seq` needs the kernel's block and thread indices"});
+                ir::Expr tx = ev.kernel->thread_vars[0], bx = ev.kernel->block_vars[0];
+                int64_t threads = ev.kernel->thread_extents.empty() ? 1 : ev.kernel->thread_extents[0];
+                seq = ir::make_binary(ir::BinaryOp::Add, tx, ir::make_binary(ir::BinaryOp::Mul, bx, ir::int_imm(threads), a.span), a.span);
+            }
+            ir::Expr off = rd.get(2) ? ev.to_expr(*rd.get(2), rd.span(2), "off") : ir::int_imm(0);
+            ir::Expr seed = ev.to_expr(rd.require(0), rd.span(0), "seed");
+            for (const auto& [e, span] : {std::pair{seed, rd.span(0)}, std::pair{seq, rd.span(1)}, std::pair{off, rd.span(2)}})
+                if (!e->dtype.is_int()) ev.fail(DiagKind::TypeMismatch, span, {"`T.rng_init` takes integer seed, seq and off"});
+            return Value::expr(ir::make_call("rng_init", {u64(seed), u64(seq), u64(off)}, ir::DataType::void_(), a.span));
+        });
+    add(r, "rng_rand", "T.rng_rand()", "the next 32-bit unsigned draw of this thread's random generator", [](Evaluator& ev, CallArgs& a) -> Value {
+        ArgReader rd(ev, a, "T.rng_rand", {});
+        require_kernel(ev, "T.rng_rand", a.span);
+        return Value::expr(ir::make_call("rng_rand", {}, ir::DataType(ir::DataType::UInt, 32), a.span));
+    });
     add(r, "infinity", "T.infinity(dtype)", "+inf of a floating dtype (negate for -inf)", [](Evaluator& ev, CallArgs& a) -> Value {
         ArgReader rd(ev, a, "T.infinity", {"dtype"});
         ir::DataType t = ev.as_dtype(rd.require(0), rd.span(0));

@@ -1,4 +1,4 @@
-// Tile operations: T.copy, T.gemm, T.fill/T.clear, T.reduce_*, T.atomic_add, T.print,
+// Tile operations: T.copy, T.fill/T.clear, T.reduce_*, T.atomic_add, T.print,
 // T.device_assert, T.use_swizzle, with TileLang's region rules
 // (a point `A[i, j]` takes its extents from the other operand, aligned to trailing dims).
 #include "eval/tile_internal.h"
@@ -25,7 +25,8 @@ std::vector<ir::Expr> extents_of(const RegionObj& r) {
     return e;
 }
 
-// Constant extents with the 1s dropped, for shape checks; nullopt when any is symbolic.
+}  // namespace
+
 std::optional<std::vector<int64_t>> squeezed(const std::vector<ir::Range>& region) {
     std::vector<int64_t> out;
     for (const auto& r : region) {
@@ -41,6 +42,8 @@ std::string dims_text(const std::vector<int64_t>& d) {
     for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
     return s + "]";
 }
+
+namespace {
 
 ir::ReduceKind reduce_kind(const std::string& n) {
     if (n == "reduce_max") return ir::ReduceKind::Max;
@@ -226,47 +229,6 @@ void register_tile_ops(Reg& r) {
             if (const Value* cw = rd.get(2); cw && !cw->is_none())
                 node->coalesced_width = static_cast<int>(ev.as_int(*cw, rd.span(2), "coalesced_width"));
             if (const Value* dt = rd.get(3)) node->disable_tma = ev.as_bool(*dt, rd.span(3), "disable_tma");
-            ev.stager.emit(node);
-            return Value::none();
-        });
-    add(r, "gemm", "T.gemm(A, B, C, transpose_A=False, transpose_B=False, policy=T.GemmWarpPolicy.Square, clear_accum=False, k_pack=1, wg_wait=0)",
-        "C += A @ B on tiles (tensor cores)", [](Evaluator& ev, CallArgs& a) -> Value {
-            ArgReader rd(ev, a, "T.gemm", {"A", "B", "C", "transpose_A", "transpose_B", "policy", "clear_accum", "k_pack", "wg_wait", "mbar"});
-            require_kernel(ev, "T.gemm", a.span);
-            ir::BufferRegion A = complete_region(ev, as_region(ev, rd.require(0), rd.span(0), "T.gemm"), nullptr, rd.span(0));
-            ir::BufferRegion B = complete_region(ev, as_region(ev, rd.require(1), rd.span(1), "T.gemm"), nullptr, rd.span(1));
-            ir::BufferRegion C = complete_region(ev, as_region(ev, rd.require(2), rd.span(2), "T.gemm"), nullptr, rd.span(2));
-            for (const auto* x : {&A, &B, &C})
-                if (is_view(ev, x->buffer))
-                    ev.fail(DiagKind::UnsupportedConstruct, a.span,
-                            {"`T.gemm` on `" + x->buffer->name + "`, a view made by T.reshape / T.view", "; give T.gemm the buffer it views"});
-            auto node = std::make_shared<ir::GemmOpNode>(A, B, C, a.span);
-            if (const Value* v = rd.get(3)) node->transpose_A = ev.as_bool(*v, rd.span(3), "transpose_A");
-            if (const Value* v = rd.get(4)) node->transpose_B = ev.as_bool(*v, rd.span(4), "transpose_B");
-            if (const Value* v = rd.get(5); v && !v->is_none()) {
-                if (v->kind != VK::Enum || v->as<EnumObj>()->owner != "GemmWarpPolicy")
-                    ev.fail(DiagKind::TypeMismatch, rd.span(5),
-                            {"`policy` expects `T.GemmWarpPolicy.Square`, `FullRow` or `FullCol`, got " + type_name(*v)});
-                const std::string& n = v->as<EnumObj>()->name;
-                node->policy = n == "FullRow"   ? ir::GemmWarpPolicy::FullRow
-                               : n == "FullCol" ? ir::GemmWarpPolicy::FullCol
-                                                : ir::GemmWarpPolicy::Square;
-            }
-            if (const Value* v = rd.get(6)) node->clear_accum = ev.as_bool(*v, rd.span(6), "clear_accum");
-            if (const Value* v = rd.get(7)) node->k_pack = static_cast<int>(ev.as_int(*v, rd.span(7), "k_pack"));
-            if (const Value* v = rd.get(8)) node->wg_wait = static_cast<int>(ev.as_int(*v, rd.span(8), "wg_wait"));
-            auto as = squeezed(A.region), bs = squeezed(B.region), cs = squeezed(C.region);
-            if (as && bs && cs) {
-                if (as->size() != 2 || bs->size() != 2 || cs->size() != 2)
-                    ev.fail(DiagKind::ShapeMismatch, a.span,
-                            {"`T.gemm` needs 2-D tiles, got A " + dims_text(*as) + ", B " + dims_text(*bs) + ", C " + dims_text(*cs)});
-                int64_t m = node->transpose_A ? (*as)[1] : (*as)[0], ka = node->transpose_A ? (*as)[0] : (*as)[1];
-                int64_t kb = node->transpose_B ? (*bs)[1] : (*bs)[0], n = node->transpose_B ? (*bs)[0] : (*bs)[1];
-                if (ka != kb || m != (*cs)[0] || n != (*cs)[1])
-                    ev.fail(DiagKind::ShapeMismatch, a.span,
-                            {"`T.gemm` with A " + dims_text(*as) + (node->transpose_A ? " (transposed)" : "") + ", B " + dims_text(*bs) +
-                             (node->transpose_B ? " (transposed)" : "") + " and C " + dims_text(*cs) + "; expected A [M, K], B [K, N], C [M, N]"});
-            }
             ev.stager.emit(node);
             return Value::none();
         });

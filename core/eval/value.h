@@ -192,7 +192,7 @@ struct PartialObj : Obj {
     std::vector<std::pair<std::string, Value>> kw;
 };
 
-enum class ModuleKind { TileLang, Tilelang, Math, Itertools, Functools, Typing, Opaque };
+enum class ModuleKind { TileLang, Tilelang, Math, Itertools, Functools, Typing, User, Opaque };
 struct ModuleObj : Obj {
     ModuleKind mod = ModuleKind::Opaque;
     std::string name;

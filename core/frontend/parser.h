@@ -14,6 +14,11 @@ std::vector<Token> tokenize(const SourceFile& file, DiagnosticEngine& diags);
 // Parses a whole module. On syntax errors returns nullptr with diagnostics reported.
 ast::ModulePtr parse_module(SourceFilePtr file, DiagnosticEngine& diags);
 
+// parse_module for a module the compiled file imports from its folder: every node takes the
+// span `at` (the import statement), because the module's own lines are not lines of the file
+// diagnostics and line maps point into, so its code is reported at the import.
+ast::ModulePtr parse_module_pinned(SourceFilePtr file, Span at, DiagnosticEngine& diags);
+
 // Parses a single expression (used for -D values and sample-header formulas).
 ast::ExprPtr parse_expression(SourceFilePtr file, DiagnosticEngine& diags);
 

@@ -5,6 +5,7 @@
 // parser_strings.cpp (string literals, f-strings). Internal to the front end.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,12 @@ class Parser {
 public:
     Parser(SourceFilePtr file, std::vector<Token> tokens, DiagnosticEngine& diags)
         : file_(std::move(file)), toks_(std::move(tokens)), diags_(diags) {}
+
+    // Gives every token, and so every node, the span `at` (parse_module_pinned).
+    void pin_spans(Span at) {
+        pin_ = at;
+        for (auto& t : toks_) t.span = at;
+    }
 
     ast::StmtList parse_file();
     ast::ExprPtr parse_eval_input();
@@ -156,6 +163,7 @@ public:
     DiagnosticEngine& diags_;
     int depth_ = 0;
     int tree_depth_ = 0;  // depth_'s levels plus the links of the chains being parsed
+    std::optional<Span> pin_;  // set by pin_spans: f-string parts re-lexed later take it too
     int speculating_ = 0;  // > 0 while trying an alternative; errors then are not reported
 };
 

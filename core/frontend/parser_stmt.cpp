@@ -340,11 +340,14 @@ StmtPtr Parser::from_import_statement() {
 
 // -------------------------------------------------------------------------- entry points
 
-ast::ModulePtr parse_module(SourceFilePtr file, DiagnosticEngine& diags) {
+namespace {
+
+ast::ModulePtr parse_module_impl(SourceFilePtr file, const Span* pin, DiagnosticEngine& diags) {
     int errors_before = diags.error_count();
     std::vector<Token> toks = tokenize(*file, diags);
     if (diags.error_count() > errors_before) return nullptr;
     Parser p(file, std::move(toks), diags);
+    if (pin) p.pin_spans(*pin);
     auto m = std::make_shared<Module>();
     m->file = file;
     try {
@@ -354,6 +357,12 @@ ast::ModulePtr parse_module(SourceFilePtr file, DiagnosticEngine& diags) {
     }
     return m;
 }
+
+}  // namespace
+
+ast::ModulePtr parse_module(SourceFilePtr file, DiagnosticEngine& diags) { return parse_module_impl(std::move(file), nullptr, diags); }
+
+ast::ModulePtr parse_module_pinned(SourceFilePtr file, Span at, DiagnosticEngine& diags) { return parse_module_impl(std::move(file), &at, diags); }
 
 ast::ExprPtr parse_expression(SourceFilePtr file, DiagnosticEngine& diags) {
     std::vector<Token> toks;

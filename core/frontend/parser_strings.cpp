@@ -233,6 +233,8 @@ void Parser::fstring_field(const Token& tok, size_t& k, size_t end, bool raw, Ex
             for (const auto& d : local.diagnostics()) diags_.add(d);
         throw ParseAbort{};
     }
+    if (pin_)
+        for (auto& t : sub) t.span = *pin_;
     struct Swap {
         Parser& p;
         std::vector<Token>& other;

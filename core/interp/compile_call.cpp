@@ -121,6 +121,57 @@ struct WarpShuffle : CExpr {
     int64_t i(Frame& fr) const override { return static_cast<int64_t>(get(fr)); }
 };
 
+// Philox4x32-10 (Salmon et al., SC'11) on cuRAND's Philox state layout: see tp_rand.cuh.
+void philox_block(RngState& s) {
+    uint32_t c[4] = {s.ctr[0], s.ctr[1], s.ctr[2], s.ctr[3]};
+    uint32_t k[2] = {s.key[0], s.key[1]};
+    for (int r = 0; r < 10; ++r) {
+        if (r) k[0] += 0x9E3779B9u, k[1] += 0xBB67AE85u;
+        const uint64_t p0 = uint64_t{0xD2511F53u} * c[0], p1 = uint64_t{0xCD9E8D57u} * c[2];
+        const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k[0], n2 = static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k[1];
+        c[0] = n0, c[1] = static_cast<uint32_t>(p1), c[2] = n2, c[3] = static_cast<uint32_t>(p0);
+    }
+    for (int i = 0; i < 4; ++i) s.out[i] = c[i];
+}
+
+void philox_add(RngState& s, uint64_t lo_add, uint64_t hi_add) {
+    uint64_t lo = (uint64_t{s.ctr[1]} << 32 | s.ctr[0]) + lo_add;
+    uint64_t hi = (uint64_t{s.ctr[3]} << 32 | s.ctr[2]) + hi_add + (lo < lo_add ? 1 : 0);
+    s.ctr[0] = static_cast<uint32_t>(lo), s.ctr[1] = static_cast<uint32_t>(lo >> 32);
+    s.ctr[2] = static_cast<uint32_t>(hi), s.ctr[3] = static_cast<uint32_t>(hi >> 32);
+}
+
+// T.rng_init(seed, seq, off): key = seed, counter = seq << 64 | off / 4, first word off % 4.
+struct RngInit : CExpr {
+    CExprP seed, seq, off;
+    int64_t i(Frame& fr) const override {
+        const auto sd = static_cast<uint64_t>(seed->i(fr)), sq = static_cast<uint64_t>(seq->i(fr)), of = static_cast<uint64_t>(off->i(fr));
+        RngState& s = fr.rng;
+        s.key[0] = static_cast<uint32_t>(sd), s.key[1] = static_cast<uint32_t>(sd >> 32);
+        for (auto& c : s.ctr) c = 0;
+        philox_add(s, of / 4, sq);
+        s.pos = static_cast<int>(of % 4);
+        philox_block(s);
+        return 0;
+    }
+    double f(Frame& fr) const override { return static_cast<double>(i(fr)); }
+};
+
+struct RngRand : CExpr {
+    int64_t i(Frame& fr) const override {
+        RngState& s = fr.rng;
+        if (s.pos < 0) throw_diag(fr, DiagKind::TypeMismatch, span, {"`T.rng_rand` before `T.rng_init` in this thread"});
+        const uint32_t v = s.out[s.pos];
+        if (++s.pos == 4) {
+            s.pos = 0;
+            philox_add(s, 1, 0);
+            philox_block(s);
+        }
+        return v;
+    }
+    double f(Frame& fr) const override { return static_cast<double>(i(fr)); }
+};
+
 struct ConstCall : CExpr {
     double v;
     double f(Frame&) const override { return v; }
@@ -136,6 +187,28 @@ CExprP compile_call(Program& p, const ir::CallNode& c, std::vector<CExprP> args)
         n->value = std::move(args[0]);
         n->lane = std::move(args[1]);
         n->width = std::move(args[2]);
+        return n;
+    }
+    if (op == "rng_init" || op == "rng_rand") {
+        // Each GPU thread draws from its own generator in its own order; the interpreter holds one
+        // per thread it runs: exact for a one-thread block, or per-thread code of a block run as
+        // its threads, not for T.Parallel iterations or tile ops the lowering spreads over threads.
+        if (p.block_threads != 1 && !(p.thread_mode && p.block_wide_depth == 0)) {
+            Diagnostic d;
+            d.kind = DiagKind::NotYetLowered;
+            d.severity = Severity::Error;
+            d.message = format_diag(DiagKind::NotYetLowered, {"T." + op + " in block-wide code of a block of " + std::to_string(p.block_threads) +
+                                                                  " threads (each thread draws from its own generator)",
+                                                              "CPU interpreter"});
+            d.file = p.file;
+            d.span = c.span;
+            throw RunError{std::move(d)};
+        }
+        if (op == "rng_rand") return std::make_unique<RngRand>();
+        auto n = std::make_unique<RngInit>();
+        n->seed = std::move(args.at(0));
+        n->seq = std::move(args.at(1));
+        n->off = std::move(args.at(2));
         return n;
     }
     if (op == "infinity" || op == "max_value" || op == "min_value") {

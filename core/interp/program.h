@@ -43,6 +43,15 @@ struct RaceState;
 // Thrown by poll_watchdog when the run is cancelled; run_on_cpu stops every block on it.
 struct Cancelled {};
 
+// T.rng_init / T.rng_rand: a thread's Philox4x32-10 generator (the algorithm and state layout of
+// codegen/cuda/runtime/tp_rand.cuh, so both draw the same numbers).
+struct RngState {
+    uint32_t key[2] = {0, 0};
+    uint32_t ctr[4] = {0, 0, 0, 0};
+    uint32_t out[4] = {0, 0, 0, 0};
+    int pos = -1;  // -1 until T.rng_init
+};
+
 struct Frame {
     const Program* prog = nullptr;
     std::vector<int64_t> ivars;
@@ -70,6 +79,7 @@ struct Frame {
     RaceState* races = nullptr;
     int32_t owner = -1;
     int64_t par_index = -1;  // the flattened iteration of the T.Parallel nest being run, -1 outside one
+    RngState rng;            // this thread's generator (the block's, when one program runs a one-thread block)
     void poll_watchdog(Span span) const {
         if (expired && expired->load(std::memory_order_relaxed)) throw_timeout(span);
         if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled{};

@@ -44,6 +44,9 @@ const std::vector<IntrinsicInfo>& all_intrinsics() {
         {"atomic_add", 2, 2, R::Void, "tp::atomic_add", nullptr},
         {"atomic_add_prev", 2, 2, R::SameAsArg0, "tp::atomic_add_prev", nullptr},  // T.atomic_add(..., return_prev=True)
         {"warp_shuffle", 3, 3, R::SameAsArg0, "tp::warp_shuffle", nullptr},        // T.tvm_warp_shuffle: (value, source lane, width)
+        // T.rng_init(seed, seq, off) / T.rng_rand(): the thread's Philox generator (tp_rand.cuh).
+        {"rng_init", 3, 3, R::Void, "tp_rng.init", nullptr},
+        {"rng_rand", 0, 0, R::Given, "tp_rng.next", nullptr},
     };
     return table;
 }

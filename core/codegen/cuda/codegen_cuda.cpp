@@ -370,6 +370,7 @@ KernelCode emit_kernel(const ir::PrimFunc& func, const Target& target, Diagnosti
             k.dynamic_shared_bytes = em.dynamic_smem_bytes;
         }
     }
+    if (em.uses_rng) out.push_back({"    tp::Philox4x32 tp_rng{};", fline});
     for (auto& l : em.lines) out.push_back({std::move(l.text), l.dsl_line});
     out.push_back({"}", 0});
     return k;

@@ -33,6 +33,7 @@ struct CudaEmitter {
     std::set<const ir::BufferNode*> stored_buffers;      // global buffers written somewhere
     std::set<const ir::VarNode*> non_negative_vars;      // block/thread indices, loops from >= 0
     bool uses_half = false;
+    bool uses_rng = false;          // T.rng_init / T.rng_rand: the kernel declares the thread's tp_rng
     std::set<std::string> headers;  // Tensor-Core template headers the calls need
     bool failed = false;
     // Inside a warp-specialized kernel's consumer branch: its thread count, so block-wide

@@ -187,6 +187,13 @@ std::string CudaEmitter::expr(const Expr& e) {
                 return "0";
             }
             if (c.op == "fence_proxy_async") headers.insert("tp_mbarrier.cuh");
+            if (c.op == "rng_init" || c.op == "rng_rand") {  // the thread's generator, declared at the kernel's top
+                uses_rng = true;
+                headers.insert("tp_rand.cuh");
+                if (c.op == "rng_rand") return "tp_rng.next()";
+                return "tp_rng.init(static_cast<unsigned long long>(" + expr(c.args[0]) + "), static_cast<unsigned long long>(" + expr(c.args[1]) +
+                       "), static_cast<unsigned long long>(" + expr(c.args[2]) + "))";
+            }
             if (c.op == "reinterpret")  // From explicit: C++ promotes 16-bit integer arithmetic to int
                 return "tp::reinterpret<" + cuda_type(c.dtype) + ", " + cuda_type(c.args[0]->dtype) + ">(" + expr(c.args[0]) + ")";
             if (info->result == IntrinsicResult::Given) return std::string(info->cuda) + "<" + cuda_type(c.dtype) + ">()";

@@ -109,25 +109,40 @@ Stmt fp8_gemm(const GemmOpNode& n, const FragLayout& cl, const Stmt& s, Fragment
     return make_seq(out, n.span);
 }
 
-// A shared operand that is one whole 2-D tile: the buffer itself, or one stage of a staged
-// buffer (`A_s[k % stages, :, :]`: leading dims indexed, the last two whole), whose rows are
-// laid out as a 2-D tile's (tp::SmemTile swizzles the last two dims only). The indices of its
-// first element; nullopt for any other region.
-std::optional<std::vector<Expr>> tile_origin(const BufferRegion& r) {
+// A shared operand tile: the buffer itself, one stage of a staged buffer (`A_s[k % stages, :, :]`:
+// leading dims indexed, whose rows are laid out as a 2-D tile's: tp::SmemTile swizzles the last
+// two dims only), or a column slice of either (`Q_s[:, 0:D]`: whole rows, columns [col, col + n)
+// of each). `origin` indexes the first element of the tile's rows; `pitch` is the stored row
+// length. A slice starts at a multiple of 8 columns, as ldmatrix reads 16-byte row pieces.
+struct SharedTile {
+    std::vector<Expr> origin;
+    int64_t pitch = 0, col = 0, cols = 0;
+    bool sliced() const { return col != 0 || cols != pitch; }
+};
+
+std::optional<SharedTile> shared_tile(const BufferRegion& r) {
     const size_t rank = r.buffer->shape.size();
     if (rank < 2 || r.region.size() != rank) return std::nullopt;
-    std::vector<Expr> origin;
+    SharedTile t;
     for (size_t i = 0; i + 2 < rank; ++i) {
         if (as_const_int(r.region[i].extent) != 1) return std::nullopt;
-        origin.push_back(r.region[i].min);
+        t.origin.push_back(r.region[i].min);
     }
-    for (size_t i = rank - 2; i < rank; ++i) {
-        auto e = as_const_int(r.region[i].extent), d = as_const_int(r.buffer->shape[i]);
-        if (as_const_int(r.region[i].min) != 0 || !e || !d || *e != *d) return std::nullopt;
-        origin.push_back(int_imm(0));
-    }
-    return origin;
+    auto rows = as_const_int(r.region[rank - 2].extent), row_dim = as_const_int(r.buffer->shape[rank - 2]);
+    if (as_const_int(r.region[rank - 2].min) != 0 || !rows || !row_dim || *rows != *row_dim) return std::nullopt;
+    auto col = as_const_int(r.region[rank - 1].min), cols = as_const_int(r.region[rank - 1].extent);
+    auto pitch = as_const_int(r.buffer->shape[rank - 1]);
+    if (!col || !cols || !pitch || *col < 0 || *col + *cols > *pitch) return std::nullopt;
+    t.pitch = *pitch, t.col = *col, t.cols = *cols;
+    if (t.sliced() && t.col % 8 != 0) return std::nullopt;
+    t.origin.push_back(int_imm(0));
+    t.origin.push_back(int_imm(0));
+    return t;
 }
+
+// The template arguments that place a sliced tile in its buffer (tp::MmaTile's LD and COL), or
+// nothing for a whole tile.
+std::string slice_args(const SharedTile& t) { return t.sliced() ? std::to_string(t.pitch) + ", " + std::to_string(t.col) : "0, 0"; }
 
 }  // namespace
 
@@ -152,15 +167,22 @@ Stmt lower_gemm(const GemmOpNode& n, const Stmt& s, FragmentLowering& cx) {
         return s;
     }
     const bool a_shared = n.A.buffer->scope == Scope::Shared;
-    auto a_origin = a_shared ? tile_origin(n.A) : std::nullopt;
-    auto b_origin = n.B.buffer->scope == Scope::Shared ? tile_origin(n.B) : std::nullopt;
-    if (!b_origin || (a_shared ? !a_origin : !whole_buffer(n.A) || n.A.buffer->shape.size() != 2) || !whole_buffer(n.C)) {
-        cx.fail("T.gemm on parts of buffers or with B outside shared memory", n.span);
+    auto a_tile = a_shared ? shared_tile(n.A) : std::nullopt;
+    auto b_tile = n.B.buffer->scope == Scope::Shared ? shared_tile(n.B) : std::nullopt;
+    if (n.B.buffer->scope != Scope::Shared) {
+        cx.fail("T.gemm with B in " + std::string(scope_name(n.B.buffer->scope)) + " memory (mma.sync reads B from shared memory)", n.span);
+        return s;
+    }
+    if (!b_tile || (a_shared ? !a_tile : !whole_buffer(n.A) || n.A.buffer->shape.size() != 2) || !whole_buffer(n.C)) {
+        cx.fail("T.gemm on parts of buffers other than whole rows and a column range starting at a multiple of 8", n.span);
         return s;
     }
     const size_t a_rank = n.A.buffer->shape.size(), b_rank = n.B.buffer->shape.size();
-    int64_t bk = *as_const_int(n.A.buffer->shape[a_rank - 2 + (n.transpose_A ? 0 : 1)]);
-    int64_t bk_b = *as_const_int(n.B.buffer->shape[b_rank - 2 + (n.transpose_B ? 1 : 0)]);
+    auto tile_dim = [](const BufferRegion& r, const std::optional<SharedTile>& t, size_t d) {
+        return d + 1 == r.buffer->shape.size() && t ? t->cols : *as_const_int(r.buffer->shape[d]);
+    };
+    int64_t bk = tile_dim(n.A, a_tile, a_rank - 2 + (n.transpose_A ? 0 : 1));
+    int64_t bk_b = tile_dim(n.B, b_tile, b_rank - 2 + (n.transpose_B ? 1 : 0));
     if (bk != bk_b || bk % 16 != 0) {
         cx.fail("T.gemm with K = " + std::to_string(bk) + " (A) and " + std::to_string(bk_b) + " (B), not equal multiples of 16", n.span);
         return s;
@@ -175,11 +197,12 @@ Stmt lower_gemm(const GemmOpNode& n, const Stmt& s, FragmentLowering& cx) {
             return std::make_shared<BufferStoreNode>(c, std::vector<Expr>{i}, float_imm(0.0), n.span);
         }, n.span));
     Expr caddr = buffer_addr(c, {int_imm(0)}, true, n.span);
-    Expr baddr = buffer_addr(b, *b_origin, false, n.span);
+    Expr baddr = buffer_addr(b, b_tile->origin, false, n.span);
     if (a_shared) {
         bool sw = a->layout == "swizzle" && b->layout == "swizzle";
-        std::string fn = "tp::gemm_ss<" + dims + cuda_bool(n.transpose_A) + ", " + cuda_bool(n.transpose_B) + ", " + T + ", " + cuda_bool(sw) + ">";
-        out.push_back(device_call(fn, {buffer_addr(a, *a_origin, false, n.span), baddr, caddr}, n.span));
+        std::string fn = "tp::gemm_ss<" + dims + cuda_bool(n.transpose_A) + ", " + cuda_bool(n.transpose_B) + ", " + T + ", " + cuda_bool(sw);
+        if (a_tile->sliced() || b_tile->sliced()) fn += ", " + slice_args(*a_tile) + ", " + slice_args(*b_tile);
+        out.push_back(device_call(fn + ">", {buffer_addr(a, a_tile->origin, false, n.span), baddr, caddr}, n.span));
     } else {
         const FragLayout* al = cx.layout_of(n.A.buffer);
         bool ok = al && al->kind == FragLayout::Acc && !n.transpose_A && cl->warps_n == 1 && al->warps_n == 1 &&
@@ -188,8 +211,8 @@ Stmt lower_gemm(const GemmOpNode& n, const Stmt& s, FragmentLowering& cx) {
             cx.fail("T.gemm with A in registers and a warp grid that splits columns (use policy=T.GemmWarpPolicy.FullRow)", n.span);
             return s;
         }
-        std::string fn = "tp::gemm_rs<" + dims + cuda_bool(n.transpose_B) + ", " + T + ", " + cx.local_of(n.A.buffer)->dtype.cuda_name() +
-                         ", " + cuda_bool(b->layout == "swizzle") + ">";
+        std::string fn = "tp::gemm_rs<" + dims + cuda_bool(n.transpose_B) + ", " + T + ", " + cx.local_of(n.A.buffer)->dtype.cuda_name() + ", " +
+                         cuda_bool(b->layout == "swizzle") + (b_tile->sliced() ? ", " + slice_args(*b_tile) : "") + ">";
         out.push_back(device_call(fn, {buffer_addr(cx.local_of(n.A.buffer), {int_imm(0)}, false, n.span), baddr, caddr}, n.span));
     }
     return make_seq(out, n.span);

@@ -11,13 +11,19 @@
 namespace tp {
 
 // A: TRANS_A ? [BK][BM] : [BM][BK];  B: TRANS_B ? [BN][BK] : [BK][BN]  (row-major tiles,
-// addressed as SmemTile<row length>). T is __half or __nv_bfloat16.
+// addressed as SmemTile<row length>). T is __half or __nv_bfloat16. A tile may be a column
+// slice of a wider buffer (`Q_s[:, 0:D]`): LDA / LDB are then the buffer's row length (0: the
+// tile's own) and COL_A / COL_B the slice's first column, so every element is addressed as the
+// buffer's SmemTile places it, swizzle included.
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_A, bool TRANS_B, class T,
-          bool SWIZZLE = true>
+          bool SWIZZLE = true, int LDA = 0, int COL_A = 0, int LDB = 0, int COL_B = 0>
 struct MmaTile {
     using Acc = AccLayout<BM, BN, WARPS_M, WARPS_N>;
-    using TileA = SmemTile<TRANS_A ? BM : BK, 2, SWIZZLE>;
-    using TileB = SmemTile<TRANS_B ? BK : BN, 2, SWIZZLE>;
+    static constexpr int kPitchA = LDA ? LDA : (TRANS_A ? BM : BK);
+    static constexpr int kPitchB = LDB ? LDB : (TRANS_B ? BK : BN);
+    static_assert(COL_A % 8 == 0 && COL_B % 8 == 0, "ldmatrix reads 16-byte rows: a slice starts at a multiple of 8 columns");
+    using TileA = SmemTile<kPitchA, 2, SWIZZLE>;
+    using TileB = SmemTile<kPitchB, 2, SWIZZLE>;
     static constexpr int MT = Acc::MT;
     static constexpr int NT = Acc::NT;
     static constexpr int KT = BK / 16;
@@ -44,14 +50,14 @@ struct MmaTile {
 // index that walks along a tile row needs a table: A: kk (or mt when TRANS_A), B: the
 // column-tile pair np (or kk when TRANS_B).
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_A, bool TRANS_B, class T,
-          bool SWIZZLE = true>
+          bool SWIZZLE = true, int LDA = 0, int COL_A = 0, int LDB = 0, int COL_B = 0>
 struct GemmSS {
-    using M = MmaTile<BM, BN, BK, WARPS_M, WARPS_N, TRANS_A, TRANS_B, T, SWIZZLE>;
+    using M = MmaTile<BM, BN, BK, WARPS_M, WARPS_N, TRANS_A, TRANS_B, T, SWIZZLE, LDA, COL_A, LDB, COL_B>;
     static constexpr int MT = M::MT, NT = M::NT, KT = M::KT;
     static constexpr int kATab = TRANS_A ? MT : KT;
     static constexpr int kBTab = TRANS_B ? KT : (NT + 1) / 2;
-    static constexpr int kColsA = TRANS_A ? BM : BK;
-    static constexpr int kColsB = TRANS_B ? BK : BN;
+    static constexpr int kColsA = M::kPitchA;  // elements from one stored row to the next
+    static constexpr int kColsB = M::kPitchB;
     int a_off[kATab];  // element offsets
     int b_off[kBTab];
 
@@ -62,17 +68,17 @@ struct GemmSS {
 #pragma unroll
         for (int x = 0; x < kATab; ++x) {
             if constexpr (!TRANS_A) {  // x = kk; rows advance by mt*16
-                a_off[x] = M::TileA::offset(wm * M::Acc::WM + (lane & 15), x * 16 + (lane >> 4) * 8);
+                a_off[x] = M::TileA::offset(wm * M::Acc::WM + (lane & 15), COL_A + x * 16 + (lane >> 4) * 8);
             } else {  // x = mt; rows advance by kk*16
-                a_off[x] = M::TileA::offset(((lane >> 4) << 3) + r, wm * M::Acc::WM + x * 16 + ((i & 1) << 3));
+                a_off[x] = M::TileA::offset(((lane >> 4) << 3) + r, COL_A + wm * M::Acc::WM + x * 16 + ((i & 1) << 3));
             }
         }
 #pragma unroll
         for (int x = 0; x < kBTab; ++x) {
             if constexpr (!TRANS_B) {  // x = np; rows advance by kk*16 (odd tail uses matrices 0/1)
-                b_off[x] = M::TileB::offset((i & 1) * 8 + r, wn * M::Acc::WN + x * 16 + (2 * x + 1 < NT ? (i >> 1) * 8 : 0));
+                b_off[x] = M::TileB::offset((i & 1) * 8 + r, COL_B + wn * M::Acc::WN + x * 16 + (2 * x + 1 < NT ? (i >> 1) * 8 : 0));
             } else {  // x = kk; rows advance by np*16
-                b_off[x] = M::TileB::offset(wn * M::Acc::WN + (i >> 1) * 8 + r, x * 16 + (i & 1) * 8);
+                b_off[x] = M::TileB::offset(wn * M::Acc::WN + (i >> 1) * 8 + r, COL_B + x * 16 + (i & 1) * 8);
             }
         }
     }
@@ -132,9 +138,9 @@ struct GemmSS {
 // One-call form of GemmSS (offsets recomputed per call; hoist a GemmSS object out of the
 // K loop in hot code). All WARPS_M*WARPS_N warps of the block call it.
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_A, bool TRANS_B, class T,
-          bool SWIZZLE = true>
+          bool SWIZZLE = true, int LDA = 0, int COL_A = 0, int LDB = 0, int COL_B = 0>
 __device__ __forceinline__ void gemm_ss(const T* As, const T* Bs, float* acc) {
-    GemmSS<BM, BN, BK, WARPS_M, WARPS_N, TRANS_A, TRANS_B, T, SWIZZLE> g;
+    GemmSS<BM, BN, BK, WARPS_M, WARPS_N, TRANS_A, TRANS_B, T, SWIZZLE, LDA, COL_A, LDB, COL_B> g;
     g(As, Bs, acc);
 }
 
@@ -152,12 +158,12 @@ __device__ __forceinline__ void gemm_ss_fp8(const TA* As, const TB* Bs, float* a
 // A operand from registers: a_frag holds, per thread, the BM x BK A block in
 // AccLayout<BM, BK, WARPS_M, 1> (the accumulator layout of a previous GEMM whose N was
 // this BK, e.g. P = softmax(Q K^T)), either as float or already as T. Requires
-// WARPS_N == 1 so each warp owns whole rows of A. B_smem as in gemm_ss.
+// WARPS_N == 1 so each warp owns whole rows of A. B_smem as in gemm_ss (a slice too).
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool TRANS_B, class T, class FragT,
-          bool SWIZZLE = true>
+          bool SWIZZLE = true, int LDB = 0, int COL_B = 0>
 __device__ __forceinline__ void gemm_rs(const FragT* a_frag, const T* Bs, float* acc) {
     static_assert(WARPS_N == 1, "gemm_rs needs every warp to own whole rows of A (WARPS_N == 1)");
-    using G = GemmSS<BM, BN, BK, WARPS_M, WARPS_N, false, TRANS_B, T, SWIZZLE>;
+    using G = GemmSS<BM, BN, BK, WARPS_M, WARPS_N, false, TRANS_B, T, SWIZZLE, 0, 0, LDB, COL_B>;
     using M = typename G::M;
     constexpr int NTA = BK / 8;  // column tiles of the A fragment
     const G g;                   // only its B offsets are used
