@@ -42,6 +42,38 @@ void register_split(Plan& plan, const Target& target, int64_t blocks_config) {
     if (plan.consumer_regs <= launched) plan.producer_regs = plan.consumer_regs = 0;  // nothing to gain
 }
 
+// Whether statements other than wgmma issues (whose operand reads are in the async proxy, like
+// TMA's writes) and the channels' own copies reference `tile`: loads, copies into registers.
+bool read_by_generic_proxy(const Stmt& top, const BufferNode* tile, const std::set<const CopyOpNode*>& channel_copies) {
+    struct Refs : IRVisitor {
+        const BufferNode* tile = nullptr;
+        const std::set<const CopyOpNode*>* skip = nullptr;
+        int in_async = 0;
+        bool found = false;
+        void visit_buffer(const Buffer& b) override {
+            found |= b.get() == tile && in_async == 0;
+            IRVisitor::visit_buffer(b);
+        }
+        void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
+            found |= n.buffer.get() == tile && in_async == 0;
+            IRVisitor::visit_BufferLoad(n, e);
+        }
+        void visit_Call(const CallNode& n, const Expr& e) override {
+            const bool async = n.op == "tp.async_call" || n.op == "tp.async_wait";
+            in_async += async;
+            IRVisitor::visit_Call(n, e);
+            in_async -= async;
+        }
+        void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
+            if (!skip->count(&n)) IRVisitor::visit_CopyOp(n, s);
+        }
+    } r;
+    r.tile = tile;
+    r.skip = &channel_copies;
+    r.visit(top);
+    return r.found;
+}
+
 // The channels: candidates the producer can issue and the consumers' uses allow; a remark at
 // each copy inside a T.Pipelined loop that cannot be one. Loops with channels are `loops`.
 void collect_channels(Plan& plan, const Scan& scan, const Stmt& top, DiagnosticEngine& diags,
@@ -65,6 +97,9 @@ void collect_channels(Plan& plan, const Scan& scan, const Stmt& top, DiagnosticE
         if (c.pipeline) loops[c.pipeline].push_back(plan.channels.size());
         plan.channels.push_back(std::move(ch));
     }
+    std::set<const CopyOpNode*> copies;
+    for (const auto& ch : plan.channels) copies.insert(ch.copy);
+    for (auto& ch : plan.channels) ch.generic_reads = read_by_generic_proxy(top, ch.tile.get(), copies);
 }
 
 // Each channel group leader's bytes per slot: its members' loads, a per-group tile once per

@@ -38,6 +38,9 @@ struct Channel {
     // With consumer groups: the tile differs between the groups' logical blocks (its source
     // depends on the group axis), so each slot holds one tile per group, loaded one by one.
     bool per_group = false;
+    // The consumers read the tile through the generic proxy (ld.shared, copies into registers),
+    // not only as wgmma operands: its release fences those reads against TMA's refill.
+    bool generic_reads = false;
 };
 
 // Consumer groups (see ir::WarpRolesNode): `count` logical blocks along block axis `axis` run

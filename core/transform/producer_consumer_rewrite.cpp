@@ -350,7 +350,7 @@ public:
         for (const auto& [ch, prev] : tail.prev_slot) {
             Expr idx = make_binary(BinaryOp::Add, int_imm(ch->bar + ch->depth), load(prev));
             out.push_back(std::make_shared<IfThenElseNode>(load(tail.in_flight),
-                                                           sync_call("tp::ring_release", {buffer_addr(mbar, {idx}, true, span)}, span), nullptr, span));
+                                                           sync_call(release_fn(*ch), {buffer_addr(mbar, {idx}, true, span)}, span), nullptr, span));
         }
         Stmt seq = make_seq(out, f.span);
         for (const auto& [ch, prev] : tail.prev_slot) seq = std::make_shared<AllocateNode>(prev, int_imm(0), seq, span);
@@ -467,11 +467,11 @@ public:
                     if (!prev) prev = counter("tp_" + w.ch->tile->name + "_c_prev");
                     Expr idx = make_binary(BinaryOp::Add, int_imm(w.ch->bar + w.ch->depth), load(prev));
                     out.push_back(std::make_shared<IfThenElseNode>(
-                        load(tail->in_flight), sync_call("tp::ring_release", {buffer_addr(mbar, {idx}, true, span)}, w.ch->copy->span), nullptr,
+                        load(tail->in_flight), sync_call(release_fn(*w.ch), {buffer_addr(mbar, {idx}, true, span)}, w.ch->copy->span), nullptr,
                         span));
                     out.push_back(store(prev, slot(cons, *w.ch), span));
                 } else {
-                    out.push_back(sync_call("tp::ring_release", {barrier(cons, *w.ch, true)}, w.ch->copy->span));
+                    out.push_back(sync_call(release_fn(*w.ch), {barrier(cons, *w.ch, true)}, w.ch->copy->span));
                 }
                 out.push_back(advance(cons, *w.ch));
             }
@@ -489,6 +489,14 @@ public:
             if (r.slot[i]) body = std::make_shared<AllocateNode>(r.slot[i], int_imm(0), body, span);
         }
         return body;
+    }
+
+    // A leader releases its whole group's slot: fenced when any member's tile is read through
+    // the generic proxy (the arrive alone orders lane 0's reads, not the async refill after).
+    std::string release_fn(const Channel& c) const {
+        for (const auto& ch : plan.channels)
+            if (ch.leader == c.leader && ch.generic_reads) return "tp::ring_release_generic";
+        return "tp::ring_release";
     }
 
     Stmt init_barriers() const {

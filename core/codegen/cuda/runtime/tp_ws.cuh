@@ -61,6 +61,16 @@ __device__ __forceinline__ void ring_release(unsigned long long* bar) {
     if ((threadIdx.x & 31) == 0) mbar_arrive(bar);
 }
 
+// The same for a slot the consumers read through the generic proxy (ld.shared into registers):
+// TMA refills it through the async proxy, so every lane fences its reads against that first.
+// Without it, a 2-slot ring whose tile was loaded into registers by two warpgroups taking
+// turns got refilled under reads still in flight (wrong results on the H200).
+__device__ __forceinline__ void ring_release_generic(unsigned long long* bar) {
+    fence_proxy_async();
+    __syncwarp();
+    if ((threadIdx.x & 31) == 0) mbar_arrive(bar);
+}
+
 // The producer takes a slot: waits until the consumers released its previous use (parity
 // phase ^ 1: a fresh barrier lets the first pass through at once), then announces the bytes
 // the coming loads bring.
