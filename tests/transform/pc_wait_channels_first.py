@@ -10,7 +10,7 @@
 # run P V of tile t in iteration t + 1, after V's ring slot was released); the remark says so.
 # REMARK: pc_wait_channels_first.py:[[@LINE+32]]:13: remark: software pipelining of the consumer loop {{.*}} not used: `v`, which the second wgmma group reads, is copied between the two groups
 # CHECK-NOT: for (int t = 1;
-# CHECK: tp::ring_release(&tp_mbar[1]);
+# CHECK: tp::ring_release_generic(&tp_mbar[1]);
 # CHECK: for (int t = 0; t < 4; ++t) {
 # CHECK-NEXT: tp::mbar_wait(&tp_mbar[(2 + tp_k_c_slot)]
 # CHECK-NEXT: tp::mbar_wait(&tp_mbar[(6 + tp_v_c_slot)]
