@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "gpu_test_util.h"
 #include "runtime/device.h"
 #include "tensor/tensor.h"
 #include "tileplay/compiler.h"
@@ -17,42 +20,19 @@
 
 namespace {
 
-const char* kSplitK = R"(import tilelang
-import tilelang.language as T
-
-@tilelang.jit(out_idx=[-2, -1])
-def splitk_gemm(M=512, N=512, K=1024, splits=4, block_M=128, block_N=128, block_K=32):
-    k_split = K // splits
-
-    @T.prim_func
-    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
-             P: T.Tensor((splits, M, N), "float32"), C: T.Tensor((M, N), "float16")):
-        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), splits, threads=128) as (bx, by, bz):
-            A_s = T.alloc_shared((block_M, block_K), "float16")
-            B_s = T.alloc_shared((block_K, block_N), "float16")
-            acc = T.alloc_fragment((block_M, block_N), "float32")
-            T.clear(acc)
-            for k in T.Pipelined(k_split // block_K, num_stages=3):
-                T.copy(A[by * block_M, bz * k_split + k * block_K], A_s)
-                T.copy(B[bz * k_split + k * block_K, bx * block_N], B_s)
-                T.gemm(A_s, B_s, acc)
-            T.copy(acc, P[bz, by * block_M, bx * block_N])
-        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
-            total = T.alloc_fragment((block_M, block_N), "float32")
-            T.clear(total)
-            for s in T.serial(splits):
-                for i, j in T.Parallel(block_M, block_N):
-                    total[i, j] += P[s, by * block_M + i, bx * block_N + j]
-            T.copy(total, C[by * block_M, bx * block_N])
-
-    return main
-)";
+// The kernel source, shared with the unit test.
+std::string split_k_source() {
+    std::ifstream in(gpu_test::source_dir() + "/tests/gpu/data/splitk_two_launches.py");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
 
 TEST(GpuLaunches, SplitKGemmMatchesTheInterpreter) {
     tp::WorkerClient c;
     tp::LoadSpec s;
     s.path = "splitk.py";
-    s.source = kSplitK;
+    s.source = split_k_source();
     s.defines = {{"M", "256"}, {"N", "384"}, {"K", "512"}};
     auto l = c.load(s);
     ASSERT_TRUE(l.ok) << l.error << "\n" << l.body.dump();
@@ -75,7 +55,7 @@ TEST(GpuLaunches, InProcessLaunchesRunInOrderOnOneStream) {
     tp::runtime::DeviceContext ctx;
     tp::CompileRequest req;
     req.path = "splitk.py";
-    req.source = kSplitK;
+    req.source = split_k_source();
     req.target = ctx.info().best_target();
     req.defines = {{"M", std::to_string(M)}, {"N", std::to_string(N)}, {"K", std::to_string(K)}};
     tp::CompileResult r = tp::compile(req);

@@ -8,6 +8,9 @@
 // CUDA really uses wgmma.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "gpu_test_util.h"
 #include "tileplay/compiler.h"
 
@@ -87,31 +90,15 @@ def pv(heads, seq, dim, block_M=64, block_N=64, threads=128, stages=2):
 
 // A register operand computed afresh every iteration (dequantising GEMMs): each RS group's
 // packed A must stay in place until that group completes, although the next iteration packs
-// the next one (TileLang's example_dequant_gemm_fp4_hopper was 66% wrong when it did not).
-const char* kFreshRegisterA = R"(
-import tilelang
-import tilelang.language as T
-
-@tilelang.jit(out_idx=[-1])
-def scaled_a(M, N, K, block_M=128, block_N=128, block_K=64, threads=256, stages=2):
-    @T.prim_func
-    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((N, K), "float16"), C: T.Tensor((M, N), "float32")):
-        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
-            A_s = T.alloc_shared((block_M, block_K), "float16")
-            B_s = T.alloc_shared((block_N, block_K), "float16")
-            A_f = T.alloc_fragment((block_M, block_K), "float16")
-            acc = T.alloc_fragment((block_M, block_N), "float32")
-            T.clear(acc)
-            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=stages):
-                T.copy(A[by * block_M, k * block_K], A_s)
-                T.copy(B[bx * block_N, k * block_K], B_s)
-                for i, j in T.Parallel(block_M, block_K):
-                    A_f[i, j] = A_s[i, j] * T.cast(k % 3 + 1, "float16")
-                T.gemm(A_f, B_s, acc, transpose_B=True)
-            T.copy(acc, C[by * block_M, bx * block_N])
-
-    return main
-)";
+// the next one (TileLang's example_dequant_gemm_fp4_hopper was 66% wrong when it did not), and
+// the A slot the warpgroups load into registers must not be refilled under their reads. The
+// kernel is the lit test's (tests/transform/pc_release_generic.py), which checks its CUDA.
+std::string fresh_register_a() {
+    std::ifstream in(source_dir() + "/tests/transform/pc_release_generic.py");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
 
 using Defines = std::vector<std::pair<std::string, std::string>>;
 
@@ -245,8 +232,9 @@ TEST(GpuWgmma, RegisterARepackedEveryIteration) {
     for (const Defines& d : {Defines{{"M", "256"}, {"N", "256"}, {"K", "512"}},
                              Defines{{"M", "128"}, {"N", "128"}, {"K", "448"}, {"threads", "128"}, {"stages", "3"}}}) {
         SCOPED_TRACE(d[2].second);
-        expect_wgmma(kFreshRegisterA, "fresh_a.py", d, "tp::frag_pack_operand<");
-        run_checked(kFreshRegisterA, "fresh_a.py", d);
+        const std::string source = fresh_register_a();
+        expect_wgmma(source.c_str(), "fresh_a.py", d, "tp::frag_pack_operand<");
+        run_checked(source.c_str(), "fresh_a.py", d);
     }
 }
 
