@@ -18,7 +18,8 @@ namespace {
 
 // The checkout's samples; TILEPLAY_SOURCE_DIR overrides the build's path where the binary runs
 // from a copied build folder (the GPU machine), as the GPU tests do.
-const std::string kSamples = std::string(std::getenv("TILEPLAY_SOURCE_DIR") ? std::getenv("TILEPLAY_SOURCE_DIR") : TILEPLAY_SOURCE_DIR) + "/samples/";
+const std::string kSourceDir = std::getenv("TILEPLAY_SOURCE_DIR") ? std::getenv("TILEPLAY_SOURCE_DIR") : TILEPLAY_SOURCE_DIR;
+const std::string kSamples = kSourceDir + "/samples/";
 
 struct Free {
     void operator()(tp_kernel* k) const { tp_kernel_free(k); }
@@ -234,35 +235,12 @@ TEST(CApi, SymbolicDimensionsBindFromTheBuffers) {
     EXPECT_NE(std::string(tp_kernel_error(k.get())).find("memory budget"), std::string::npos) << tp_kernel_error(k.get());
 }
 
-// Two `T.Kernel` launches: the first writes partial row sums, the second combines them.
-const char* kTwoLaunches = R"(import tilelang
-import tilelang.language as T
-
-@tilelang.jit(out_idx=[-2, -1])
-def split_then_combine(M=128, K=256, splits=4, block_M=64):
-    block_K = K // splits
-
-    @T.prim_func
-    def main(X: T.Tensor((M, K), "float32"), P: T.Tensor((splits, M), "float32"), O: T.Tensor((M,), "float32")):
-        with T.Kernel(T.ceildiv(M, block_M), splits, threads=128) as (bx, bs):
-            tile = T.alloc_fragment((block_M, block_K), "float32")
-            part = T.alloc_fragment((block_M,), "float32")
-            T.copy(X[bx * block_M, bs * block_K], tile)
-            T.reduce_sum(tile, part, dim=1)
-            T.copy(part, P[bs, bx * block_M])
-        with T.Kernel(T.ceildiv(M, block_M), threads=64) as bx:
-            acc = T.alloc_fragment((block_M,), "float32")
-            T.clear(acc)
-            for s in T.serial(splits):
-                for i in T.Parallel(block_M):
-                    acc[i] += P[s, bx * block_M + i]
-            T.copy(acc, O[bx * block_M])
-
-    return main
-)";
+// Two `T.Kernel` launches: the first writes partial row sums, the second combines them (the lit
+// test tests/codegen/two_launches.py, which checks its CUDA).
+const std::string kTwoLaunches = kSourceDir + "/tests/codegen/two_launches.py";
 
 TEST(CApi, EveryLaunchIsNamedAndRunsInOrder) {
-    Kernel k = compile(write_temp("capi_two_launches.py", kTwoLaunches), {}, "cuda");
+    Kernel k = compile(kTwoLaunches, {}, "cuda");
     ASSERT_TRUE(tp_kernel_ok(k.get())) << tp_kernel_diagnostics(k.get());
     ASSERT_EQ(tp_kernel_num_launches(k.get()), 2);
     EXPECT_STREQ(tp_kernel_launch_name(k.get(), 0), "split_then_combine_kernel_0");

@@ -40,34 +40,9 @@ def softmax_ref(x):
     return e / e.sum(axis=1, keepdims=True)
 
 
-# Two `T.Kernel` launches: partial row sums over four column splits, then their combination.
-TWO_LAUNCHES = textwrap.dedent("""\
-    import tilelang
-    import tilelang.language as T
-
-
-    @tilelang.jit(out_idx=[-2, -1])
-    def split_then_combine(M=128, K=256, splits=4, block_M=64):
-        block_K = K // splits
-
-        @T.prim_func
-        def main(X: T.Tensor((M, K), "float32"), P: T.Tensor((splits, M), "float32"), O: T.Tensor((M,), "float32")):
-            with T.Kernel(T.ceildiv(M, block_M), splits, threads=128) as (bx, bs):
-                tile = T.alloc_fragment((block_M, block_K), "float32")
-                part = T.alloc_fragment((block_M,), "float32")
-                T.copy(X[bx * block_M, bs * block_K], tile)
-                T.reduce_sum(tile, part, dim=1)
-                T.copy(part, P[bs, bx * block_M])
-            with T.Kernel(T.ceildiv(M, block_M), threads=64) as bx:
-                acc = T.alloc_fragment((block_M,), "float32")
-                T.clear(acc)
-                for s in T.serial(splits):
-                    for i in T.Parallel(block_M):
-                        acc[i] += P[s, bx * block_M + i]
-                T.copy(acc, O[bx * block_M])
-
-        return main
-    """)
+# Two `T.Kernel` launches: partial row sums over four column splits, then their combination
+# (the lit test's kernel, whose CUDA and CPU run it checks).
+TWO_LAUNCHES = os.path.join(SOURCE_DIR, "tests", "codegen", "two_launches.py")
 
 
 class TilePlayPackage(unittest.TestCase):
@@ -133,13 +108,9 @@ class TilePlayPackage(unittest.TestCase):
             np.testing.assert_array_equal(k(a), 2 * a)
 
     def test_two_launches_run_in_order(self):
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "two_launches.py")
-            with open(path, "w") as f:
-                f.write(TWO_LAUNCHES)
-            k = tileplay.compile(path, target="sm_80")
-            self.assertEqual(k.num_launches, 2)
-            self.assertEqual(k.launch_names, ["split_then_combine_kernel_0", "split_then_combine_kernel_1"])  # compiles the CUDA from the file
+        k = tileplay.compile(TWO_LAUNCHES, target="sm_80")
+        self.assertEqual(k.num_launches, 2)
+        self.assertEqual(k.launch_names, ["split_then_combine_kernel_0", "split_then_combine_kernel_1"])  # compiles the CUDA from the file
         x = np.random.default_rng(3).standard_normal((128, 256)).astype(np.float32)
         part, out = k(x)  # the combine launch reads the partial sums the first one wrote
         np.testing.assert_allclose(part.sum(axis=0), x.sum(axis=1), rtol=1e-4, atol=1e-4)
@@ -296,13 +267,9 @@ class TorchCuda(unittest.TestCase):
 
     def test_two_launches_run_in_order_on_the_stream(self):
         torch = torch_cuda()
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "two_launches.py")
-            with open(path, "w") as f:
-                f.write(TWO_LAUNCHES)
-            k = tileplay.compile(path, defines={"M": 4096, "K": 1024})
-            x = torch.randn(4096, 1024, device="cuda")
-            part, out = k(x)  # compiles the cubin from the file, then launches both kernels
+        k = tileplay.compile(TWO_LAUNCHES, defines={"M": 4096, "K": 1024})
+        x = torch.randn(4096, 1024, device="cuda")
+        part, out = k(x)  # compiles the cubin from the file, then launches both kernels
         torch.testing.assert_close(out, x.sum(dim=1), rtol=1e-4, atol=1e-3)
         torch.testing.assert_close(part.sum(dim=0), x.sum(dim=1), rtol=1e-4, atol=1e-3)
 
