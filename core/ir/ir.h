@@ -116,6 +116,10 @@ struct BufferNode {
     std::string layout;
     // Scope::Barrier: the arrivals that complete a phase of each mbarrier (T.alloc_barrier's list).
     std::vector<int64_t> arrive_counts;
+    // Shared staging owned by one runtime helper that orders its own uses (tp_store_stage:
+    // frag_store_tma gives each warpgroup its own half and waits on its own bulk stores and
+    // named barrier), so insert_syncs adds no block barrier for it.
+    bool self_ordered = false;
     BufferNode(std::string n, DataType t, std::vector<Expr> sh, Scope sc, Span s = {})
         : name(std::move(n)), dtype(t), shape(std::move(sh)), scope(sc), span(s) {}
 };

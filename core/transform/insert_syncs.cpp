@@ -32,7 +32,7 @@ struct Effects : ops::OpAccessVisitor {
         if (n.op == "tp.call_async" || n.op == "tp.sync_call") return;
         if (n.op == "tp.addr_w" || n.op == "atomic_add" || n.op == "atomic_add_prev") {
             if (auto* l = n.args.empty() ? nullptr : n.args[0]->as<BufferLoadNode>()) {
-                if (l->buffer->scope == Scope::Shared) writes.insert(l->buffer.get());
+                if (l->buffer->scope == Scope::Shared && !l->buffer->self_ordered) writes.insert(l->buffer.get());
                 for (const auto& i : l->indices) visit(i);
                 for (size_t k = 1; k < n.args.size(); ++k) visit(n.args[k]);
                 return;

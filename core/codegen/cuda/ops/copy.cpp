@@ -42,9 +42,12 @@ Stmt tma_store_copy(const CopyOpNode& n, const FragLayout& acc, const Buffer& fr
     const int64_t map = it - cx.tma_maps.begin();
     if (it == cx.tma_maps.end()) cx.tma_maps.push_back(key);
     cx.tma_stored.insert(n.dst.buffer.get());
-    if (!cx.store_stage)  // kStoreStageBytes (tp_store_tma.cuh) per warpgroup, 2-D so it is 1024-byte aligned
-        cx.store_stage = std::make_shared<BufferNode>("tp_store_stage", DataType(DataType::UInt, 8),
-                                                      std::vector<Expr>{int_imm(cx.threads / 128 * 128), int_imm(128)}, Scope::Shared, n.span);
+    if (!cx.store_stage) {  // kStoreStageBytes (tp_store_tma.cuh) per warpgroup, 2-D so it is 1024-byte aligned
+        auto stage = std::make_shared<BufferNode>("tp_store_stage", DataType(DataType::UInt, 8),
+                                                  std::vector<Expr>{int_imm(cx.threads / 128 * 128), int_imm(128)}, Scope::Shared, n.span);
+        stage->self_ordered = true;  // a warpgroup's stores wait only for that warpgroup
+        cx.store_stage = stage;
+    }
     std::vector<Expr> args = {buffer_addr(frag, {int_imm(0)}, false, n.span), buffer_addr(cx.store_stage, {int_imm(0), int_imm(0)}, true, n.span),
                               make_call("tp.tma_desc", {int_imm(map)}, DataType(DataType::Handle, 64), n.span), cx.tid};
     args.insert(args.end(), plan.coords.begin(), plan.coords.end());
