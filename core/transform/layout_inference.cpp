@@ -376,7 +376,10 @@ int64_t striped_run(int64_t elems, int64_t threads, int64_t v, int64_t row) {
 }
 
 void choose_striped_runs(const Collector& c, std::map<const BufferNode*, FragLayout>& layouts) {
-    auto vec_type = [](DataType t) { return t == DataType::float32() || t == DataType::float16() || t == DataType::bfloat16(); };
+    auto vec_type = [](DataType t) {  // what striped_copy.cpp packs: fp32, 16-bit floats, fp8
+        return t == DataType::float32() || t == DataType::float16() || t == DataType::bfloat16() || t.code == DataType::Float8E4M3 ||
+               t.code == DataType::Float8E5M2;
+    };
     std::map<int64_t, int64_t> want;  // elems -> smallest V wanted (0: none yet, 1: vetoed)
     auto striped = [&](const BufferNode* b) {
         auto it = layouts.find(b);

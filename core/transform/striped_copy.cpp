@@ -9,7 +9,11 @@ using namespace ir;
 
 namespace {
 
-bool vec_type(DataType t) { return t == DataType::float32() || t == DataType::float16() || t == DataType::bfloat16(); }
+// fp32, 16-bit floats and fp8: the types tp_copy_striped.cuh packs into words.
+bool vec_type(DataType t) {
+    return t == DataType::float32() || t == DataType::float16() || t == DataType::bfloat16() || t.code == DataType::Float8E4M3 ||
+           t.code == DataType::Float8E5M2;
+}
 
 // [lo, lo + ext) provably inside [0, dim).
 bool const_inside(const Expr& lo, int64_t ext, const Expr& dim) {

@@ -1,6 +1,6 @@
 // T.copy between global memory and a striped fragment whose runs are VEC elements long
 // (tp::striped_elem in tp_layout.cuh): 16-byte accesses (4 or 8 bytes for short runs; a run
-// of fp32 may take several) instead of VEC scalar ones. The fragment is an ELEMS-element row-major tile with COLS columns; its element e is
+// of fp32 may take several; fp8 runs of 8 are one 8-byte access) instead of VEC scalar ones. The fragment is an ELEMS-element row-major tile with COLS columns; its element e is
 // global element (e / COLS) * ld + e % COLS from `g` (the tile's origin). The lowering
 // (core/transform/striped_copy.cpp) only calls these when COLS, ld and the origin column are
 // multiples of VEC and the buffer base is 16-byte aligned, so every run lies in one row and
@@ -66,14 +66,19 @@ __device__ __forceinline__ void striped_st(void* p, const StripedRaw<WORDS>& r) 
     }
 }
 
-// Element i of a run held in words (G is float, half_t or bfloat16_t).
+// Element i of a run held in words (G is float, half_t, bfloat16_t or an fp8 type: one byte,
+// four to a word, lowest address lowest).
 template <class G, int WORDS>
 __device__ __forceinline__ G striped_get(const StripedRaw<WORDS>& r, int i) {
     if constexpr (sizeof(G) == 4) {
         return __uint_as_float(r.w[i]);
-    } else {
-        static_assert(sizeof(G) == 2, "fp32 or 16-bit elements");
+    } else if constexpr (sizeof(G) == 2) {
         return G::from_bits(static_cast<unsigned short>(r.w[i / 2] >> (16 * (i % 2))));
+    } else {
+        static_assert(sizeof(G) == 1, "fp32, 16-bit or 8-bit elements");
+        G g;
+        g.bits = static_cast<unsigned char>(r.w[i / 4] >> (8 * (i % 4)));
+        return g;
     }
 }
 
@@ -81,10 +86,13 @@ template <class G, int WORDS>
 __device__ __forceinline__ void striped_set(StripedRaw<WORDS>& r, int i, G v) {
     if constexpr (sizeof(G) == 4) {
         r.w[i] = __float_as_uint(v);
-    } else {
-        static_assert(sizeof(G) == 2, "fp32 or 16-bit elements");
+    } else if constexpr (sizeof(G) == 2) {
         const unsigned bits = v.bits;
         r.w[i / 2] = i % 2 ? (r.w[i / 2] & 0xffffu) | (bits << 16) : (r.w[i / 2] & 0xffff0000u) | bits;
+    } else {
+        static_assert(sizeof(G) == 1, "fp32, 16-bit or 8-bit elements");
+        const int shift = 8 * (i % 4);
+        r.w[i / 4] = (r.w[i / 4] & ~(0xffu << shift)) | (static_cast<unsigned>(v.bits) << shift);
     }
 }
 

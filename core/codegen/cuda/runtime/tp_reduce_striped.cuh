@@ -26,6 +26,24 @@ __device__ __forceinline__ void reduce_striped(const FragT* frag, OutT* out, flo
     constexpr int kOut = DIM == 1 ? ROWS : COLS;
     constexpr int kWarps = THREADS / 32;
     const int lane = tid & 31, warp = tid >> 5;
+    // One round whose rows each lie in TPR (a power of two up to 32) consecutive lanes of one
+    // warp (per-token rows of 128 fp32 in runs of 8: 16 lanes a row): every slot of a thread
+    // is in its own row, so it combines its slots, shuffles across its row's lanes only and
+    // posts one value, instead of a masked pass and a whole-warp shuffle for every row.
+    constexpr int kTpr = COLS / VEC;
+    if constexpr (DIM == 1 && VEC > 1 && kElems == VEC * THREADS && COLS % VEC == 0 && kTpr <= 32 && (32 % kTpr) == 0) {
+        V acc = R::init();
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) acc = R::combine(acc, R::elem(reduce_in<V>(frag[k])));
+#pragma unroll
+        for (int m = kTpr / 2; m > 0; m >>= 1) acc = R::combine(acc, __shfl_xor_sync(0xffffffffu, acc, m));
+        if (lane % kTpr == 0) scratch[tid / kTpr] = acc;
+        sync_threads<THREADS>();
+#pragma unroll
+        for (int o = 0; o < kOut; ++o) reduce_store<OP, CLEAR>(out[o], scratch[o]);
+        sync_threads<THREADS>();  // scratch may be reused right after
+        return;
+    }
     for (int o = 0; o < kOut; ++o) {
         V acc = R::init();
 #pragma unroll
