@@ -21,6 +21,7 @@
 #include "transform/lower_roles.h"
 #include "transform/lower_tile_ops.h"
 #include "transform/math_idioms.h"
+#include "transform/merge_async_waits.h"
 #include "transform/pipeline_loops.h"
 #include "transform/producer_consumer.h"
 #include "transform/shared_budget.h"
@@ -107,6 +108,8 @@ const std::vector<Pass>& passes() {
         {"lower-tile-ops", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) { return transform::lower_tile_ops(f, o.target, d); }},
         // Multi-buffers the cp.async copies of T.Pipelined loops; emits its own waits and barriers.
         {"pipeline-loops", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine&) { return transform::pipeline_loops(f, o.target); }},
+        // Tile copies left outside pipelines go out together, one wait for all of them.
+        {"merge-async-waits", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::merge_async_waits(f); }},
         // A block over the shared-memory limit reuses the bytes of buffers whose lifetimes are
         // over (the epilogue tile in the pipeline's rings), once every buffer exists.
         {"share-shared-memory", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine&) { return transform::share_shared_memory(f, o.target); }},

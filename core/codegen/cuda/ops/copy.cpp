@@ -134,21 +134,27 @@ Stmt tma_tile_store(const CopyOpNode& n, ThreadLowering& cx) {
 }
 
 // Global -> whole 2-D shared tile: tp::copy_g2s (16-byte cp.async chunks, zero-filled past the
-// buffer's edge, the tile's swizzle), then commit and wait for it. The software pipeline
-// (pipeline_loops) turns these into in-flight producers.
+// buffer's edge, the tile's swizzle), then commit and wait for it. A 1-D shared buffer is a
+// one-row tile (a layer norm's gamma and beta vectors: 16-byte chunks, not one element a
+// thread). The software pipeline (pipeline_loops) turns these into in-flight producers.
 Stmt async_tile_copy(const CopyOpNode& n, ThreadLowering& cx) {
     const BufferRegion &src = n.src, &dst = n.dst;
     if (!cx.one_dim_block || src.buffer->scope != Scope::Global || dst.buffer->scope != Scope::Shared) return nullptr;
-    if (src.buffer->dtype != dst.buffer->dtype || dst.buffer->shape.size() != 2 || !whole_buffer(dst)) return nullptr;
+    const size_t rank = dst.buffer->shape.size();
+    if (src.buffer->dtype != dst.buffer->dtype || (rank != 1 && rank != 2) || !whole_buffer(dst)) return nullptr;
     auto t = tile_2d(src);
-    auto rows = as_const_int(dst.buffer->shape[0]), cols = as_const_int(dst.buffer->shape[1]);
+    auto rows = rank == 2 ? as_const_int(dst.buffer->shape[0]) : std::optional<int64_t>(1), cols = as_const_int(dst.buffer->shape.back());
     if (!t || !rows || !cols || t->rows != *rows || t->cols != *cols || (*cols * src.buffer->dtype.bytes()) % 16 != 0) return nullptr;
+    const std::vector<Expr> dst_origin(rank, int_imm(0));
     std::string fn = "tp::copy_g2s<" + std::to_string(*rows) + ", " + std::to_string(*cols) + ", " + std::to_string(cx.threads) + ", " +
                      src.buffer->dtype.cuda_name() + ", " + ops::smem_layout_arg(dst.buffer) +
                      (tile_in_bounds(src, *t, 16 / src.buffer->dtype.bytes()) ? ", true>" : ">");
-    return make_seq({device_call(fn, {buffer_addr(dst.buffer, {int_imm(0), int_imm(0)}, true, n.span), buffer_addr(src.buffer, t->origin, false, n.span),
-                                      t->ld, t->rows_valid, t->cols_valid, cx.tid}, n.span),
-                     device_call("tp::cp_async_commit", {}, n.span), device_call("tp::cp_async_wait<0>", {}, n.span)}, n.span);
+    return make_seq({device_call(fn,
+                                 {buffer_addr(dst.buffer, dst_origin, true, n.span), buffer_addr(src.buffer, t->origin, false, n.span), t->ld,
+                                  t->rows_valid, t->cols_valid, cx.tid},
+                                 n.span),
+                     device_call("tp::cp_async_commit", {}, n.span), device_call("tp::cp_async_wait<0>", {}, n.span)},
+                    n.span);
 }
 
 // Whole 2-D shared tile -> global: tp::copy_s2g (16-byte stores where a chunk is whole and
