@@ -26,7 +26,8 @@ struct Loaded {
 };
 
 // Where the library may be: beside the binary that holds this code (tilec, libtileplay.so, a
-// test), in the build's lib/ folder relative to it, or the installed lib/tileplay/.
+// test), in the build's lib/ folder relative to it (build/app/cli, build/tests), or the installed
+// lib/tileplay/ (from bin/, and from lib/tileplay/python/tileplay where libtileplay.so lives).
 std::vector<std::string> candidates() {
     std::vector<std::string> out;
     if (const char* env = std::getenv("TILEPLAY_JIT_LIBRARY"); env && *env) out.push_back(env);
@@ -34,7 +35,7 @@ std::vector<std::string> candidates() {
     if (dladdr(reinterpret_cast<void*>(&cpu_jit), &info) && info.dli_fname) {
         std::filesystem::path dir = std::filesystem::path(info.dli_fname).parent_path();
         if (dir.empty()) dir = std::filesystem::read_symlink("/proc/self/exe").parent_path();
-        for (const char* rel : {".", "../lib", "../../lib", "../lib/tileplay", "../lib/tileplay/python/tileplay"})
+        for (const char* rel : {".", "..", "../..", "../lib", "../../lib", "../lib/tileplay"})
             out.push_back((dir / rel / "libtileplay_jit.so").lexically_normal().string());
     }
 #ifdef TILEPLAY_JIT_BUILD_DIR
@@ -125,8 +126,8 @@ const TpJitApi* cpu_jit(std::string* why) {
     return loaded.api;
 }
 
-bool run_launch_on_jit(const ir::PrimFunc& f, std::map<std::string, HostTensor>& args, const InterpOptions& opts,
-                       InterpReport& rep, std::string& note) {
+bool run_launch_on_jit(const ir::PrimFunc& f, std::map<std::string, HostTensor>& args, const InterpOptions& opts, InterpReport& rep,
+                       std::string& note) {
     const TpJitApi* api = cpu_jit(&note);
     if (!api) return false;
     // Thread-level kernels run each block as its threads, which only the interpreter does; a
@@ -209,9 +210,15 @@ bool run_launch_on_jit(const ir::PrimFunc& f, std::map<std::string, HostTensor>&
         d.severity = Severity::Error;
         char secs[32];
         std::snprintf(secs, sizeof secs, "%g", opts.watchdog_s);
-        d.message = format_diag(d.kind, {secs, "(JIT: a block of the grid)"});
+        // The loop the first stopped block was in (outer loops and long inner ones poll).
+        const int64_t blk = res.stop_block;
+        const std::string where = blk < 0 ? std::string("(unknown)")
+                                          : "(" + std::to_string(blk % res.grid[0]) + ", " + std::to_string((blk / res.grid[0]) % res.grid[1]) +
+                                                ", " + std::to_string(blk / (res.grid[0] * res.grid[1])) + ")";
+        d.message = format_diag(d.kind, {secs, where});
         d.file = opts.source_path;
         d.span = launch_span(f);
+        if (res.stop_span[0] != 0) d.span = Span{{res.stop_span[0], res.stop_span[1]}, {res.stop_span[2], res.stop_span[3]}};
         rep.diagnostics.push_back(d);
         return true;
     }

@@ -20,7 +20,7 @@ const TpJitApi* cpu_jit(std::string* why);
 // a result, a timeout or a cancel); false with `note` saying why the interpreter should run it
 // (the kernel has something the JIT does not lower, or a fault the interpreter will report).
 // The arguments are untouched unless it returns true.
-bool run_launch_on_jit(const ir::PrimFunc& f, std::map<std::string, HostTensor>& args, const InterpOptions& opts,
-                       InterpReport& rep, std::string& note);
+bool run_launch_on_jit(const ir::PrimFunc& f, std::map<std::string, HostTensor>& args, const InterpOptions& opts, InterpReport& rep,
+                       std::string& note);
 
 }  // namespace tp::interp

@@ -32,18 +32,19 @@ struct Ctx {
     uint8_t* const* written;  // per parameter: written flags, or null
 };
 struct State {
-    uint8_t fault = 0;             // set by the block on an out-of-bounds access, x/0 or a failed assert
-    const uint8_t* stop = nullptr; // polled at outer loops: the watchdog or a cancel
+    uint8_t fault = 0;              // set by the block on an out-of-bounds access, x/0 or a failed assert
+    const uint8_t* stop = nullptr;  // polled at outer loops: the watchdog or a cancel
+    int32_t site = -1;              // the poll site (Emitter::sites) where the block stopped
 };
 
 struct BufInfo {
     const ir::BufferNode* node = nullptr;
     bool global = false;
-    llvm::Value* base = nullptr;          // i8* to the first element
-    std::vector<llvm::Value*> shape;      // i64
-    std::vector<llvm::Value*> strides;    // i64, row-major
-    llvm::Value* size = nullptr;          // i64 element count
-    llvm::Value* written = nullptr;       // i8* flags or null
+    llvm::Value* base = nullptr;        // i8* to the first element
+    std::vector<llvm::Value*> shape;    // i64
+    std::vector<llvm::Value*> strides;  // i64, row-major
+    llvm::Value* size = nullptr;        // i64 element count
+    llvm::Value* written = nullptr;     // i8* flags or null
 };
 
 class Emitter {
@@ -57,31 +58,34 @@ public:
     llvm::Module& mod;
     const ir::PrimFunc& func;
     bool checked;
-    bool track_written;   // global stores also set the element's written flag
+    bool track_written;  // global stores also set the element's written flag
     int64_t local_bytes = 0;
     llvm::IRBuilder<> b;
     llvm::Type *i1, *i8, *i64, *f32, *f64, *ptr;
 
-    llvm::Value* expr(const ir::Expr& e);                      // the value type of e->dtype
-    llvm::Value* truthy(const ir::Expr& e);                    // i1
-    llvm::Type* value_type(ir::DataType t);                    // f32, f64 or i64; Reject otherwise
+    llvm::Value* expr(const ir::Expr& e);    // the value type of e->dtype
+    llvm::Value* truthy(const ir::Expr& e);  // i1
+    llvm::Type* value_type(ir::DataType t);  // f32, f64 or i64; Reject otherwise
     llvm::Value* convert(llvm::Value* v, ir::DataType from, ir::DataType to);
-    llvm::Value* round_to(llvm::Value* v, ir::DataType to);    // v f32/f64 -> the value of `to`
+    llvm::Value* round_to(llvm::Value* v, ir::DataType to);  // v f32/f64 -> the value of `to`
     llvm::Value* to_double(llvm::Value* v, ir::DataType from);
-    llvm::Value* wrap(llvm::Value* v, ir::DataType t);         // i64 wrapped to an int dtype
+    llvm::Value* wrap(llvm::Value* v, ir::DataType t);  // i64 wrapped to an int dtype
     llvm::Value* ci(int64_t v) { return llvm::ConstantInt::get(i64, static_cast<uint64_t>(v), true); }
 
     BufInfo& buffer(const ir::Buffer& buf);
     // Flat index of `idx` in `bi` (checked: out of range sets the fault and reads element 0).
     llvm::Value* flat_index(BufInfo& bi, const std::vector<llvm::Value*>& idx);
-    llvm::Value* load_elem(BufInfo& bi, llvm::Value* flat);              // value type of the dtype
-    void store_elem(BufInfo& bi, llvm::Value* flat, llvm::Value* v);     // v in the value type
+    llvm::Value* load_elem(BufInfo& bi, llvm::Value* flat);           // value type of the dtype
+    void store_elem(BufInfo& bi, llvm::Value* flat, llvm::Value* v);  // v in the value type
     llvm::Value* elem_ptr(BufInfo& bi, llvm::Value* flat);
 
     void fault_if(llvm::Value* cond);  // cond i1
     // for (i = lo; i < lo + n; ++i) body(i); `poll` checks the stop flag each iteration.
-    void loop(llvm::Value* lo, llvm::Value* n, const std::function<void(llvm::Value*)>& body, bool poll = false,
-              llvm::BasicBlock** exit_out = nullptr);
+    // `site` >= 0 polls the stop flag each iteration and records the site when it stops.
+    void loop(llvm::Value* lo, llvm::Value* n, const std::function<void(llvm::Value*)>& body, int site = -1);
+    void poll(int site);
+    // The loops that poll, by site id: the watchdog's diagnostic points at the one a block was in.
+    std::vector<Span> sites;
     llvm::BasicBlock* new_block(const char* name);
     void if_then(llvm::Value* cond, const std::function<void()>& then_fn, const std::function<void()>& else_fn = nullptr);
     llvm::Value* call_intrinsic(llvm::Intrinsic::ID id, llvm::Type* t, std::vector<llvm::Value*> args);
@@ -98,6 +102,9 @@ public:
     // Loops over constant extents, innermost last; body gets the counters.
     void nest(const std::vector<int64_t>& ext, const std::function<void(const std::vector<llvm::Value*>&)>& body);
     // i1: every coordinate of the box [min, min + ext) lies inside the buffer.
+    // The descriptors region_helpers.h reads, built in the frame.
+    llvm::Value* region_desc(BufInfo& bi, const std::vector<llvm::Value*>& mins);
+    llvm::Value* region_map(const std::vector<int64_t>& ext, const std::vector<int64_t>& sdim, const std::vector<int64_t>& ddim);
     llvm::Value* box_inside(BufInfo& bi, const std::vector<llvm::Value*>& mins, const std::vector<int64_t>& ext);
 
     llvm::AllocaInst* entry_alloca(llvm::Type* t, llvm::Value* n, const std::string& name, uint64_t align = 64);

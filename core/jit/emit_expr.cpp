@@ -23,11 +23,14 @@ llvm::Type* Emitter::value_type(DataType t) {
         case DataType::Float:
             if (t.bits == 64) return f64;
             return f32;
-        case DataType::BFloat: return f32;
+        case DataType::BFloat:
+            return f32;
         case DataType::Int:
         case DataType::UInt:
-        case DataType::Bool: return i64;
-        default: throw Reject{"values of dtype `" + t.name() + "`"};
+        case DataType::Bool:
+            return i64;
+        default:
+            throw Reject{"values of dtype `" + t.name() + "`"};
     }
 }
 
@@ -109,12 +112,18 @@ bool small_float(DataType t) { return t.is_float() && t.bits <= 32; }
 
 double dtype_max(DataType t) {
     switch (t.code) {
-        case DataType::Float: return t.bits == 16 ? 65504.0 : t.bits == 32 ? FLT_MAX : DBL_MAX;
-        case DataType::BFloat: return bf16_bits_to_double(0x7F7F);
-        case DataType::Int: return std::ldexp(1.0, t.bits - 1) - 1;
-        case DataType::UInt: return std::ldexp(1.0, t.bits) - 1;
-        case DataType::Bool: return 1;
-        default: return 0;
+        case DataType::Float:
+            return t.bits == 16 ? 65504.0 : t.bits == 32 ? FLT_MAX : DBL_MAX;
+        case DataType::BFloat:
+            return bf16_bits_to_double(0x7F7F);
+        case DataType::Int:
+            return std::ldexp(1.0, t.bits - 1) - 1;
+        case DataType::UInt:
+            return std::ldexp(1.0, t.bits) - 1;
+        case DataType::Bool:
+            return 1;
+        default:
+            return 0;
     }
 }
 
@@ -125,9 +134,7 @@ struct ExprEmitter {
     Emitter& e;
     llvm::IRBuilder<>& b;
 
-    Value* fconst(double v, DataType t) {
-        return e.value_type(t) == e.f64 ? llvm::ConstantFP::get(e.f64, v) : llvm::ConstantFP::get(e.f32, v);
-    }
+    Value* fconst(double v, DataType t) { return e.value_type(t) == e.f64 ? llvm::ConstantFP::get(e.f64, v) : llvm::ConstantFP::get(e.f32, v); }
     // A value as the interpreter's CExpr::f would give it, in double.
     Value* dbl(const ir::Expr& x) { return e.to_double(e.expr(x), x->dtype); }
     // ... and as CExpr::i would (floats through to_int).
@@ -149,15 +156,33 @@ struct ExprEmitter {
         Value *x = dbl(n.a), *y = dbl(n.b), *r = nullptr;
         auto zero = llvm::ConstantFP::get(e.f64, 0.0);
         switch (n.op) {
-            case BinaryOp::EQ: r = b.CreateFCmpOEQ(x, y); break;
-            case BinaryOp::NE: r = b.CreateFCmpUNE(x, y); break;
-            case BinaryOp::LT: r = b.CreateFCmpOLT(x, y); break;
-            case BinaryOp::LE: r = b.CreateFCmpOLE(x, y); break;
-            case BinaryOp::GT: r = b.CreateFCmpOGT(x, y); break;
-            case BinaryOp::GE: r = b.CreateFCmpOGE(x, y); break;
-            case BinaryOp::And: r = b.CreateAnd(b.CreateFCmpUNE(x, zero), b.CreateFCmpUNE(y, zero)); break;
-            case BinaryOp::Or: r = b.CreateOr(b.CreateFCmpUNE(x, zero), b.CreateFCmpUNE(y, zero)); break;
-            default: r = b.getFalse(); break;
+            case BinaryOp::EQ:
+                r = b.CreateFCmpOEQ(x, y);
+                break;
+            case BinaryOp::NE:
+                r = b.CreateFCmpUNE(x, y);
+                break;
+            case BinaryOp::LT:
+                r = b.CreateFCmpOLT(x, y);
+                break;
+            case BinaryOp::LE:
+                r = b.CreateFCmpOLE(x, y);
+                break;
+            case BinaryOp::GT:
+                r = b.CreateFCmpOGT(x, y);
+                break;
+            case BinaryOp::GE:
+                r = b.CreateFCmpOGE(x, y);
+                break;
+            case BinaryOp::And:
+                r = b.CreateAnd(b.CreateFCmpUNE(x, zero), b.CreateFCmpUNE(y, zero));
+                break;
+            case BinaryOp::Or:
+                r = b.CreateOr(b.CreateFCmpUNE(x, zero), b.CreateFCmpUNE(y, zero));
+                break;
+            default:
+                r = b.getFalse();
+                break;
         }
         return b.CreateZExt(r, e.i64);
     }
@@ -170,20 +195,38 @@ struct ExprEmitter {
         const bool in_f32 = simple && small_float(t) && small_float(n.a->dtype) && small_float(n.b->dtype);
         Value *x = in_f32 ? e.expr(n.a) : dbl(n.a), *y = in_f32 ? e.expr(n.b) : dbl(n.b), *r = nullptr;
         switch (n.op) {
-            case BinaryOp::Add: r = b.CreateFAdd(x, y); break;
-            case BinaryOp::Sub: r = b.CreateFSub(x, y); break;
-            case BinaryOp::Mul: r = b.CreateFMul(x, y); break;
-            case BinaryOp::Div: r = b.CreateFDiv(x, y); break;
-            case BinaryOp::Mod: r = e.call_libm("fmod", {x, y}); break;
-            case BinaryOp::FloorDiv: r = e.call_intrinsic(llvm::Intrinsic::floor, e.f64, {b.CreateFDiv(x, y)}); break;
+            case BinaryOp::Add:
+                r = b.CreateFAdd(x, y);
+                break;
+            case BinaryOp::Sub:
+                r = b.CreateFSub(x, y);
+                break;
+            case BinaryOp::Mul:
+                r = b.CreateFMul(x, y);
+                break;
+            case BinaryOp::Div:
+                r = b.CreateFDiv(x, y);
+                break;
+            case BinaryOp::Mod:
+                r = e.call_libm("fmod", {x, y});
+                break;
+            case BinaryOp::FloorDiv:
+                r = e.call_intrinsic(llvm::Intrinsic::floor, e.f64, {b.CreateFDiv(x, y)});
+                break;
             case BinaryOp::FloorMod: {
                 Value* q = e.call_intrinsic(llvm::Intrinsic::floor, e.f64, {b.CreateFDiv(x, y)});
                 r = b.CreateFSub(x, b.CreateFMul(q, y));
                 break;
             }
-            case BinaryOp::Min: r = e.call_intrinsic(llvm::Intrinsic::minnum, x->getType(), {x, y}); break;
-            case BinaryOp::Max: r = e.call_intrinsic(llvm::Intrinsic::maxnum, x->getType(), {x, y}); break;
-            default: r = llvm::ConstantFP::get(x->getType(), 0.0); break;
+            case BinaryOp::Min:
+                r = e.call_intrinsic(llvm::Intrinsic::minnum, x->getType(), {x, y});
+                break;
+            case BinaryOp::Max:
+                r = e.call_intrinsic(llvm::Intrinsic::maxnum, x->getType(), {x, y});
+                break;
+            default:
+                r = llvm::ConstantFP::get(x->getType(), 0.0);
+                break;
         }
         return e.round_to(r, t);
     }
@@ -195,8 +238,10 @@ struct ExprEmitter {
         llvm::BasicBlock* from = b.GetInsertBlock();
         llvm::BasicBlock* rhs = e.new_block("logic.rhs");
         llvm::BasicBlock* done = e.new_block("logic.done");
-        if (is_and) b.CreateCondBr(x, rhs, done);
-        else b.CreateCondBr(x, done, rhs);
+        if (is_and)
+            b.CreateCondBr(x, rhs, done);
+        else
+            b.CreateCondBr(x, done, rhs);
         b.SetInsertPoint(rhs);
         Value* y = b.CreateICmpNE(integer(n.b), e.ci(0));
         llvm::BasicBlock* rhs_end = b.GetInsertBlock();
@@ -218,49 +263,83 @@ struct ExprEmitter {
             return b.CreateSelect(z, e.ci(1), y);
         };
         switch (n.op) {
-            case BinaryOp::Add: r = b.CreateAdd(x, y); break;
-            case BinaryOp::Sub: r = b.CreateSub(x, y); break;
-            case BinaryOp::Mul: r = b.CreateMul(x, y); break;
-            case BinaryOp::Div: r = b.CreateSDiv(x, divisor()); break;
-            case BinaryOp::Mod: r = b.CreateSRem(x, divisor()); break;
+            case BinaryOp::Add:
+                r = b.CreateAdd(x, y);
+                break;
+            case BinaryOp::Sub:
+                r = b.CreateSub(x, y);
+                break;
+            case BinaryOp::Mul:
+                r = b.CreateMul(x, y);
+                break;
+            case BinaryOp::Div:
+                r = b.CreateSDiv(x, divisor());
+                break;
+            case BinaryOp::Mod:
+                r = b.CreateSRem(x, divisor());
+                break;
             case BinaryOp::FloorDiv:
             case BinaryOp::FloorMod: {
                 Value* d = divisor();
                 Value* q = b.CreateSDiv(x, d);
                 Value* rem = b.CreateSRem(x, d);
-                Value* adj = b.CreateAnd(b.CreateICmpNE(rem, e.ci(0)),
-                                         b.CreateICmpNE(b.CreateICmpSLT(x, e.ci(0)), b.CreateICmpSLT(d, e.ci(0))));
+                Value* adj = b.CreateAnd(b.CreateICmpNE(rem, e.ci(0)), b.CreateICmpNE(b.CreateICmpSLT(x, e.ci(0)), b.CreateICmpSLT(d, e.ci(0))));
                 q = b.CreateSub(q, b.CreateZExt(adj, e.i64));
                 r = n.op == BinaryOp::FloorDiv ? q : b.CreateSub(x, b.CreateMul(q, d));
                 break;
             }
-            case BinaryOp::Min: r = b.CreateSelect(b.CreateICmpSLT(x, y), x, y); break;
-            case BinaryOp::Max: r = b.CreateSelect(b.CreateICmpSGT(x, y), x, y); break;
-            case BinaryOp::EQ: return cmp(llvm::CmpInst::ICMP_EQ);
-            case BinaryOp::NE: return cmp(llvm::CmpInst::ICMP_NE);
-            case BinaryOp::LT: return cmp(llvm::CmpInst::ICMP_SLT);
-            case BinaryOp::LE: return cmp(llvm::CmpInst::ICMP_SLE);
-            case BinaryOp::GT: return cmp(llvm::CmpInst::ICMP_SGT);
-            case BinaryOp::GE: return cmp(llvm::CmpInst::ICMP_SGE);
-            case BinaryOp::BitAnd: r = b.CreateAnd(x, y); break;
-            case BinaryOp::BitOr: r = b.CreateOr(x, y); break;
-            case BinaryOp::BitXor: r = b.CreateXor(x, y); break;
-            case BinaryOp::Shl: r = b.CreateShl(x, b.CreateAnd(y, e.ci(63))); break;
-            case BinaryOp::Shr: r = b.CreateAShr(x, b.CreateAnd(y, e.ci(63))); break;
-            default: r = e.ci(0); break;
+            case BinaryOp::Min:
+                r = b.CreateSelect(b.CreateICmpSLT(x, y), x, y);
+                break;
+            case BinaryOp::Max:
+                r = b.CreateSelect(b.CreateICmpSGT(x, y), x, y);
+                break;
+            case BinaryOp::EQ:
+                return cmp(llvm::CmpInst::ICMP_EQ);
+            case BinaryOp::NE:
+                return cmp(llvm::CmpInst::ICMP_NE);
+            case BinaryOp::LT:
+                return cmp(llvm::CmpInst::ICMP_SLT);
+            case BinaryOp::LE:
+                return cmp(llvm::CmpInst::ICMP_SLE);
+            case BinaryOp::GT:
+                return cmp(llvm::CmpInst::ICMP_SGT);
+            case BinaryOp::GE:
+                return cmp(llvm::CmpInst::ICMP_SGE);
+            case BinaryOp::BitAnd:
+                r = b.CreateAnd(x, y);
+                break;
+            case BinaryOp::BitOr:
+                r = b.CreateOr(x, y);
+                break;
+            case BinaryOp::BitXor:
+                r = b.CreateXor(x, y);
+                break;
+            case BinaryOp::Shl:
+                r = b.CreateShl(x, b.CreateAnd(y, e.ci(63)));
+                break;
+            case BinaryOp::Shr:
+                r = b.CreateAShr(x, b.CreateAnd(y, e.ci(63)));
+                break;
+            default:
+                r = e.ci(0);
+                break;
         }
         return e.wrap(r, t);
     }
 
     Value* unary(const ir::UnaryNode& n, DataType t) {
-        if (n.a->dtype.is_float() && n.op == ir::UnaryOp::Neg) return b.CreateFNeg(e.expr(n.a));
+        if (n.a->dtype.is_float() && n.op == ir::UnaryOp::Neg) return e.convert(b.CreateFNeg(e.expr(n.a)), n.a->dtype, t);
         if (n.a->dtype.is_float() && n.op == ir::UnaryOp::Not)
             return b.CreateZExt(b.CreateFCmpOEQ(dbl(n.a), llvm::ConstantFP::get(e.f64, 0.0)), e.i64);
         Value* x = integer(n.a);
         switch (n.op) {
-            case ir::UnaryOp::Neg: return e.wrap(b.CreateSub(e.ci(0), x), t);
-            case ir::UnaryOp::Not: return b.CreateZExt(b.CreateICmpEQ(x, e.ci(0)), e.i64);
-            case ir::UnaryOp::BitNot: return e.wrap(b.CreateNot(x), t);
+            case ir::UnaryOp::Neg:
+                return e.wrap(b.CreateSub(e.ci(0), x), t);
+            case ir::UnaryOp::Not:
+                return b.CreateZExt(b.CreateICmpEQ(x, e.ci(0)), e.i64);
+            case ir::UnaryOp::BitNot:
+                return e.wrap(b.CreateNot(x), t);
         }
         return e.ci(0);
     }
@@ -303,9 +382,11 @@ struct ExprEmitter {
     Value* call(const ir::CallNode& c, DataType t) {
         const std::string& op = c.op;
         if (op == "infinity" || op == "max_value" || op == "min_value") {
-            double v = op == "infinity" ? (t.is_float() ? std::numeric_limits<double>::infinity() : dtype_max(t))
+            double v = op == "infinity"    ? (t.is_float() ? std::numeric_limits<double>::infinity() : dtype_max(t))
                        : op == "max_value" ? dtype_max(t)
-                                           : (t.is_float() ? -dtype_max(t) : t.code == DataType::Int ? -std::ldexp(1.0, t.bits - 1) : 0.0);
+                                           : (t.is_float()              ? -dtype_max(t)
+                                              : t.code == DataType::Int ? -std::ldexp(1.0, t.bits - 1)
+                                                                        : 0.0);
             if (t.is_float()) return fconst(v, t);
             return e.ci(std::isfinite(v) ? static_cast<int64_t>(v) : 0);
         }
@@ -316,36 +397,60 @@ struct ExprEmitter {
         auto intr = [&](llvm::Intrinsic::ID id) { return e.call_intrinsic(id, e.f64, a); };
         Value* r = nullptr;
         auto d = [&](double v) { return llvm::ConstantFP::get(e.f64, v); };
-        if (op == "exp") r = one("exp");
-        else if (op == "exp2") r = one("exp2");
-        else if (op == "exp10") r = e.call_libm("pow", {d(10.0), a.at(0)});
-        else if (op == "log") r = one("log");
-        else if (op == "log2") r = one("log2");
-        else if (op == "log10") r = one("log10");
-        else if (op == "rsqrt") r = b.CreateFDiv(d(1.0), intr(llvm::Intrinsic::sqrt));
-        else if (op == "sqrt") r = intr(llvm::Intrinsic::sqrt);
-        else if (op == "abs") r = intr(llvm::Intrinsic::fabs);
-        else if (op == "tanh") r = one("tanh");
-        else if (op == "erf") r = one("erf");
+        if (op == "exp")
+            r = one("exp");
+        else if (op == "exp2")
+            r = one("exp2");
+        else if (op == "exp10")
+            r = e.call_libm("pow", {d(10.0), a.at(0)});
+        else if (op == "log")
+            r = one("log");
+        else if (op == "log2")
+            r = one("log2");
+        else if (op == "log10")
+            r = one("log10");
+        else if (op == "rsqrt")
+            r = b.CreateFDiv(d(1.0), intr(llvm::Intrinsic::sqrt));
+        else if (op == "sqrt")
+            r = intr(llvm::Intrinsic::sqrt);
+        else if (op == "abs")
+            r = intr(llvm::Intrinsic::fabs);
+        else if (op == "tanh")
+            r = one("tanh");
+        else if (op == "erf")
+            r = one("erf");
         else if (op == "gelu_erf")
             r = b.CreateFMul(b.CreateFMul(d(0.5), a.at(0)), e.call_libm("erfc", {b.CreateFDiv(b.CreateFNeg(a.at(0)), d(std::sqrt(2.0)))}));
-        else if (op == "sigmoid") r = b.CreateFDiv(d(1.0), b.CreateFAdd(d(1.0), e.call_libm("exp", {b.CreateFNeg(a.at(0))})));
-        else if (op == "sin") r = one("sin");
-        else if (op == "cos") r = one("cos");
-        else if (op == "tan") r = one("tan");
-        else if (op == "floor") r = intr(llvm::Intrinsic::floor);
-        else if (op == "ceil") r = intr(llvm::Intrinsic::ceil);
-        else if (op == "round") r = intr(llvm::Intrinsic::nearbyint);
-        else if (op == "trunc") r = intr(llvm::Intrinsic::trunc);
-        else if (op == "pow") r = e.call_libm("pow", {a.at(0), a.at(1)});
-        else if (op == "fmod") r = e.call_libm("fmod", {a.at(0), a.at(1)});
+        else if (op == "sigmoid")
+            r = b.CreateFDiv(d(1.0), b.CreateFAdd(d(1.0), e.call_libm("exp", {b.CreateFNeg(a.at(0))})));
+        else if (op == "sin")
+            r = one("sin");
+        else if (op == "cos")
+            r = one("cos");
+        else if (op == "tan")
+            r = one("tan");
+        else if (op == "floor")
+            r = intr(llvm::Intrinsic::floor);
+        else if (op == "ceil")
+            r = intr(llvm::Intrinsic::ceil);
+        else if (op == "round")
+            r = intr(llvm::Intrinsic::nearbyint);
+        else if (op == "trunc")
+            r = intr(llvm::Intrinsic::trunc);
+        else if (op == "pow")
+            r = e.call_libm("pow", {a.at(0), a.at(1)});
+        else if (op == "fmod")
+            r = e.call_libm("fmod", {a.at(0), a.at(1)});
         else if (op == "clamp")
             r = e.call_intrinsic(llvm::Intrinsic::minnum, e.f64, {e.call_intrinsic(llvm::Intrinsic::maxnum, e.f64, {a.at(0), a.at(1)}), a.at(2)});
-        else if (op == "fma") r = e.call_intrinsic(llvm::Intrinsic::fma, e.f64, {a.at(0), a.at(1), a.at(2)});
-        else if (op == "isnan") r = b.CreateUIToFP(b.CreateFCmpUNO(a.at(0), a.at(0)), e.f64);
+        else if (op == "fma")
+            r = e.call_intrinsic(llvm::Intrinsic::fma, e.f64, {a.at(0), a.at(1), a.at(2)});
+        else if (op == "isnan")
+            r = b.CreateUIToFP(b.CreateFCmpUNO(a.at(0), a.at(0)), e.f64);
         else if (op == "isinf")
             r = b.CreateUIToFP(b.CreateFCmpOEQ(intr(llvm::Intrinsic::fabs), d(std::numeric_limits<double>::infinity())), e.f64);
-        else throw Reject{"`T." + op + "`"};
+        else
+            throw Reject{"`T." + op + "`"};
         return e.convert(r, DataType::float64(), t);
     }
 };
@@ -354,17 +459,35 @@ Value* Emitter::expr(const ir::Expr& x) {
     ExprEmitter em{*this, b};
     const DataType t = x->dtype;
     switch (x->kind) {
-        case ir::NodeKind::IntImm: value_type(t); return ci(x->as<ir::IntImmNode>()->value);
-        case ir::NodeKind::FloatImm: return em.fconst(round_to_dtype(x->as<ir::FloatImmNode>()->value, t), t);
-        case ir::NodeKind::StringImm: return ci(0);
-        case ir::NodeKind::Var: return var(x->as<ir::VarNode>());
-        case ir::NodeKind::Binary: return em.binary(*x->as<ir::BinaryNode>(), t);
-        case ir::NodeKind::Unary: return em.unary(*x->as<ir::UnaryNode>(), t);
-        case ir::NodeKind::Cast: return em.cast(*x->as<ir::CastNode>(), t);
-        case ir::NodeKind::Select: return em.select(*x->as<ir::SelectNode>(), t);
-        case ir::NodeKind::BufferLoad: return em.load(*x->as<ir::BufferLoadNode>());
-        case ir::NodeKind::Call: return em.call(*x->as<ir::CallNode>(), t);
-        default: throw Reject{std::string("expression `") + ir::node_kind_name(x->kind) + "`"};
+        case ir::NodeKind::IntImm: {
+            const int64_t v = x->as<ir::IntImmNode>()->value;
+            if (t.is_float()) return em.fconst(round_to_dtype(static_cast<double>(v), t), t);
+            value_type(t);
+            return ci(v);
+        }
+        case ir::NodeKind::FloatImm: {
+            const double v = round_to_dtype(x->as<ir::FloatImmNode>()->value, t);
+            if (!t.is_float()) return convert(llvm::ConstantFP::get(f64, v), DataType::float64(), t);
+            return em.fconst(v, t);
+        }
+        case ir::NodeKind::StringImm:
+            return ci(0);
+        case ir::NodeKind::Var:
+            return var(x->as<ir::VarNode>());
+        case ir::NodeKind::Binary:
+            return em.binary(*x->as<ir::BinaryNode>(), t);
+        case ir::NodeKind::Unary:
+            return em.unary(*x->as<ir::UnaryNode>(), t);
+        case ir::NodeKind::Cast:
+            return em.cast(*x->as<ir::CastNode>(), t);
+        case ir::NodeKind::Select:
+            return em.select(*x->as<ir::SelectNode>(), t);
+        case ir::NodeKind::BufferLoad:
+            return em.load(*x->as<ir::BufferLoadNode>());
+        case ir::NodeKind::Call:
+            return em.call(*x->as<ir::CallNode>(), t);
+        default:
+            throw Reject{std::string("expression `") + ir::node_kind_name(x->kind) + "`"};
     }
 }
 
@@ -424,8 +547,10 @@ void Emitter::store_elem(BufInfo& bi, Value* flat, Value* v) {
     const DataType t = bi.node->dtype;
     Value* p = elem_ptr(bi, flat);
     if (t.code == DataType::Float) {
-        if (t.bits == 16) b.CreateStore(b.CreateFPTrunc(v, b.getHalfTy()), p);
-        else b.CreateStore(v, p);
+        if (t.bits == 16)
+            b.CreateStore(b.CreateFPTrunc(v, b.getHalfTy()), p);
+        else
+            b.CreateStore(v, p);
     } else if (t.code == DataType::BFloat) {
         b.CreateStore(b.CreateTrunc(b.CreateLShr(b.CreateBitCast(v, b.getInt32Ty()), 16), b.getInt16Ty()), p);
     } else {

@@ -49,8 +49,7 @@ void Emitter::tile_gemm(const ir::GemmOpNode& g) {
     if (K != KB || M != C.rows || N != C.cols) throw Reject{"`T.gemm` with shapes that disagree"};
     if (M <= 0 || N <= 0 || K <= 0) return;
     // The interpreter reports an operand outside its buffer: a fault here, and nothing computed.
-    Value* ok = b.CreateAnd(b.CreateAnd(box_inside(*A.bi, A.mins, A.ext), box_inside(*B.bi, B.mins, B.ext)),
-                            box_inside(*C.bi, C.mins, C.ext));
+    Value* ok = b.CreateAnd(b.CreateAnd(box_inside(*A.bi, A.mins, A.ext), box_inside(*B.bi, B.mins, B.ext)), box_inside(*C.bi, C.mins, C.ext));
     fault_if(b.CreateNot(ok));
     llvm::AllocaInst* ap = entry_alloca(llvm::ArrayType::get(f32, static_cast<uint64_t>(M * K)), nullptr, "gemm.a");
     llvm::AllocaInst* bp = entry_alloca(llvm::ArrayType::get(f32, static_cast<uint64_t>(K * N)), nullptr, "gemm.b");
@@ -66,6 +65,8 @@ void Emitter::tile_gemm(const ir::GemmOpNode& g) {
         if (!g.clear_accum) s = b.CreateFAdd(to_double(load_elem(*C.bi, cf), C.bi->node->dtype), s);
         store_elem(*C.bi, cf, convert(s, DataType::float64(), C.bi->node->dtype));
     };
+    // An f32 C without written flags takes the sum as vectors straight from the registers.
+    const bool vector_c = C.bi->node->dtype == DataType::float32() && !C.bi->written;
     if_then(ok, [&] {
         loop(ci(0), ci(M), [&](Value* i) {
             loop(ci(0), ci(K), [&](Value* k) {
@@ -106,6 +107,19 @@ void Emitter::tile_gemm(const ir::GemmOpNode& g) {
                             }
                         }
                     });
+                    if (vector_c) {
+                        // C += tile: f32 + f32 rounded once is the double sum rounded once.
+                        for (int64_t r = 0; r < kRows; ++r) {
+                            Value* row = b.CreateAdd(C.base, b.CreateAdd(b.CreateMul(b.CreateAdd(i0, ci(r)), C.ld), j0));
+                            for (int64_t v = 0; v < kVecs; ++v) {
+                                Value* p = elem_ptr(*C.bi, b.CreateAdd(row, ci(v * kLanes)));
+                                Value* s = b.CreateLoad(vt, acc[static_cast<size_t>(r * kVecs + v)]);
+                                if (!g.clear_accum) s = b.CreateFAdd(b.CreateAlignedLoad(vt, p, llvm::Align(4)), s);
+                                b.CreateAlignedStore(s, p, llvm::Align(4));
+                            }
+                        }
+                        return;
+                    }
                     for (int64_t r = 0; r < kRows; ++r)
                         for (int64_t v = 0; v < kVecs; ++v)
                             b.CreateAlignedStore(b.CreateLoad(vt, acc[static_cast<size_t>(r * kVecs + v)]), fptr(tile, ci(r * kCols + v * kLanes)),

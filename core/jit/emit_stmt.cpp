@@ -96,10 +96,11 @@ void Emitter::bind_params() {
         for (size_t d = 0; d < p.buffer->shape.size(); ++d) {
             const ir::Expr& dim = p.buffer->shape[d];
             Value* s = nullptr;
-            if (auto c = ir::as_const_int(dim)) s = ci(*c);
-            else s = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(i64, shapes, k * 8 + static_cast<int64_t>(d)));
-            if (auto* v = dim->as<ir::VarNode>(); v && !vars.count(v))
-                b.CreateStore(s, var_slot(std::static_pointer_cast<const ir::VarNode>(dim)));
+            if (auto c = ir::as_const_int(dim))
+                s = ci(*c);
+            else
+                s = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(i64, shapes, k * 8 + static_cast<int64_t>(d)));
+            if (auto* v = dim->as<ir::VarNode>(); v && !vars.count(v)) b.CreateStore(s, var_slot(std::static_pointer_cast<const ir::VarNode>(dim)));
             bi.shape.push_back(s);
         }
         bi.strides.assign(bi.shape.size(), ci(1));
@@ -115,14 +116,25 @@ BufInfo& Emitter::buffer(const ir::Buffer& buf) {
     return it->second;
 }
 
-void Emitter::loop(Value* lo, Value* n, const std::function<void(Value*)>& body, bool poll, llvm::BasicBlock** exit_out) {
+void Emitter::poll(int site) {
+    llvm::BasicBlock* go = new_block("poll.go");
+    llvm::BasicBlock* stop_bb = new_block("poll.stop");
+    auto* stop = b.CreateLoad(i8, stop_ptr);
+    stop->setAtomic(llvm::AtomicOrdering::Monotonic);
+    b.CreateCondBr(b.CreateICmpNE(stop, b.getInt8(0)), stop_bb, go);
+    b.SetInsertPoint(stop_bb);
+    b.CreateStore(b.getInt32(site), b.CreateConstInBoundsGEP1_64(i8, state_arg, 16));
+    b.CreateBr(exit_bb);
+    b.SetInsertPoint(go);
+}
+
+void Emitter::loop(Value* lo, Value* n, const std::function<void(Value*)>& body, int site) {
     llvm::BasicBlock* pre = b.GetInsertBlock();
     Value* end = b.CreateAdd(lo, n);
     llvm::BasicBlock* header = new_block("loop");
     llvm::BasicBlock* body_bb = new_block("loop.body");
     llvm::BasicBlock* latch = new_block("loop.latch");
     llvm::BasicBlock* exit = new_block("loop.exit");
-    if (exit_out) *exit_out = exit;
     b.CreateBr(header);
     b.SetInsertPoint(header);
     llvm::PHINode* i = b.CreatePHI(i64, 2, "i");
@@ -135,13 +147,7 @@ void Emitter::loop(Value* lo, Value* n, const std::function<void(Value*)>& body,
     b.CreateBr(latch);
     b.SetInsertPoint(latch);
     Value* next = b.CreateAdd(i, ci(1), "", false, true);
-    if (poll) {
-        llvm::BasicBlock* go = new_block("loop.go");
-        Value* stop = b.CreateLoad(i8, stop_ptr);
-        llvm::cast<llvm::LoadInst>(stop)->setAtomic(llvm::AtomicOrdering::Monotonic);
-        b.CreateCondBr(b.CreateICmpNE(stop, b.getInt8(0)), exit_bb, go);
-        b.SetInsertPoint(go);
-    }
+    if (site >= 0) poll(site);
     i->addIncoming(next, b.GetInsertBlock());
     b.CreateBr(header);
     b.SetInsertPoint(exit);
@@ -171,7 +177,8 @@ bool has_inner_work(const ir::Stmt& s) {
         case ir::NodeKind::CopyOp:
         case ir::NodeKind::GemmOp:
         case ir::NodeKind::FillOp:
-        case ir::NodeKind::ReduceOp: return true;
+        case ir::NodeKind::ReduceOp:
+            return true;
         case ir::NodeKind::SeqStmt:
             for (const auto& c : s->as<ir::SeqStmtNode>()->seq)
                 if (has_inner_work(c)) return true;
@@ -180,22 +187,71 @@ bool has_inner_work(const ir::Stmt& s) {
             auto* i = s->as<ir::IfThenElseNode>();
             return has_inner_work(i->then_case) || has_inner_work(i->else_case);
         }
-        case ir::NodeKind::LetStmt: return has_inner_work(s->as<ir::LetStmtNode>()->body);
-        case ir::NodeKind::Allocate: return has_inner_work(s->as<ir::AllocateNode>()->body);
-        default: return false;
+        case ir::NodeKind::LetStmt:
+            return has_inner_work(s->as<ir::LetStmtNode>()->body);
+        case ir::NodeKind::Allocate:
+            return has_inner_work(s->as<ir::AllocateNode>()->body);
+        default:
+            return false;
     }
 }
 
+namespace {
+
+constexpr int64_t kChunk = 1 << 16;  // iterations of an inner loop between two polls
+
+bool has_break(const ir::Stmt& s) {
+    if (!s) return false;
+    switch (s->kind) {
+        case ir::NodeKind::Break:
+            return true;
+        case ir::NodeKind::SeqStmt:
+            for (const auto& c : s->as<ir::SeqStmtNode>()->seq)
+                if (has_break(c)) return true;
+            return false;
+        case ir::NodeKind::IfThenElse: {
+            auto* i = s->as<ir::IfThenElseNode>();
+            return has_break(i->then_case) || has_break(i->else_case);
+        }
+        case ir::NodeKind::LetStmt:
+            return has_break(s->as<ir::LetStmtNode>()->body);
+        case ir::NodeKind::Allocate:
+            return has_break(s->as<ir::AllocateNode>()->body);
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
+// An outer loop polls the stop flag each iteration. An inner loop of a small constant trip
+// count does not (the vectoriser wants one exit); a longer one runs in chunks of kChunk
+// iterations with a poll between chunks, or polls each iteration when its body can break.
 void Emitter::for_stmt(const ir::ForNode& f) {
     llvm::AllocaInst* slot = var_slot(f.loop_var);
     Value* lo = expr(f.min);
     Value* n = expr(f.extent);
     if (f.min->dtype.is_float()) lo = convert(lo, f.min->dtype, DataType::int64());
     if (f.extent->dtype.is_float()) n = convert(n, f.extent->dtype, DataType::int64());
-    loop(lo, n, [&](Value* i) {
+    auto body = [&](Value* i) {
         b.CreateStore(slot->getAllocatedType() == i64 ? i : b.CreateSIToFP(i, slot->getAllocatedType()), slot);
         stmt(f.body);
-    }, has_inner_work(f.body));
+    };
+    const int site = static_cast<int>(sites.size());
+    sites.push_back(f.span);
+    auto c = ir::as_const_int(f.extent);
+    if (has_inner_work(f.body) || has_break(f.body)) return loop(lo, n, body, site);
+    if (c && *c <= kChunk) return loop(lo, n, body);
+    Value* chunks = b.CreateSDiv(b.CreateAdd(n, ci(kChunk - 1)), ci(kChunk));
+    loop(
+        ci(0), chunks,
+        [&](Value* k) {
+            Value* start = b.CreateMul(k, ci(kChunk));
+            Value* left = b.CreateSub(n, start);
+            Value* cnt = b.CreateSelect(b.CreateICmpSLT(left, ci(kChunk)), left, ci(kChunk));
+            loop(b.CreateAdd(lo, start), cnt, body);
+        },
+        site);
 }
 
 void Emitter::while_stmt(const ir::WhileNode& w) {
@@ -209,9 +265,9 @@ void Emitter::while_stmt(const ir::WhileNode& w) {
     break_targets.push_back(exit);
     stmt(w.body);
     break_targets.pop_back();
-    Value* stop = b.CreateLoad(i8, stop_ptr);
-    llvm::cast<llvm::LoadInst>(stop)->setAtomic(llvm::AtomicOrdering::Monotonic);
-    b.CreateCondBr(b.CreateICmpNE(stop, b.getInt8(0)), exit_bb, header);
+    poll(static_cast<int>(sites.size()));
+    sites.push_back(w.span);
+    b.CreateBr(header);
     b.SetInsertPoint(exit);
 }
 
@@ -231,7 +287,8 @@ void Emitter::allocate(const ir::AllocateNode& a) {
     }
     bi.strides.assign(bi.shape.size(), ci(1));
     for (size_t d = bi.shape.size(); d-- > 1;)
-        bi.strides[d - 1] = ci(llvm::cast<llvm::ConstantInt>(bi.strides[d])->getSExtValue() * llvm::cast<llvm::ConstantInt>(bi.shape[d])->getSExtValue());
+        bi.strides[d - 1] =
+            ci(llvm::cast<llvm::ConstantInt>(bi.strides[d])->getSExtValue() * llvm::cast<llvm::ConstantInt>(bi.shape[d])->getSExtValue());
     bi.size = ci(n);
     const int64_t bytes = n * buf->dtype.bytes();
     local_bytes += bytes;
@@ -240,8 +297,10 @@ void Emitter::allocate(const ir::AllocateNode& a) {
     BufInfo& stored = bufs[buf.get()] = bi;
     if (a.init) {
         Value* v = expr(a.init);
-        if (!buf->dtype.is_float() && a.init->dtype.is_float()) v = convert(v, a.init->dtype, DataType::int64()), v = convert(v, DataType::int64(), buf->dtype);
-        else v = convert(v, a.init->dtype, buf->dtype);
+        if (!buf->dtype.is_float() && a.init->dtype.is_float())
+            v = convert(v, a.init->dtype, DataType::int64()), v = convert(v, DataType::int64(), buf->dtype);
+        else
+            v = convert(v, a.init->dtype, buf->dtype);
         loop(ci(0), ci(n), [&](Value* i) { store_elem(stored, i, v); });
     } else if (bytes > 0) {
         b.CreateMemSet(bi.base, b.getInt8(0), static_cast<uint64_t>(bytes), llvm::MaybeAlign(64));
@@ -265,8 +324,10 @@ void Emitter::store_stmt(const ir::BufferStoreNode& s) {
     Value* flat = flat_index(bi, idx);
     Value* v = expr(s.value);
     // The interpreter stores value->i() into a non-float buffer: to_int first, then the wrap.
-    if (!bi.node->dtype.is_float() && s.value->dtype.is_float()) v = convert(convert(v, s.value->dtype, DataType::int64()), DataType::int64(), bi.node->dtype);
-    else v = convert(v, s.value->dtype, bi.node->dtype);
+    if (!bi.node->dtype.is_float() && s.value->dtype.is_float())
+        v = convert(convert(v, s.value->dtype, DataType::int64()), DataType::int64(), bi.node->dtype);
+    else
+        v = convert(v, s.value->dtype, bi.node->dtype);
     store_elem(bi, flat, v);
 }
 
@@ -276,43 +337,65 @@ void Emitter::stmt(const ir::Stmt& s) {
         case ir::NodeKind::SeqStmt:
             for (const auto& c : s->as<ir::SeqStmtNode>()->seq) stmt(c);
             return;
-        case ir::NodeKind::For: return for_stmt(*s->as<ir::ForNode>());
-        case ir::NodeKind::While: return while_stmt(*s->as<ir::WhileNode>());
+        case ir::NodeKind::For:
+            return for_stmt(*s->as<ir::ForNode>());
+        case ir::NodeKind::While:
+            return while_stmt(*s->as<ir::WhileNode>());
         case ir::NodeKind::IfThenElse: {
             auto* i = s->as<ir::IfThenElseNode>();
             Value* c = truthy(i->cond);
-            if (i->else_case) if_then(c, [&] { stmt(i->then_case); }, [&] { stmt(i->else_case); });
-            else if_then(c, [&] { stmt(i->then_case); });
+            if (i->else_case)
+                if_then(
+                    c, [&] { stmt(i->then_case); }, [&] { stmt(i->else_case); });
+            else
+                if_then(c, [&] { stmt(i->then_case); });
             return;
         }
         case ir::NodeKind::LetStmt: {
             auto* l = s->as<ir::LetStmtNode>();
             llvm::AllocaInst* slot = var_slot(l->var);
             Value* v = expr(l->value);
-            if (l->var->dtype.is_float()) v = convert(v, l->value->dtype, l->var->dtype);
-            else v = l->value->dtype.is_float() ? convert(v, l->value->dtype, DataType::int64()) : v;
+            if (l->var->dtype.is_float())
+                v = convert(v, l->value->dtype, l->var->dtype);
+            else
+                v = l->value->dtype.is_float() ? convert(v, l->value->dtype, DataType::int64()) : v;
             b.CreateStore(v, slot);
             return stmt(l->body);
         }
-        case ir::NodeKind::BufferStore: return store_stmt(*s->as<ir::BufferStoreNode>());
-        case ir::NodeKind::Evaluate: expr(s->as<ir::EvaluateNode>()->value); return;
+        case ir::NodeKind::BufferStore:
+            return store_stmt(*s->as<ir::BufferStoreNode>());
+        case ir::NodeKind::Evaluate:
+            expr(s->as<ir::EvaluateNode>()->value);
+            return;
         case ir::NodeKind::Break: {
             b.CreateBr(break_targets.empty() ? exit_bb : break_targets.back());
             b.SetInsertPoint(new_block("after.break"));
             return;
         }
-        case ir::NodeKind::Allocate: return allocate(*s->as<ir::AllocateNode>());
-        case ir::NodeKind::KernelLaunch: return launch(*s->as<ir::KernelLaunchNode>());
-        case ir::NodeKind::CopyOp: return tile_copy(*s->as<ir::CopyOpNode>());
-        case ir::NodeKind::FillOp: return tile_fill(*s->as<ir::FillOpNode>());
-        case ir::NodeKind::ReduceOp: return tile_reduce(*s->as<ir::ReduceOpNode>());
-        case ir::NodeKind::GemmOp: return tile_gemm(*s->as<ir::GemmOpNode>());
-        case ir::NodeKind::AssertOp: fault_if(b.CreateNot(truthy(s->as<ir::AssertOpNode>()->cond))); return;
-        case ir::NodeKind::SwizzleOp:            // block order only; results are the same
-        case ir::NodeKind::LayoutAnnotationOp: return;
-        case ir::NodeKind::PrintOp: throw Reject{"`T.print`"};
-        case ir::NodeKind::AtomicAddOp: throw Reject{"`T.atomic_add`"};
-        default: throw Reject{std::string("`") + ir::node_kind_name(s->kind) + "` statements"};
+        case ir::NodeKind::Allocate:
+            return allocate(*s->as<ir::AllocateNode>());
+        case ir::NodeKind::KernelLaunch:
+            return launch(*s->as<ir::KernelLaunchNode>());
+        case ir::NodeKind::CopyOp:
+            return tile_copy(*s->as<ir::CopyOpNode>());
+        case ir::NodeKind::FillOp:
+            return tile_fill(*s->as<ir::FillOpNode>());
+        case ir::NodeKind::ReduceOp:
+            return tile_reduce(*s->as<ir::ReduceOpNode>());
+        case ir::NodeKind::GemmOp:
+            return tile_gemm(*s->as<ir::GemmOpNode>());
+        case ir::NodeKind::AssertOp:
+            fault_if(b.CreateNot(truthy(s->as<ir::AssertOpNode>()->cond)));
+            return;
+        case ir::NodeKind::SwizzleOp:  // block order only; results are the same
+        case ir::NodeKind::LayoutAnnotationOp:
+            return;
+        case ir::NodeKind::PrintOp:
+            throw Reject{"`T.print`"};
+        case ir::NodeKind::AtomicAddOp:
+            throw Reject{"`T.atomic_add`"};
+        default:
+            throw Reject{std::string("`") + ir::node_kind_name(s->kind) + "` statements"};
     }
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "jit/emit.h"
+#include "jit/region_helpers.h"
 
 namespace tp::jit {
 
@@ -118,25 +119,51 @@ void Emitter::tile_copy(const ir::CopyOpNode& c) {
         return ok;
     };
     Value* fast = b.CreateAnd(box_inside(sb, sm, se), box_inside(db, dm, de));
-    if_then(fast, [&] {
-        nest(ext, [&](const std::vector<Value*>& k) {
-            Value* v = load_elem(sb, flat(sb, coords(sm, sn, k)));
-            store_elem(db, flat(db, coords(dm, dn, k)), convert(v, st, dt));
+    if_then(
+        fast,
+        [&] {
+            nest(ext, [&](const std::vector<Value*>& k) {
+                Value* v = load_elem(sb, flat(sb, coords(sm, sn, k)));
+                store_elem(db, flat(db, coords(dm, dn, k)), convert(v, st, dt));
+            });
+        },
+        [&] {
+            // A region across the buffer's edge: the element-by-element walk in region_helpers.cpp.
+            std::vector<int64_t> sdim(sn.begin(), sn.end()), ddim(dn.begin(), dn.end());
+            Value* sd = region_desc(sb, sm);
+            Value* dd = region_desc(db, dm);
+            Value* mp = region_map(ext, sdim, ddim);
+            llvm::FunctionCallee helper =
+                mod.getOrInsertFunction("tp_jit_copy_region", llvm::FunctionType::get(b.getInt32Ty(), {ptr, ptr, ptr, ptr, ptr, ptr}, false));
+            Value* wr = db.written ? db.written : llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(ptr));
+            fault_if(b.CreateICmpNE(b.CreateCall(helper, {sb.base, sd, db.base, dd, mp, wr}), b.getInt32(0)));
         });
-    }, [&] {
-        nest(ext, [&](const std::vector<Value*>& k) {
-            std::vector<Value*> si = coords(sm, sn, k), di = coords(dm, dn, k);
-            Value* s_in = inside(sb, si);
-            if (!sb.global) fault_if(b.CreateNot(s_in));
-            llvm::AllocaInst* tmp = entry_alloca(value_type(st), nullptr, "copy.v", 8);
-            b.CreateStore(llvm::Constant::getNullValue(value_type(st)), tmp);
-            if_then(s_in, [&] { b.CreateStore(load_elem(sb, flat(sb, si)), tmp); });
-            Value* v = convert(b.CreateLoad(value_type(st), tmp), st, dt);
-            Value* d_in = inside(db, di);
-            if (!db.global) fault_if(b.CreateNot(d_in));
-            if_then(d_in, [&] { store_elem(db, flat(db, di), v); });
-        });
-    });
+}
+
+Value* Emitter::region_desc(BufInfo& bi, const std::vector<Value*>& mins) {
+    llvm::AllocaInst* a = entry_alloca(llvm::ArrayType::get(i64, 4 + 2 * kRegionMaxRank), nullptr, "desc", 8);
+    auto put = [&](int64_t at, Value* v) { b.CreateStore(v, b.CreateConstInBoundsGEP1_64(i64, a, at)); };
+    put(0, ci(bi.node->dtype.code));
+    put(1, ci(bi.node->dtype.bits));
+    put(2, ci(bi.global ? 1 : 0));
+    put(3, ci(static_cast<int64_t>(bi.shape.size())));
+    for (size_t d = 0; d < bi.shape.size(); ++d) {
+        put(4 + static_cast<int64_t>(d), bi.shape[d]);
+        put(4 + kRegionMaxRank + static_cast<int64_t>(d), mins[d]);
+    }
+    return a;
+}
+
+Value* Emitter::region_map(const std::vector<int64_t>& ext, const std::vector<int64_t>& sdim, const std::vector<int64_t>& ddim) {
+    llvm::AllocaInst* a = entry_alloca(llvm::ArrayType::get(i64, 1 + 3 * kRegionMaxRank), nullptr, "map", 8);
+    auto put = [&](int64_t at, int64_t v) { b.CreateStore(ci(v), b.CreateConstInBoundsGEP1_64(i64, a, at)); };
+    put(0, static_cast<int64_t>(ext.size()));
+    for (size_t x = 0; x < ext.size(); ++x) {
+        put(1 + static_cast<int64_t>(x), ext[x]);
+        put(1 + kRegionMaxRank + static_cast<int64_t>(x), sdim[x]);
+        put(1 + 2 * kRegionMaxRank + static_cast<int64_t>(x), ddim[x]);
+    }
+    return a;
 }
 
 void Emitter::tile_fill(const ir::FillOpNode& f) {
@@ -146,27 +173,29 @@ void Emitter::tile_fill(const ir::FillOpNode& f) {
     std::vector<Value*> dm = region_mins(f.dst);
     const DataType dt = db.node->dtype;
     Value* v = expr(f.value);
-    if (!dt.is_float() && f.value->dtype.is_float()) v = convert(convert(v, f.value->dtype, DataType::int64()), DataType::int64(), dt);
-    else v = convert(v, f.value->dtype, dt);
-    auto at = [&](const std::vector<Value*>& k, bool check) {
-        Value* fl = ci(0);
-        Value* ok = b.getTrue();
-        for (size_t d = 0; d < k.size(); ++d) {
-            Value* i = b.CreateAdd(dm[d], k[d]);
-            fl = b.CreateAdd(fl, b.CreateMul(i, db.strides[d]));
-            if (check) ok = b.CreateAnd(ok, b.CreateICmpULT(i, db.shape[d]));
-        }
-        return std::make_pair(fl, ok);
-    };
-    if_then(box_inside(db, dm, de), [&] {
-        nest(de, [&](const std::vector<Value*>& k) { store_elem(db, at(k, false).first, v); });
-    }, [&] {
-        nest(de, [&](const std::vector<Value*>& k) {
-            auto [fl, ok] = at(k, true);
-            if (!db.global) fault_if(b.CreateNot(ok));
-            if_then(ok, [&] { store_elem(db, fl, v); });
+    if (!dt.is_float() && f.value->dtype.is_float())
+        v = convert(convert(v, f.value->dtype, DataType::int64()), DataType::int64(), dt);
+    else
+        v = convert(v, f.value->dtype, dt);
+    if_then(
+        box_inside(db, dm, de),
+        [&] {
+            nest(de, [&](const std::vector<Value*>& k) {
+                Value* fl = ci(0);
+                for (size_t d = 0; d < k.size(); ++d) fl = b.CreateAdd(fl, b.CreateMul(b.CreateAdd(dm[d], k[d]), db.strides[d]));
+                store_elem(db, fl, v);
+            });
+        },
+        [&] {
+            std::vector<int64_t> dims(de.size());
+            for (size_t d = 0; d < de.size(); ++d) dims[d] = static_cast<int64_t>(d);
+            Value* dd = region_desc(db, dm);
+            Value* mp = region_map(de, dims, dims);
+            llvm::FunctionCallee helper =
+                mod.getOrInsertFunction("tp_jit_fill_region", llvm::FunctionType::get(b.getInt32Ty(), {ptr, ptr, ptr, f64, ptr}, false));
+            Value* wr = db.written ? db.written : llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(ptr));
+            fault_if(b.CreateICmpNE(b.CreateCall(helper, {db.base, dd, mp, to_double(v, dt), wr}), b.getInt32(0)));
         });
-    });
 }
 
 void Emitter::tile_reduce(const ir::ReduceOpNode& r) {
@@ -191,8 +220,7 @@ void Emitter::tile_reduce(const ir::ReduceOpNode& r) {
     for (size_t x = 0; x < s.size(); ++x)
         if (static_cast<int>(x) != dim) want.push_back(s[x]);
     keep[static_cast<size_t>(dim)] = 1;
-    if (volume(d) != outer * inner || !(d == want || d == keep || (want.empty() && volume(d) == 1)))
-        throw Reject{"`T.reduce` shapes that disagree"};
+    if (volume(d) != outer * inner || !(d == want || d == keep || (want.empty() && volume(d) == 1))) throw Reject{"`T.reduce` shapes that disagree"};
     const bool is_max = r.reduce_kind == ir::ReduceKind::Max || r.reduce_kind == ir::ReduceKind::AbsMax;
     const bool is_min = r.reduce_kind == ir::ReduceKind::Min;
     const bool is_abs = r.reduce_kind == ir::ReduceKind::AbsMax || r.reduce_kind == ir::ReduceKind::AbsSum;

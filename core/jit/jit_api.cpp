@@ -1,5 +1,5 @@
 // libtileplay_jit's entry (core/interp/cpu_jit_abi.h): compiles one launch with the emitter,
-// optimises the module at O3 for this machine's CPU (vector widths from its features), JITs it
+// optimises the module at O2 for this machine's CPU (vector widths from its features), JITs it
 // with ORC's LLJIT, and runs the grid's blocks on a pool of std::threads. No exception leaves
 // this file: every failure becomes a reason string or a TP_JIT_ERROR status.
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -18,12 +18,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <mutex>
 #include <thread>
 
 #include "interp/cpu_jit_abi.h"
 #include "jit/kernel.h"
+#include "jit/region_helpers.h"
 #include "tensor/tensor.h"
 
 // Rounding helpers the generated code calls for a double rounded to fp16 / bf16 (one rounding,
@@ -54,13 +56,20 @@ void init_llvm() {
     });
 }
 
+// CPU time of this thread: the compile's own cost, apart from what other processes take.
+double thread_cpu_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
 void copy_reason(const std::string& s, char* out, int32_t size) {
     if (!out || size <= 0) return;
     std::snprintf(out, static_cast<size_t>(size), "%s", s.c_str());
 }
 
 // The module's functions carry the host CPU and features so the optimiser's cost model
-// vectorises for this machine; then the standard O3 pipeline.
+// vectorises for this machine; then the standard O2 pipeline.
 void optimise(llvm::Module& m, llvm::TargetMachine& tm) {
     for (auto& f : m) {
         if (f.isDeclaration()) continue;
@@ -71,18 +80,27 @@ void optimise(llvm::Module& m, llvm::TargetMachine& tm) {
     llvm::FunctionAnalysisManager fam;
     llvm::CGSCCAnalysisManager cam;
     llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(&tm);
+    // O2 with the loop vectoriser and without unrolling or interleaving: the hot loop (T.gemm's
+    // register tile) is explicit vector code already, and unrolled copies of every T.Parallel nest
+    // would double the compile time for little gain (measured: docs/cpu-jit.md).
+    llvm::PipelineTuningOptions pto;
+    pto.LoopUnrolling = false;
+    pto.LoopInterleaving = false;
+    pto.LoopVectorization = true;
+    pto.SLPVectorization = false;
+    llvm::PassBuilder pb(&tm, pto);
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cam);
     pb.registerFunctionAnalyses(fam);
     pb.registerLoopAnalyses(lam);
     pb.crossRegisterProxies(lam, fam, cam, mam);
-    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
     mpm.run(m, mam);
 }
 
 void* compile(const void* prim_func, int32_t flags, double* compile_ms, char* reason, int32_t reason_size) {
     const auto t0 = std::chrono::steady_clock::now();
+    const double cpu0 = thread_cpu_ms();
     try {
         init_llvm();
         const auto& f = *static_cast<const ir::PrimFunc*>(prim_func);
@@ -91,7 +109,7 @@ void* compile(const void* prim_func, int32_t flags, double* compile_ms, char* re
             copy_reason("LLVM has no target for this machine", reason, reason_size);
             return nullptr;
         }
-        jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+        jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Default);
         auto tm = jtmb->createTargetMachine();
         if (!tm) {
             copy_reason("LLVM could not make a target machine", reason, reason_size);
@@ -101,10 +119,12 @@ void* compile(const void* prim_func, int32_t flags, double* compile_ms, char* re
         auto mod = std::make_unique<llvm::Module>("tileplay_kernel", *ctx);
         mod->setDataLayout((*tm)->createDataLayout());
         mod->setTargetTriple((*tm)->getTargetTriple().str());
+        std::vector<Span> sites;
         {
             Emitter em(*ctx, *mod, f, (flags & 1) != 0, (flags & 2) != 0);
             em.emit_block_function();
             em.emit_grid_function();
+            sites = em.sites;
         }
         std::string err;
         llvm::raw_string_ostream os(err);
@@ -112,7 +132,9 @@ void* compile(const void* prim_func, int32_t flags, double* compile_ms, char* re
             copy_reason("internal: the JIT made invalid LLVM IR (" + os.str().substr(0, 200) + ")", reason, reason_size);
             return nullptr;
         }
+        const auto t_emit = std::chrono::steady_clock::now();
         optimise(*mod, **tm);
+        const auto t_opt = std::chrono::steady_clock::now();
         if (std::getenv("TILEPLAY_JIT_DUMP")) mod->print(llvm::errs(), nullptr);
         auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
         if (!jit) {
@@ -126,6 +148,8 @@ void* compile(const void* prim_func, int32_t flags, double* compile_ms, char* re
         auto& es = (*jit)->getExecutionSession();
         helpers[es.intern("tp_jit_round_f16")] = llvm::JITEvaluatedSymbol::fromPointer(&tp_jit_round_f16, llvm::JITSymbolFlags::Exported);
         helpers[es.intern("tp_jit_round_bf16")] = llvm::JITEvaluatedSymbol::fromPointer(&tp_jit_round_bf16, llvm::JITSymbolFlags::Exported);
+        helpers[es.intern("tp_jit_copy_region")] = llvm::JITEvaluatedSymbol::fromPointer(&tp_jit_copy_region, llvm::JITSymbolFlags::Exported);
+        helpers[es.intern("tp_jit_fill_region")] = llvm::JITEvaluatedSymbol::fromPointer(&tp_jit_fill_region, llvm::JITSymbolFlags::Exported);
         if (auto e = jd.define(llvm::orc::absoluteSymbols(helpers))) {
             copy_reason("LLVM could not define the JIT's helpers: " + llvm::toString(std::move(e)), reason, reason_size);
             return nullptr;
@@ -140,11 +164,18 @@ void* compile(const void* prim_func, int32_t flags, double* compile_ms, char* re
             copy_reason("LLVM could not link the kernel: " + llvm::toString(grid.takeError()), reason, reason_size);
             return nullptr;
         }
+        const auto t_end = std::chrono::steady_clock::now();
+        if (std::getenv("TILEPLAY_JIT_TIMES")) {
+            auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+            std::fprintf(stderr, "jit: emit %.1f ms, optimise %.1f ms, codegen+link %.1f ms (wall); %.1f ms of CPU time\n", ms(t0, t_emit),
+                         ms(t_emit, t_opt), ms(t_opt, t_end), thread_cpu_ms() - cpu0);
+        }
         auto k = std::make_unique<Kernel>();
         k->block = block->toPtr<BlockFn>();
         k->grid = grid->toPtr<GridFn>();
         k->jit = std::move(*jit);
         k->n_params = static_cast<int>(f.params.size());
+        k->sites = std::move(sites);
         if (compile_ms) *compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         return k.release();
     } catch (const Reject& r) {

@@ -5,6 +5,7 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 
 #include <memory>
+#include <vector>
 
 #include "jit/emit.h"
 
@@ -18,6 +19,7 @@ struct Kernel {
     BlockFn block = nullptr;
     GridFn grid = nullptr;
     int n_params = 0;
+    std::vector<Span> sites;  // the polling loops' spans (State::site)
 };
 
 }  // namespace tp::jit

@@ -30,6 +30,7 @@ void set_stop(std::atomic<uint8_t>& stop, Stop why) {
 int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJitRunOptions* o, TpJitRunResult* out) {
     *out = TpJitRunResult{};
     out->fault_block = -1;
+    out->stop_block = -1;
     try {
         Kernel& k = *static_cast<Kernel*>(handle);
         if (n_params != k.n_params) {
@@ -87,10 +88,14 @@ int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJ
         std::atomic<size_t> next{0};
         std::atomic<int64_t> ran{0};
         std::atomic<int64_t> fault_pos{INT64_MAX};
+        std::mutex stop_mu;
+        int64_t stop_pos = INT64_MAX;
+        int32_t stop_site = -1;
         auto* progress = static_cast<std::atomic<int64_t>*>(o->progress_done);
         auto worker = [&] {
             State st;
             st.stop = reinterpret_cast<const uint8_t*>(&stop);
+            st.site = -1;
             while (stop.load(std::memory_order_relaxed) == kRunning) {
                 const size_t pos = next.fetch_add(1);
                 if (pos >= blocks.size()) break;
@@ -103,7 +108,11 @@ int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJ
                     set_stop(stop, kFault);
                     break;
                 }
-                if (stop.load(std::memory_order_relaxed) != kRunning) break;  // cut short by the monitor
+                if (st.site >= 0) {  // cut short by the monitor, in that loop
+                    std::lock_guard<std::mutex> lock(stop_mu);
+                    if (static_cast<int64_t>(pos) < stop_pos) stop_pos = static_cast<int64_t>(pos), stop_site = st.site;
+                    break;
+                }
                 ran.fetch_add(1);
                 if (progress) progress->fetch_add(1, std::memory_order_relaxed);
             }
@@ -127,9 +136,17 @@ int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJ
             case kFault:
                 out->fault_block = blocks[static_cast<size_t>(fault_pos.load())];
                 return out->status = TP_JIT_FAULT;
-            case kTimeout: return out->status = TP_JIT_TIMEOUT;
-            case kCancel: return out->status = TP_JIT_CANCELLED;
-            default: return out->status = TP_JIT_OK;
+            case kTimeout:
+                if (stop_site >= 0 && static_cast<size_t>(stop_site) < k.sites.size()) {
+                    const Span& s = k.sites[static_cast<size_t>(stop_site)];
+                    out->stop_span[0] = s.begin.line, out->stop_span[1] = s.begin.col, out->stop_span[2] = s.end.line, out->stop_span[3] = s.end.col;
+                    out->stop_block = blocks[static_cast<size_t>(stop_pos)];
+                }
+                return out->status = TP_JIT_TIMEOUT;
+            case kCancel:
+                return out->status = TP_JIT_CANCELLED;
+            default:
+                return out->status = TP_JIT_OK;
         }
     } catch (const std::exception& e) {
         std::snprintf(out->message, sizeof out->message, "internal: %s", e.what());

@@ -74,8 +74,7 @@ inline void expect_bitwise(const Both& r) {
         int64_t first = -1;
         for (int64_t i = 0; i < t.numel() && first < 0; ++i)
             if (!same_value(t.get(i), j.get(i))) first = i;
-        EXPECT_EQ(first, -1) << "`" << name << "` differs first at element " << first << ": interpreter " << t.get(first) << ", JIT "
-                             << j.get(first);
+        EXPECT_EQ(first, -1) << "`" << name << "` differs first at element " << first << ": interpreter " << t.get(first) << ", JIT " << j.get(first);
     }
 }
 

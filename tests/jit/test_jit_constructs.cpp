@@ -104,6 +104,43 @@ def matmul(M, N, K, block_M=32, block_N=32, block_K=16, trans_A=False, trans_B=F
     return main
 )";
 
+const char* kLoops = R"(
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[1])
+def loops(N=64):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "int32"), B: T.Tensor((8,), "int32")):
+        with T.Kernel(4, threads=32) as bx:
+            n = T.alloc_var("int32", init=0)
+            k = T.alloc_var("int32", init=0)
+            for i in T.serial(N):
+                if A[i] > 3:
+                    break
+                n = n + 1
+            k = bx
+            while k < 100:
+                k = k * 2 + 1
+            B[bx] = n * 1000 + k
+            for i in T.serial(1 << 17):
+                B[4 + bx] = B[4 + bx] + (i & 3)
+
+    return main
+)";
+
+const char* kSpin = R"(
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit
+def spin(A):
+    A: T.Tensor((1,), T.float32)
+    with T.Kernel(1, threads=32) as bx:
+        for k in T.serial(1 << 40):
+            A[0] = A[0] + 1.0
+)";
+
 const char* kOutOfBounds = R"(
 import tilelang
 import tilelang.language as T
@@ -167,11 +204,39 @@ TEST(Jit, GemmWithinToleranceForEveryLayoutAndEdge) {
                           Case{"45", "70", "33", "18", "24", "16", "False", "True", "bfloat16", "float32"},
                           Case{"30", "30", "20", "30", "30", "8", "True", "True", "float32", "float32"}}) {
         SCOPED_TRACE(std::string(c.m) + "x" + c.n + "x" + c.k + " tiles " + c.bm + "x" + c.bn + "x" + c.bk + " " + c.dtype);
-        Both r = run_both(compile_ir(kGemm, {{"M", c.m}, {"N", c.n}, {"K", c.k}, {"block_M", c.bm}, {"block_N", c.bn}, {"block_K", c.bk},
-                                             {"trans_A", c.ta}, {"trans_B", c.tb}, {"dtype", c.dtype}, {"out", c.out}}));
+        Both r = run_both(compile_ir(kGemm, {{"M", c.m},
+                                             {"N", c.n},
+                                             {"K", c.k},
+                                             {"block_M", c.bm},
+                                             {"block_N", c.bn},
+                                             {"block_K", c.bk},
+                                             {"trans_A", c.ta},
+                                             {"trans_B", c.tb},
+                                             {"dtype", c.dtype},
+                                             {"out", c.out}}));
         expect_jit(r);
         expect_close(r);
     }
+}
+
+TEST(Jit, BreakWhileAndLongLoopsAreBitwiseEqual) {
+    require_jit();
+    Both r = run_both(compile_ir(kLoops, {}));
+    expect_jit(r);
+    expect_bitwise(r);
+}
+
+TEST(Jit, WatchdogStopsALongInnerLoopAtItsLine) {
+    require_jit();
+    Both r = run_both(compile_ir(kSpin, {}), [](InterpOptions& o) { o.watchdog_s = 0.3; });
+    EXPECT_EQ(r.jit.engine, "jit");
+    ASSERT_FALSE(r.jit.ok);
+    ASSERT_EQ(r.jit.diagnostics.size(), 1u);
+    ASSERT_EQ(r.interp.diagnostics.size(), 1u);
+    EXPECT_EQ(r.jit.diagnostics[0].kind, DiagKind::InterpreterTimeout);
+    // The same message (block (0, 0, 0)) at the same loop as the interpreter's.
+    EXPECT_EQ(r.jit.diagnostics[0].message, r.interp.diagnostics[0].message);
+    EXPECT_EQ(r.jit.diagnostics[0].span, r.interp.diagnostics[0].span);
 }
 
 TEST(Jit, FaultReRunsOnTheInterpreterForItsDiagnostic) {

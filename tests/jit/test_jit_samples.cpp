@@ -45,7 +45,8 @@ TEST(JitSamples, EverySampleMatchesTheInterpreter) {
             long long x = std::strtoll(v.c_str(), &end, 10);
             if (end && *end == 0) symbols[k] = x;
         }
-        Both r = run_both(cr.func, [](InterpOptions& o) { o.print_sink = [](const std::string&) {}; }, symbols);
+        Both r = run_both(
+            cr.func, [](InterpOptions& o) { o.print_sink = [](const std::string&) {}; }, symbols);
         ++samples;
         ASSERT_TRUE(r.interp.ok) << r.interp.error;
         EXPECT_TRUE(r.jit.ok) << r.jit.error;
@@ -58,8 +59,10 @@ TEST(JitSamples, EverySampleMatchesTheInterpreter) {
         }
         ++on_jit;
         std::cout << "[ jit      ] " << e.path().filename().string() << ": jit, compile " << r.jit.jit_compile_ms << " ms\n";
-        if (cr.ir.find("T.gemm") == std::string::npos) expect_bitwise(r);
-        else expect_close(r);
+        if (cr.ir.find("T.gemm") == std::string::npos)
+            expect_bitwise(r);
+        else
+            expect_close(r);
     }
     EXPECT_GT(samples, 5);
     // The tutorial's GEMM, softmax and attention samples are what the JIT is for.
