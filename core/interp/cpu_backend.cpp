@@ -222,10 +222,6 @@ bool run_launch_on_jit(const ir::PrimFunc& f, std::map<std::string, HostTensor>&
         rep.diagnostics.push_back(d);
         return true;
     }
-    if (res.message[0] && res.status != TP_JIT_OK) {
-        rep.error = res.message;
-        return true;
-    }
     for (size_t i = 0; i < f.params.size(); ++i) {
         const auto& p = f.params[i];
         if (!p.buffer) continue;

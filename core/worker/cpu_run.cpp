@@ -167,9 +167,11 @@ Json handle_cpu_run(const Json& req, WorkerState& st, Emitter& em) {
         j["error"] = interp_error(rep);
         return j;
     }
-    j["interp"] = {{"blocks_run", rep.blocks_run}, {"total_blocks", rep.total_blocks},    {"threads", rep.threads_used}, {"ms", rep.ms},
-                   {"engine", rep.engine},         {"jit_compile_ms", rep.jit_compile_ms}};
-    if (!rep.jit_note.empty()) j["interp"]["jit_note"] = rep.jit_note;
+    j["interp"] = {{"blocks_run", rep.blocks_run}, {"total_blocks", rep.total_blocks}, {"threads", rep.threads_used}, {"ms", rep.ms},
+                   {"jit_compile_ms", rep.jit_compile_ms}};
+    // Which CPU engine ran it ("jit", "interpreter", "jit+interpreter") and why not the JIT.
+    j["engine"] = rep.engine;
+    if (!rep.jit_note.empty()) j["jit_note"] = rep.jit_note;
     char head[200];
     std::snprintf(head, sizeof head, "%s %lld blocks%s in %.1f ms on %d threads", rep.engine == "interpreter" ? "interpreted" : "ran",
                   static_cast<long long>(rep.blocks_run), rep.engine == "interpreter" ? "" : " on the LLVM JIT", rep.ms, rep.threads_used);
