@@ -226,8 +226,10 @@ int run_cmd(const RunOptions& o) {
     }
     json j = {{"device", "cpu"}, {"device_reason", reason}, {"kernel", r.kernel.factory}, {"grid", rep.grid},
               {"threads", r.kernel.threads}, {"problem", r.kernel.bound_params}, {"time_ms", rep.ms},
-              {"time_label", rep.engine == "interpreter" ? "cpu interpreter" : "cpu " + rep.engine}, {"cpu_threads", rep.threads_used},
-              {"engine", rep.engine}, {"jit_note", rep.jit_note}, {"jit_compile_ms", rep.jit_compile_ms}, {"seed", o.seed}, {"loaded_inputs", loaded}};
+              {"time_label", "cpu interpreter"}, {"cpu_threads", rep.threads_used}, {"seed", o.seed}, {"loaded_inputs", loaded}};
+    // Which engine ran it: "jit", "interpreter" or "jit+interpreter", and why not the JIT.
+    j["engine"] = rep.engine, j["jit_note"] = rep.jit_note, j["jit_compile_ms"] = rep.jit_compile_ms;
+    if (rep.engine != "interpreter") j["time_label"] = "cpu " + rep.engine;
     if (o.check_races) j["races"] = races_json;
     if (r.kernel.launch_count() > 1) j["launches"] = r.kernel.launch_count();
     if (!rep.ok) {
@@ -291,7 +293,8 @@ int run_cmd(const RunOptions& o) {
         if (s["nonfinite"].get<int64_t>()) std::cout << " nonfinite=" << s["nonfinite"].get<int64_t>();
         std::cout << "\n";
     }
-    std::cout << "time: " << fmt(rep.ms) << " ms (" << (rep.engine == "interpreter" ? "CPU interpreter" : "CPU " + rep.engine) << ", " << rep.threads_used << " thread(s), " << rep.blocks_run << " blocks)\n";
+    std::cout << "time: " << fmt(rep.ms) << " ms (" << (rep.engine == "interpreter" ? "CPU interpreter" : "CPU " + rep.engine) << ", "
+              << rep.threads_used << " thread(s), " << rep.blocks_run << " blocks)\n";
     if (o.check) {
         const json& c = j["check"];
         if (!c["available"].get<bool>()) {
@@ -316,7 +319,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
     sub->add_option("-k,--kernel", o->kernel, "kernel factory (default: the sample header's or the first)");
     sub->add_option("-D,--define", o->defines, "factory parameter NAME=VALUE (defaults: the header's cpu-args / args)");
     sub->add_option("--pass-config", o->pass_configs, "TileLang pass config KEY=VALUE, e.g. tl.disable_warp_specialized=true");
-    sub->add_option("--device", o->device, "cpu (the LLVM JIT where built, else the interpreter), cpu-interp (the interpreter), gpu or auto (GPU when there is one)")->check(CLI::IsMember({"cpu", "cpu-interp", "gpu", "auto"}))->capture_default_str();
+    sub->add_option("--device", o->device,
+                    "cpu (the LLVM JIT where built, else the interpreter), cpu-interp (the interpreter), gpu or auto (GPU when there is one)")
+        ->check(CLI::IsMember({"cpu", "cpu-interp", "gpu", "auto"}))
+        ->capture_default_str();
     sub->add_option("--arch", o->arch, "target (auto: the GPU's, sm_90a on Hopper; sm_90a without a GPU)")
         ->check(CLI::IsMember([] {
             std::vector<std::string> t = tp::supported_targets();

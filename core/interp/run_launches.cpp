@@ -44,8 +44,8 @@ InterpReport run_launch(const ir::PrimFunc& f, std::map<std::string, HostTensor>
     if (opts.engine != CpuEngine::Auto) return interp::run_one_launch(f, args, opts);
     InterpReport rep;
     std::string note;
+    if (!opts.check_races && interp::run_launch_on_jit(f, args, opts, rep, note)) return rep;
     if (opts.check_races) note = "--check-races runs on the interpreter";
-    else if (interp::run_launch_on_jit(f, args, opts, rep, note)) return rep;
     InterpReport ran = interp::run_one_launch(f, args, opts);
     ran.jit_note = note;
     ran.jit_compile_ms = rep.jit_compile_ms;

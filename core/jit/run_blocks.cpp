@@ -117,13 +117,12 @@ int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJ
                 if (progress) progress->fetch_add(1, std::memory_order_relaxed);
             }
         };
-        if (threads <= 1) {
-            worker();
-        } else {
-            std::vector<std::thread> pool;
-            for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
-            for (auto& t : pool) t.join();
-        }
+        // The calling thread is one of the workers: a grid of a few blocks waits for one thread
+        // start fewer (a small run's time is mostly thread starts).
+        std::vector<std::thread> pool;
+        for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+        worker();
+        for (auto& t : pool) t.join();
         {
             std::lock_guard<std::mutex> lock(mu);
             finished = true;
