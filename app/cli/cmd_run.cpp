@@ -2,6 +2,7 @@
 // with seeded or loaded inputs, .npy outputs, per-output stats and `--check` against the C++
 // reference of the sample's named baseline.
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -134,9 +135,11 @@ int run_cmd(const RunOptions& o) {
         return kUsage;
     }
     if (o.check_races) {
-        reason = o.device == "cpu" ? "requested" : "--check-races runs on the CPU interpreter";
+        reason = o.device == "cpu" || o.device == "cpu-interp" ? "requested" : "--check-races runs on the CPU interpreter";
     } else if (o.device == "gpu") {
         return run_gpu(o, defs, h, "requested");
+    } else if (o.device == "cpu-interp") {
+        reason = "requested, interpreter";
     } else if (o.device == "auto") {
         std::string why;
         if (gpu_present(why)) return run_gpu(o, defs, h, "auto: CUDA device found");
@@ -193,7 +196,14 @@ int run_cmd(const RunOptions& o) {
     std::string printed;
     if (o.json) io.print_sink = [&](const std::string& s) { printed += s; };
     io.check_races = o.check_races;
+    // The LLVM JIT where it is built and takes the kernel; the interpreter when asked for, for
+    // the race checker, and for whatever the JIT does not lower (the note says why).
+    io.engine = o.device == "cpu-interp" ? tp::CpuEngine::Interpreter : tp::CpuEngine::Auto;
+    if (const char* c = std::getenv("TILEPLAY_JIT_CHECKS"); c && std::string(c) == "0") io.jit_checked = false;
     tp::InterpReport rep = tp::run_on_cpu(f, args, io);
+    const std::string engine_line = rep.engine == "interpreter" && !rep.jit_note.empty()
+                                        ? "cpu: interpreter (JIT: " + rep.jit_note + ")"
+                                        : "cpu: " + rep.engine + (rep.jit_compile_ms > 0 ? " (JIT compile " + fmt(rep.jit_compile_ms) + " ms)" : "");
     // Race findings come first: a run the checker stopped (a wait that cannot complete) may
     // have found races before it.
     const bool raced = o.check_races && !rep.races.empty();
@@ -217,6 +227,9 @@ int run_cmd(const RunOptions& o) {
     json j = {{"device", "cpu"}, {"device_reason", reason}, {"kernel", r.kernel.factory}, {"grid", rep.grid},
               {"threads", r.kernel.threads}, {"problem", r.kernel.bound_params}, {"time_ms", rep.ms},
               {"time_label", "cpu interpreter"}, {"cpu_threads", rep.threads_used}, {"seed", o.seed}, {"loaded_inputs", loaded}};
+    // Which engine ran it: "jit", "interpreter" or "jit+interpreter", and why not the JIT.
+    j["engine"] = rep.engine, j["jit_note"] = rep.jit_note, j["jit_compile_ms"] = rep.jit_compile_ms;
+    if (rep.engine != "interpreter") j["time_label"] = "cpu " + rep.engine;
     if (o.check_races) j["races"] = races_json;
     if (r.kernel.launch_count() > 1) j["launches"] = r.kernel.launch_count();
     if (!rep.ok) {
@@ -227,6 +240,7 @@ int run_cmd(const RunOptions& o) {
             std::cout << j.dump() << "\n";
         } else {
             std::cout << "device: cpu (" << reason << ")\n";
+            std::cout << engine_line << "\n";
             std::cerr << msg;
         }
         return kUserError;
@@ -264,6 +278,7 @@ int run_cmd(const RunOptions& o) {
         return rc;
     }
     std::cout << "device: cpu (" << reason << ")\n";
+    std::cout << engine_line << "\n";
     std::cout << "kernel: " << r.kernel.factory << "  grid (" << rep.grid[0] << ", " << rep.grid[1] << ", " << rep.grid[2] << ")";
     // The grid above is the first launch's; the block count below covers every launch.
     if (r.kernel.launch_count() > 1) std::cout << "  launches: " << r.kernel.launch_count();
@@ -278,7 +293,8 @@ int run_cmd(const RunOptions& o) {
         if (s["nonfinite"].get<int64_t>()) std::cout << " nonfinite=" << s["nonfinite"].get<int64_t>();
         std::cout << "\n";
     }
-    std::cout << "time: " << fmt(rep.ms) << " ms (CPU interpreter, " << rep.threads_used << " thread(s), " << rep.blocks_run << " blocks)\n";
+    std::cout << "time: " << fmt(rep.ms) << " ms (" << (rep.engine == "interpreter" ? "CPU interpreter" : "CPU " + rep.engine) << ", "
+              << rep.threads_used << " thread(s), " << rep.blocks_run << " blocks)\n";
     if (o.check) {
         const json& c = j["check"];
         if (!c["available"].get<bool>()) {
@@ -303,7 +319,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
     sub->add_option("-k,--kernel", o->kernel, "kernel factory (default: the sample header's or the first)");
     sub->add_option("-D,--define", o->defines, "factory parameter NAME=VALUE (defaults: the header's cpu-args / args)");
     sub->add_option("--pass-config", o->pass_configs, "TileLang pass config KEY=VALUE, e.g. tl.disable_warp_specialized=true");
-    sub->add_option("--device", o->device, "cpu, gpu or auto (GPU when there is one)")->check(CLI::IsMember({"cpu", "gpu", "auto"}))->capture_default_str();
+    sub->add_option("--device", o->device,
+                    "cpu (the LLVM JIT where built, else the interpreter), cpu-interp (the interpreter), gpu or auto (GPU when there is one)")
+        ->check(CLI::IsMember({"cpu", "cpu-interp", "gpu", "auto"}))
+        ->capture_default_str();
     sub->add_option("--arch", o->arch, "target (auto: the GPU's, sm_90a on Hopper; sm_90a without a GPU)")
         ->check(CLI::IsMember([] {
             std::vector<std::string> t = tp::supported_targets();

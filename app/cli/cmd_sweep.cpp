@@ -56,6 +56,7 @@ Json check_on_cpu(const SweepArgs& a, const std::string& source, const tp::Sampl
     tp::InterpOptions io;
     io.source_path = a.file;
     io.print_sink = [](const std::string&) {};
+    io.engine = tp::CpuEngine::Auto;
     tp::InterpReport rep = tp::run_on_cpu(*r.func, args, io);
     if (!rep.ok) {
         rec["error"] = rep.error.empty() && !rep.diagnostics.empty() ? rep.diagnostics[0].message : rep.error;

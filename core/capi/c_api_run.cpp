@@ -160,6 +160,7 @@ int run_cpu(tp_kernel& k, const tp_tensor* tensors, size_t n_tensors, const doub
     }
     InterpOptions opts;
     opts.threads = threads;
+    opts.engine = CpuEngine::Auto;  // the LLVM JIT where it is built, else the interpreter
     opts.source_path = k.result.file ? k.result.file->path() : std::string();
     InterpReport rep = run_on_cpu(*k.result.func, args, opts);
     if (!rep.ok) {

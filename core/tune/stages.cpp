@@ -139,6 +139,7 @@ void check_on_cpu(const TuneJob& job, TuneResult& r) {
         io.source_path = job.path;
         io.threads = job.interp_threads;
         io.print_sink = [](const std::string&) {};
+        io.engine = CpuEngine::Auto;
         InterpReport rep = run_on_cpu(*cr.func, args, io);
         if (!rep.ok) {
             r.status = TuneStatus::Failed;

@@ -125,6 +125,8 @@ Json handle_cpu_run(const Json& req, WorkerState& st, Emitter& em) {
     InterpOptions::Progress progress;
     opts.progress = &progress;
     opts.check_races = req.value("check_races", false);
+    // "engine": "cpu-interp" keeps the run on the interpreter; otherwise the LLVM JIT where built.
+    opts.engine = req.value("engine", std::string("auto")) == "cpu-interp" ? CpuEngine::Interpreter : CpuEngine::Auto;
     // Race findings name the other access as FILE:LINE:COL; the file name is enough where the
     // client shows them beside that file (the playground's Problems list).
     if (st.session.compiled->file) opts.source_path = std::filesystem::path(st.session.compiled->file->path()).filename().string();
@@ -166,10 +168,15 @@ Json handle_cpu_run(const Json& req, WorkerState& st, Emitter& em) {
         return j;
     }
     j["interp"] = {{"blocks_run", rep.blocks_run}, {"total_blocks", rep.total_blocks}, {"threads", rep.threads_used}, {"ms", rep.ms}};
-    char head[160];
-    std::snprintf(head, sizeof head, "interpreted %lld blocks in %.1f ms on %d threads", static_cast<long long>(rep.blocks_run), rep.ms,
-                  rep.threads_used);
+    j["interp"]["jit_compile_ms"] = rep.jit_compile_ms;
+    // Which CPU engine ran it ("jit", "interpreter", "jit+interpreter") and why not the JIT.
+    j["engine"] = rep.engine;
+    if (!rep.jit_note.empty()) j["jit_note"] = rep.jit_note;
+    char head[200];
+    std::snprintf(head, sizeof head, "%s %lld blocks%s in %.1f ms on %d threads", rep.engine == "interpreter" ? "interpreted" : "ran",
+                  static_cast<long long>(rep.blocks_run), rep.engine == "interpreter" ? "" : " on the LLVM JIT", rep.ms, rep.threads_used);
     std::string note = head;
+    if (!rep.jit_note.empty()) note += " (JIT: " + rep.jit_note + ")";
     if (req.value("check", true)) {
         // The C++ reference of a large GEMM takes a while too: the client's watchdog hears it.
         Heartbeat hb(em, req["id"], "check", st.opts.heartbeat_s);

@@ -184,9 +184,14 @@ Json check_against_interpreter(const KernelSession& s, const PreparedArgs& a,
     opts.print_sink = [&](const std::string& line) {
         if (printed.size() < 4096) printed += line;
     };
+    opts.engine = CpuEngine::Auto;  // the LLVM JIT where it is built: large checks take far less time
     InterpReport rep = run_on_cpu(*s.compiled->func, ref, opts);
-    Json j = {{"blocks_checked", rep.blocks_run}, {"total_blocks", rep.total_blocks}, {"sampled", sampled},
-              {"interp_ms", rep.ms}};
+    Json j = {{"blocks_checked", rep.blocks_run},
+              {"total_blocks", rep.total_blocks},
+              {"sampled", sampled},
+              {"interp_ms", rep.ms},
+              {"reference_engine", rep.engine}};
+    if (!rep.jit_note.empty()) j["jit_note"] = rep.jit_note;
     if (atomics && check_blocks > 0) j["every_block_because"] = "the kernel adds atomically into global memory";
     if (launches && check_blocks > 0)
         j["every_block_because"] = "the kernel has " + std::to_string(k.launch_count()) + " launches, each reading what the ones before it wrote";

@@ -143,11 +143,13 @@ std::vector<Rule> rules_for(const std::string& op) {
     } else if (op == "run") {
         v.insert(v.end(), {{"wall_ms", Type::Number}, {"files", Type::Array}});
         add_check_rules(v);
-        // A CPU run (the interpreter): what it ran, and a refusal over the memory budget.
+        // A CPU run (the interpreter or the LLVM JIT): what it ran, and a refusal over the memory budget.
         v.insert(v.end(), {{"device", Type::String},
                            {"note", Type::String},
                            {"interp", Type::Object},
                            {"interp.*", Type::Number},
+                           {"engine", Type::String},
+                           {"jit_note", Type::String},
                            {"check.against", Type::String},
                            {"needs_bytes", Type::Number},
                            {"budget_bytes", Type::Number},

@@ -13,7 +13,7 @@
 # LOWERED: with T.Kernel(2, 4, threads=128)
 # LOWERED: with T.Kernel(2, threads=64)
 # CPU: grid (2, 4, 1)  launches: 2
-# CPU: (CPU interpreter, {{[0-9]+}} thread(s), 10 blocks)
+# CPU: (CPU {{interpreter|jit}}, {{[0-9]+}} thread(s), 10 blocks)
 import tilelang
 import tilelang.language as T
 

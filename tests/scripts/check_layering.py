@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Layering: core/ never includes Qt; ui/ includes only core's public headers (tileplay/*.h)."""
+"""Layering: core/ never includes Qt; only core/jit (libtileplay_jit, loaded with dlopen) includes
+LLVM; ui/ includes only core's public headers (tileplay/*.h)."""
 import pathlib
 import re
 import sys
@@ -14,6 +15,8 @@ for f in (root / "core").rglob("*"):
         m = inc.match(line)
         if m and (m.group(1).startswith("Q") or m.group(1).startswith("Qsci/")):
             bad.append(f"{f.relative_to(root)}:{n}: core includes Qt header <{m.group(1)}>")
+        if m and m.group(1).startswith(("llvm/", "llvm-c/")) and f.relative_to(root).parts[:2] != ("core", "jit"):
+            bad.append(f"{f.relative_to(root)}:{n}: core includes LLVM header <{m.group(1)}> outside core/jit")
 for top in ("ui", "app/gui"):
     for f in (root / top).rglob("*"):
         if f.suffix not in {".h", ".cpp"}:

@@ -10,7 +10,7 @@
 # CHECK: T.copy(A_local[0:64, 0:32], A_local_stage[0:64, 0:32])
 # CHECK-NEXT: for tp_i, tp_j in T.Parallel(64, 64):
 # CHECK: C_local[tp_i, tp_j] = C_local[tp_i, tp_j] + A_local_stage[tp_i, tp_k] * B_shared[tp_k, tp_j]
-# CPU: (CPU interpreter, 1 thread(s), 1 blocks)
+# CPU: (CPU {{interpreter|jit}}, 1 thread(s), 1 blocks)
 #
 # tileplay: kernel=main
 import tilelang.language as T

@@ -19,7 +19,15 @@
 namespace tp {
 namespace ir { struct PrimFunc; }
 
+// Which engine runs a CPU run: the reference interpreter, or the LLVM JIT (libtileplay_jit, where
+// it is built and loads) for each launch it accepts, the interpreter for the others.
+enum class CpuEngine { Interpreter, Auto };
+
 struct InterpOptions {
+    CpuEngine engine = CpuEngine::Interpreter;
+    // JIT only: bounds-check every buffer access (a fault re-runs the launch on the interpreter,
+    // which reports it); off trades that safety for speed (TILEPLAY_JIT_CHECKS=0 turns it off).
+    bool jit_checked = true;
     int threads = 0;  // worker threads for blocks; 0 = hardware concurrency
     // Linear block indices (x fastest, then y, then z) to run; empty = every block. Blocks are
     // independent, so a sample of them checks a large GPU run tile by tile.
@@ -69,6 +77,12 @@ struct InterpReport {
     // mbarriers", or a narrower scope and why).
     std::vector<Diagnostic> races;
     std::string races_scope;
+    // "interpreter", "jit", or "jit+interpreter" (a kernel of several launches, some on each);
+    // jit_note says why a launch stayed on the interpreter ("" when every launch ran on the JIT
+    // or the interpreter was asked for); jit_compile_ms sums the JIT's compile time.
+    std::string engine = "interpreter";
+    std::string jit_note;
+    double jit_compile_ms = 0;
 };
 
 // Runs `f` on `args`, keyed by parameter name. Tensor parameters need a HostTensor of the
@@ -78,6 +92,10 @@ struct InterpReport {
 // before the next; its report's grid is the first launch's and its block counts cover all of
 // them, and it takes no sample_blocks (the run says why).
 InterpReport run_on_cpu(const ir::PrimFunc& f, std::map<std::string, HostTensor>& args, const InterpOptions& opts = {});
+
+// Whether the LLVM JIT (libtileplay_jit) loads in this process: true with `what` describing it,
+// false with `what` saying why not ("LLVM JIT not built", a dlopen error, TILEPLAY_JIT=0).
+bool cpu_jit_available(std::string* what);
 
 // The bytes a run may hold for its tensors, and where that figure comes from (a refusal says).
 struct MemoryBudget {

@@ -1,0 +1,25 @@
+// A compiled launch: the ORC JIT that owns its code and the two entry points the emitter made
+// (tp_block runs one block, tp_grid evaluates the grid). Shared by jit_api.cpp and run_blocks.cpp.
+#pragma once
+
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+
+#include <memory>
+#include <vector>
+
+#include "jit/emit.h"
+
+namespace tp::jit {
+
+using BlockFn = void (*)(const Ctx*, State*, int64_t, int64_t, int64_t);
+using GridFn = void (*)(const Ctx*, State*, int64_t*);
+
+struct Kernel {
+    std::unique_ptr<llvm::orc::LLJIT> jit;
+    BlockFn block = nullptr;
+    GridFn grid = nullptr;
+    int n_params = 0;
+    std::vector<Span> sites;  // the polling loops' spans (State::site)
+};
+
+}  // namespace tp::jit

@@ -1,0 +1,158 @@
+// The JIT's block loop: evaluates the grid, then runs the blocks (all, or a sample) on a pool of
+// std::threads, each with its own State. A monitor thread turns the watchdog and a cancel into
+// the stop flag the generated code polls at outer loops; a fault stops the run so the caller
+// can re-run the launch on the interpreter for its diagnostic.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "interp/cpu_jit_abi.h"
+#include "jit/kernel.h"
+
+namespace tp::jit {
+
+namespace {
+
+enum Stop : uint8_t { kRunning = 0, kFault = 1, kTimeout = 2, kCancel = 3 };
+
+void set_stop(std::atomic<uint8_t>& stop, Stop why) {
+    uint8_t expected = kRunning;
+    stop.compare_exchange_strong(expected, why);
+}
+
+}  // namespace
+
+int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJitRunOptions* o, TpJitRunResult* out) {
+    *out = TpJitRunResult{};
+    out->fault_block = -1;
+    out->stop_block = -1;
+    try {
+        Kernel& k = *static_cast<Kernel*>(handle);
+        if (n_params != k.n_params) {
+            std::snprintf(out->message, sizeof out->message, "the JIT got %d arguments for %d parameters", n_params, k.n_params);
+            return out->status = TP_JIT_ERROR;
+        }
+        const size_t n = static_cast<size_t>(n_params);
+        std::vector<void*> data(n);
+        std::vector<int64_t> shapes(n * TP_JIT_MAX_RANK);
+        std::vector<double> scalars(n);
+        std::vector<uint8_t*> written(n);
+        for (size_t i = 0; i < n; ++i) {
+            data[i] = params[i].data;
+            for (int d = 0; d < TP_JIT_MAX_RANK; ++d) shapes[i * TP_JIT_MAX_RANK + d] = params[i].shape[d];
+            scalars[i] = params[i].scalar;
+            written[i] = params[i].written;
+        }
+        const Ctx ctx{data.data(), shapes.data(), scalars.data(), written.data()};
+        std::atomic<uint8_t> stop{kRunning};
+        State gs;
+        gs.stop = reinterpret_cast<const uint8_t*>(&stop);
+        int64_t grid[3] = {1, 1, 1};
+        k.grid(&ctx, &gs, grid);
+        for (int d = 0; d < 3; ++d) out->grid[d] = grid[d];
+        if (gs.fault) return out->status = TP_JIT_FAULT;
+        const int64_t total = grid[0] * grid[1] * grid[2];
+        std::vector<int64_t> blocks;
+        if (o->blocks) {
+            blocks.assign(o->blocks, o->blocks + o->n_blocks);
+            for (int64_t b : blocks)
+                if (b < 0 || b >= total) return out->status = TP_JIT_FAULT;  // the interpreter says which
+        } else {
+            blocks.resize(static_cast<size_t>(std::max<int64_t>(total, 0)));
+            for (size_t b = 0; b < blocks.size(); ++b) blocks[b] = static_cast<int64_t>(b);
+        }
+        int threads = o->threads > 0 ? o->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        threads = static_cast<int>(std::min<int64_t>(threads, std::max<int64_t>(static_cast<int64_t>(blocks.size()), 1)));
+        out->threads_used = threads;
+
+        // The monitor: the watchdog's limit and the caller's cancel become the stop flag.
+        const auto* cancel = static_cast<const std::atomic<bool>*>(o->cancel);
+        std::mutex mu;
+        std::condition_variable cv;
+        bool finished = false;
+        const auto t0 = std::chrono::steady_clock::now();
+        std::thread monitor([&] {
+            std::unique_lock<std::mutex> lock(mu);
+            while (!finished) {
+                cv.wait_for(lock, std::chrono::milliseconds(10));
+                const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                if (o->watchdog_s > 0 && s > o->watchdog_s) set_stop(stop, kTimeout);
+                if (cancel && cancel->load(std::memory_order_relaxed)) set_stop(stop, kCancel);
+            }
+        });
+        std::atomic<size_t> next{0};
+        std::atomic<int64_t> ran{0};
+        std::atomic<int64_t> fault_pos{INT64_MAX};
+        std::mutex stop_mu;
+        int64_t stop_pos = INT64_MAX;
+        int32_t stop_site = -1;
+        auto* progress = static_cast<std::atomic<int64_t>*>(o->progress_done);
+        auto worker = [&] {
+            State st;
+            st.stop = reinterpret_cast<const uint8_t*>(&stop);
+            st.site = -1;
+            while (stop.load(std::memory_order_relaxed) == kRunning) {
+                const size_t pos = next.fetch_add(1);
+                if (pos >= blocks.size()) break;
+                const int64_t b = blocks[pos];
+                st.fault = 0;
+                k.block(&ctx, &st, b % grid[0], (b / grid[0]) % grid[1], b / (grid[0] * grid[1]));
+                if (st.fault) {
+                    int64_t cur = fault_pos.load();
+                    while (static_cast<int64_t>(pos) < cur && !fault_pos.compare_exchange_weak(cur, static_cast<int64_t>(pos))) {}
+                    set_stop(stop, kFault);
+                    break;
+                }
+                if (st.site >= 0) {  // cut short by the monitor, in that loop
+                    std::lock_guard<std::mutex> lock(stop_mu);
+                    if (static_cast<int64_t>(pos) < stop_pos) stop_pos = static_cast<int64_t>(pos), stop_site = st.site;
+                    break;
+                }
+                ran.fetch_add(1);
+                if (progress) progress->fetch_add(1, std::memory_order_relaxed);
+            }
+        };
+        // The calling thread is one of the workers: a grid of a few blocks waits for one thread
+        // start fewer (a small run's time is mostly thread starts).
+        std::vector<std::thread> pool;
+        for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+        worker();
+        for (auto& t : pool) t.join();
+        {
+            std::lock_guard<std::mutex> lock(mu);
+            finished = true;
+        }
+        cv.notify_all();
+        monitor.join();
+        out->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        out->blocks_run = ran.load();
+        switch (stop.load()) {
+            case kFault:
+                out->fault_block = blocks[static_cast<size_t>(fault_pos.load())];
+                return out->status = TP_JIT_FAULT;
+            case kTimeout:
+                if (stop_site >= 0 && static_cast<size_t>(stop_site) < k.sites.size()) {
+                    const Span& s = k.sites[static_cast<size_t>(stop_site)];
+                    out->stop_span[0] = s.begin.line, out->stop_span[1] = s.begin.col, out->stop_span[2] = s.end.line, out->stop_span[3] = s.end.col;
+                    out->stop_block = blocks[static_cast<size_t>(stop_pos)];
+                }
+                return out->status = TP_JIT_TIMEOUT;
+            case kCancel:
+                return out->status = TP_JIT_CANCELLED;
+            default:
+                return out->status = TP_JIT_OK;
+        }
+    } catch (const std::exception& e) {
+        std::snprintf(out->message, sizeof out->message, "internal: %s", e.what());
+    } catch (...) {
+        std::snprintf(out->message, sizeof out->message, "internal: an unknown error in the JIT's block loop");
+    }
+    return out->status = TP_JIT_ERROR;
+}
+
+}  // namespace tp::jit

@@ -1,0 +1,281 @@
+// The LLVM JIT against the interpreter, construct by construct, on small kernels written in the
+// DSL: each runs on both engines from the same seeded inputs. Element-wise code, copies, fills,
+// reductions, loops and branches keep the interpreter's order of operations, so their outputs
+// must be equal bit for bit; T.gemm sums in f32 in another order, so it is held to the dtype's
+// tolerance. Built only where libtileplay_jit is.
+#include <gtest/gtest.h>
+
+#include "jit_test_util.h"
+
+using namespace tp;
+using namespace tp::jit_test;
+
+namespace {
+
+const char* kElementwise = R"(
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[3, 4, 5])
+def ew(N=1000, block=128, dtype="float16"):
+    @T.prim_func
+    def main(A: T.Tensor((N,), dtype), B: T.Tensor((N,), dtype), S: T.Tensor((N,), "float32"),
+             C: T.Tensor((N,), dtype), D: T.Tensor((N,), "float32"), E: T.Tensor((N,), "int32")):
+        with T.Kernel(T.ceildiv(N, block), threads=128) as bx:
+            for i in T.Parallel(block):
+                g = bx * block + i
+                if g < N:
+                    C[g] = A[g] * B[g] + A[g] / (B[g] + T.cast(3.0, dtype)) - T.max(A[g], B[g])
+                    D[g] = T.exp(S[g]) + T.exp2(S[g] * 0.5) - T.log(T.abs(S[g]) + 1.0) + T.sqrt(T.abs(S[g])) * T.tanh(S[g])
+                    D[g] += T.sigmoid(S[g]) + T.floor(S[g]) + T.rsqrt(T.abs(S[g]) + 1.0) + T.min(S[g], 0.25) + T.erf(S[g])
+                    E[g] = (g * 7) // 3 - (g % 5) + (g >> 1) - T.cast(S[g] * 10.0, "int32") + T.if_then_else(S[g] > 0, 1, -1)
+                else:
+                    T.device_assert(g >= N)
+
+    return main
+)";
+
+const char* kTiles = R"(
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[1, 2, 3, 4])
+def tiles(M=50, N=70, block_M=16, block_N=32, dtype="float16"):
+    @T.prim_func
+    def main(X: T.Tensor((M, N), dtype), Y: T.Tensor((M, N), dtype), RowMax: T.Tensor((M,), "float32"),
+             ColSum: T.Tensor((T.ceildiv(M, block_M), N), "float32"), Misc: T.Tensor((T.ceildiv(M, block_M), T.ceildiv(N, block_N) * 4), "float32")):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            x = T.alloc_shared((block_M, block_N), dtype)
+            f = T.alloc_fragment((block_M, block_N), "float32")
+            r = T.alloc_fragment((block_M,), "float32")
+            c = T.alloc_fragment((block_N,), "float32")
+            acc = T.alloc_var("float32", init=1.5)
+            T.copy(X[by * block_M, bx * block_N], x)
+            T.clear(f)
+            for i, j in T.Parallel(block_M, block_N):
+                f[i, j] = x[i, j] * 2.0 - 1.0
+            T.reduce_max(f, r, dim=1)
+            T.reduce_sum(f, c, dim=0, clear=True)
+            T.reduce_absmax(f, r, dim=1, clear=False)
+            for k in T.serial(4):
+                if k % 2 == 0:
+                    acc = acc * 1.25 + c[k]
+                else:
+                    acc = acc - r[k]
+            T.copy(f, Y[by * block_M, bx * block_N])
+            if bx == 0:
+                T.copy(r, RowMax[by * block_M])
+            T.copy(c, ColSum[by, bx * block_N])
+            T.fill(Misc[by, bx * 4:bx * 4 + 4], acc)
+
+    return main
+)";
+
+const char* kGemm = R"(
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[-1])
+def matmul(M, N, K, block_M=32, block_N=32, block_K=16, trans_A=False, trans_B=False, dtype="float16", out="float32"):
+    A_shape = (K, M) if trans_A else (M, K)
+    B_shape = (N, K) if trans_B else (K, N)
+    A_tile = (block_K, block_M) if trans_A else (block_M, block_K)
+    B_tile = (block_N, block_K) if trans_B else (block_K, block_N)
+
+    @T.prim_func
+    def main(A: T.Tensor(A_shape, dtype), B: T.Tensor(B_shape, dtype), C: T.Tensor((M, N), out)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            A_s = T.alloc_shared(A_tile, dtype)
+            B_s = T.alloc_shared(B_tile, dtype)
+            C_l = T.alloc_fragment((block_M, block_N), "float32")
+            T.clear(C_l)
+            for ko in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
+                if trans_A:
+                    T.copy(A[ko * block_K, by * block_M], A_s)
+                else:
+                    T.copy(A[by * block_M, ko * block_K], A_s)
+                if trans_B:
+                    T.copy(B[bx * block_N, ko * block_K], B_s)
+                else:
+                    T.copy(B[ko * block_K, bx * block_N], B_s)
+                T.gemm(A_s, B_s, C_l, transpose_A=trans_A, transpose_B=trans_B)
+            T.copy(C_l, C[by * block_M, bx * block_N])
+
+    return main
+)";
+
+const char* kLoops = R"(
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[1])
+def loops(N=64):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "int32"), B: T.Tensor((8,), "int32")):
+        with T.Kernel(4, threads=32) as bx:
+            n = T.alloc_var("int32", init=0)
+            k = T.alloc_var("int32", init=0)
+            for i in T.serial(N):
+                if A[i] > 3:
+                    break
+                n = n + 1
+            k = bx
+            while k < 100:
+                k = k * 2 + 1
+            B[bx] = n * 1000 + k
+            for i in T.serial(1 << 17):
+                B[4 + bx] = B[4 + bx] + (i & 3)
+
+    return main
+)";
+
+const char* kSpin = R"(
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit
+def spin(A):
+    A: T.Tensor((1,), T.float32)
+    with T.Kernel(1, threads=32) as bx:
+        for k in T.serial(1 << 40):
+            A[0] = A[0] + 1.0
+)";
+
+const char* kOutOfBounds = R"(
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[1])
+def oob(N=64):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(2, threads=128) as bx:
+            for i in T.Parallel(N):
+                B[i] = A[i + bx]
+
+    return main
+)";
+
+const char* kPrint = R"(
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[1])
+def printed(N=8):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(1, threads=32) as bx:
+            T.print(A[0])
+            for i in T.Parallel(N):
+                B[i] = A[i]
+
+    return main
+)";
+
+TEST(Jit, ElementwiseMathAndIntegersAreBitwiseEqual) {
+    require_jit();
+    for (const char* dtype : {"float16", "bfloat16", "float32"}) {
+        SCOPED_TRACE(dtype);
+        Both r = run_both(compile_ir(kElementwise, {{"dtype", dtype}}));
+        expect_jit(r);
+        expect_bitwise(r);
+    }
+}
+
+TEST(Jit, CopyFillReduceLoopsAreBitwiseEqual) {
+    require_jit();
+    for (const char* dtype : {"float16", "bfloat16", "float32"}) {
+        SCOPED_TRACE(dtype);
+        Both r = run_both(compile_ir(kTiles, {{"dtype", dtype}}));
+        expect_jit(r);
+        expect_bitwise(r);
+    }
+}
+
+TEST(Jit, GemmWithinToleranceForEveryLayoutAndEdge) {
+    require_jit();
+    struct Case {
+        const char *m, *n, *k, *bm, *bn, *bk, *ta, *tb, *dtype, *out;
+    };
+    // Ragged problem sizes (partial tiles through T.copy's zero fill), tiles the 4 x 16 register
+    // tile covers exactly, and tiles with leftover rows and columns.
+    for (const Case& c : {Case{"64", "64", "64", "32", "32", "16", "False", "False", "float16", "float32"},
+                          Case{"72", "40", "50", "32", "32", "16", "True", "False", "float16", "float16"},
+                          Case{"45", "70", "33", "18", "24", "16", "False", "True", "bfloat16", "float32"},
+                          Case{"30", "30", "20", "30", "30", "8", "True", "True", "float32", "float32"}}) {
+        SCOPED_TRACE(std::string(c.m) + "x" + c.n + "x" + c.k + " tiles " + c.bm + "x" + c.bn + "x" + c.bk + " " + c.dtype);
+        Both r = run_both(compile_ir(kGemm, {{"M", c.m},
+                                             {"N", c.n},
+                                             {"K", c.k},
+                                             {"block_M", c.bm},
+                                             {"block_N", c.bn},
+                                             {"block_K", c.bk},
+                                             {"trans_A", c.ta},
+                                             {"trans_B", c.tb},
+                                             {"dtype", c.dtype},
+                                             {"out", c.out}}));
+        expect_jit(r);
+        expect_close(r);
+    }
+}
+
+TEST(Jit, BreakWhileAndLongLoopsAreBitwiseEqual) {
+    require_jit();
+    Both r = run_both(compile_ir(kLoops, {}));
+    expect_jit(r);
+    expect_bitwise(r);
+}
+
+TEST(Jit, WatchdogStopsALongInnerLoopAtItsLine) {
+    require_jit();
+    Both r = run_both(compile_ir(kSpin, {}), [](InterpOptions& o) { o.watchdog_s = 0.3; });
+    EXPECT_EQ(r.jit.engine, "jit");
+    ASSERT_FALSE(r.jit.ok);
+    ASSERT_EQ(r.jit.diagnostics.size(), 1u);
+    ASSERT_EQ(r.interp.diagnostics.size(), 1u);
+    EXPECT_EQ(r.jit.diagnostics[0].kind, DiagKind::InterpreterTimeout);
+    // The same message (block (0, 0, 0)) at the same loop as the interpreter's.
+    EXPECT_EQ(r.jit.diagnostics[0].message, r.interp.diagnostics[0].message);
+    EXPECT_EQ(r.jit.diagnostics[0].span, r.interp.diagnostics[0].span);
+}
+
+TEST(Jit, FaultReRunsOnTheInterpreterForItsDiagnostic) {
+    require_jit();
+    Both r = run_both(compile_ir(kOutOfBounds, {}));
+    EXPECT_EQ(r.jit.engine, "interpreter");
+    EXPECT_NE(r.jit.jit_note.find("fault"), std::string::npos) << r.jit.jit_note;
+    ASSERT_FALSE(r.jit.ok);
+    ASSERT_FALSE(r.jit.diagnostics.empty());
+    EXPECT_EQ(r.jit.diagnostics[0].kind, DiagKind::OutOfBoundsAccess);
+    EXPECT_EQ(r.jit.diagnostics[0].message, r.interp.diagnostics.at(0).message);
+}
+
+TEST(Jit, UnsupportedConstructFallsBackWithTheReason) {
+    require_jit();
+    Both r = run_both(compile_ir(kPrint, {}), [](InterpOptions& o) { o.print_sink = [](const std::string&) {}; });
+    EXPECT_EQ(r.jit.engine, "interpreter");
+    EXPECT_NE(r.jit.jit_note.find("T.print"), std::string::npos) << r.jit.jit_note;
+    expect_bitwise(r);
+}
+
+TEST(Jit, SampledBlocksAndWrittenMasksMatch) {
+    require_jit();
+    auto f = compile_ir(kGemm, {{"M", "96"}, {"N", "64"}, {"K", "32"}});
+    Both r = run_both(f, [](InterpOptions& o) {
+        o.sample_blocks = {1, 4};
+        o.track_written = true;
+    });
+    expect_jit(r);
+    expect_close(r);
+    EXPECT_EQ(r.jit.written, r.interp.written);
+    EXPECT_EQ(r.jit.blocks_run, 2);
+}
+
+TEST(Jit, UncheckedModeGivesTheSameResults) {
+    require_jit();
+    Both r = run_both(compile_ir(kTiles, {}), [](InterpOptions& o) { o.jit_checked = false; });
+    expect_jit(r);
+    expect_bitwise(r);
+}
+
+}  // namespace
