@@ -110,8 +110,9 @@ __device__ __forceinline__ void copy_g2s_async(T* smem, const T* g, int ld, int 
     const bool full = IN_BOUNDS || (rows_valid >= ROWS && cols_valid >= COLS);
     if constexpr (kRegular) {
         constexpr int kRowStep = THREADS / kChunks;
-        const int r0 = tid / kChunks;
-        const int c = (tid % kChunks) * kVec;
+        const RowCol first = g2s_chunk(tid, kChunks);  // it = 0; later ones kRowStep rows down
+        const int r0 = first.row;
+        const int c = first.col * kVec;
         T* s = smem + Tile::offset(r0, c);
         const T* gp = g + r0 * ld + c;
         const long long gstep = static_cast<long long>(kRowStep) * ld;
@@ -138,8 +139,9 @@ __device__ __forceinline__ void copy_g2s_async(T* smem, const T* g, int ld, int 
         for (int it = 0; it < kIters; ++it) {
             int idx = tid + it * THREADS;
             if (kTotal % THREADS != 0 && idx >= kTotal) break;
-            int r = idx / kChunks;
-            int c = (idx % kChunks) * kVec;
+            const RowCol rc = g2s_chunk(idx, kChunks);
+            int r = rc.row;
+            int c = rc.col * kVec;
             int n = r < rows_valid ? cols_valid - c : 0;
             n = full ? kVec : (n < 0 ? 0 : (n > kVec ? kVec : n));
             cp_async_16(smem + Tile::offset(r, c), n > 0 ? g + r * ld + c : g,
