@@ -140,6 +140,7 @@ std::vector<LayoutAccess> fragment_statements(const PrimFunc& f, const BufferNod
 // on byte addresses (bits [M, M+B) XOR-ed with bits [M+S, M+S+B)) and the TMA / wgmma mode.
 LayoutSwizzle describe_swizzle(const BufferNode& b, const BufferLayout& bl) {
     LayoutSwizzle s;
+    s.layout = b.layout;
     const bool sw = b.layout == "swizzle" || b.layout == "panels";
     if (!sw) {
         s.pitch = bl.cols;

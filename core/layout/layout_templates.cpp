@@ -170,13 +170,17 @@ int64_t origin_col(const TemplateCall& c) { return c.origin.empty() ? 0 : c.orig
 // The flattened stage index of the leading dims (one leading dim in every staged tile).
 int64_t origin_stage(const TemplateCall& c, const BufferLayout&) { return c.origin.size() >= 3 ? c.origin[c.origin.size() - 3] : 0; }
 
-// tp::copy_g2s / copy_g2s_async / copy_r2s <ROWS, COLS, THREADS, T, SWIZZLE, IN_BOUNDS>: chunk
-// idx = tid + it * THREADS is row / chunk column tp::g2s_chunk(idx, COLS / V) of the tile.
-LayoutAccess chunk_copy(const TemplateCall& c, const BufferLayout& bl, const SharedGeometry& g, bool cp_async) {
+// tp::copy_g2s / copy_g2s_async / copy_r2s / copy_s2g <ROWS, COLS, THREADS, T, SWIZZLE, ...>:
+// chunk idx = tid + it * THREADS is row / chunk column tp::g2s_chunk(idx, COLS / V) of the tile.
+enum class ChunkCopy { CpAsync, RegisterStaged, ToGlobal };
+LayoutAccess chunk_copy(const TemplateCall& c, const BufferLayout& bl, const SharedGeometry& g, ChunkCopy kind) {
     AccessBuilder b(bl);
+    const bool cp_async = kind == ChunkCopy::CpAsync;
     b.a.bytes = 16;
-    b.a.write = true;
-    b.a.what = cp_async ? "cp.async 16 B store (global -> shared)" : "st.shared 16 B (register-staged copy)";
+    b.a.write = kind != ChunkCopy::ToGlobal;
+    b.a.what = cp_async                            ? "cp.async 16 B store (global -> shared)"
+               : kind == ChunkCopy::RegisterStaged ? "st.shared 16 B (register-staged copy)"
+                                                   : "ld.shared 16 B (shared -> global copy)";
     const int64_t rows = targ(c, 0), cols = targ(c, 1), threads = targ(c, 2, c.threads);
     const int64_t vec = 16 / bl.elem_bytes, chunks = std::max<int64_t>(1, cols / vec), total = rows * chunks;
     const int64_t iters = threads > 0 ? (total + threads - 1) / threads : 0;
@@ -195,7 +199,8 @@ LayoutAccess chunk_copy(const TemplateCall& c, const BufferLayout& bl, const Sha
             }
             b.request(lanes);
         }
-    if (cp_async && !targ(c, 5)) b.a.note = "assumes the 16-byte path (rows 16-byte aligned; otherwise element copies run)";
+    if ((cp_async && !targ(c, 5)) || kind == ChunkCopy::ToGlobal)
+        b.a.note = "assumes the 16-byte path (rows 16-byte aligned; otherwise element copies run)";
     return b.a;
 }
 
@@ -307,11 +312,26 @@ LayoutAccess fragment_copy(const TemplateCall& c, const BufferLayout& bl, const 
 
 }  // namespace
 
+// The template's own SWIZZLE argument against the buffer's layout, which the model addresses
+// by (they agree by construction; a disagreement would be a code generator bug worth seeing).
+LayoutAccess check_swizzle(LayoutAccess a, const TemplateCall& c, size_t arg, const BufferLayout& bl) {
+    if (arg >= c.targs.size()) return a;
+    const int64_t templ = targ(c, arg), layout = bl.swizzle.layout == "panels" ? 2 : bl.swizzle.layout == "swizzle" ? 1 : 0;
+    if (templ != layout) {
+        a.note += std::string(a.note.empty() ? "" : "; ") + "the template's SWIZZLE argument (" + c.targs[arg] +
+                  ") disagrees with the buffer's layout (" + (layout ? bl.swizzle.layout : std::string("row-major")) +
+                  "), which the addresses here follow";
+    }
+    return a;
+}
+
 std::optional<LayoutAccess> template_access(const TemplateCall& c, const BufferLayout& bl, const SharedGeometry& g) {
     const std::string& n = c.name;
-    if (n == "tp::copy_g2s" || n == "tp::copy_g2s_async") return chunk_copy(c, bl, g, true);
-    if (n == "tp::copy_r2s") return chunk_copy(c, bl, g, false);
-    if ((n == "tp::gemm_ss" && c.operand <= 1) || (n == "tp::gemm_rs" && c.operand == 1)) return gemm_operand(c, bl, g);
+    if (n == "tp::copy_g2s" || n == "tp::copy_g2s_async") return check_swizzle(chunk_copy(c, bl, g, ChunkCopy::CpAsync), c, 4, bl);
+    if (n == "tp::copy_r2s") return check_swizzle(chunk_copy(c, bl, g, ChunkCopy::RegisterStaged), c, 4, bl);
+    if (n == "tp::copy_s2g") return check_swizzle(chunk_copy(c, bl, g, ChunkCopy::ToGlobal), c, 4, bl);
+    if (n == "tp::gemm_ss" && c.operand <= 1) return check_swizzle(gemm_operand(c, bl, g), c, 8, bl);
+    if (n == "tp::gemm_rs" && c.operand == 1) return check_swizzle(gemm_operand(c, bl, g), c, 8, bl);
     if (n == "tp::frag_store_smem" || n == "tp::frag_load_smem" || n == "tp::frag_load_smem_packed") return fragment_copy(c, bl, g);
     LayoutAccess a;
     a.touch.assign(size_t(bl.rows * bl.cols), LayoutOwner{});

@@ -58,6 +58,29 @@ def transpose(PAD=0):
     return main
 )";
 
+// The accumulator stored to a row-major shared tile and copied out: the mma C layout puts the
+// 8 rows of a quad group's lanes (groupID) in the same 4 banks, an 8-way conflict.
+const char* kStoreKernel = R"(import tilelang.language as T
+
+
+def store_tile(M=16, N=64, K=16, threads=32):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"), C: T.Tensor((M, N), "float16")):
+        with T.Kernel(1, 1, threads=threads) as (bx, by):
+            A_s = T.alloc_shared((M, K), "float16")
+            B_s = T.alloc_shared((K, N), "float16")
+            C_f = T.alloc_fragment((M, N), "float32")
+            C_s = T.alloc_shared((M, N), "float16")
+            T.clear(C_f)
+            T.copy(A, A_s)
+            T.copy(B, B_s)
+            T.gemm(A_s, B_s, C_f)
+            T.copy(C_f, C_s)
+            T.copy(C_s, C)
+
+    return main
+)";
+
 LayoutReport model(const char* src, const std::string& buffer, const std::string& target,
                    std::vector<std::pair<std::string, std::string>> defines = {}) {
     CompileRequest req;
@@ -251,6 +274,29 @@ TEST(LayoutModel, TransposeConflictsUnpaddedAndPadded) {
                 EXPECT_EQ(ld->touch[size_t(row * (32 + pad) + col)].thread, row);
             }
     }
+}
+
+TEST(LayoutModel, AccumulatorStoreToSharedConflicts) {
+    LayoutReport r = model(kStoreKernel, "C_s", "sm_80");
+    const LayoutAccess* st = find_access(r.layout, "st.shared");
+    const LayoutAccess* ld = find_access(r.layout, "ld.shared 16 B");
+    ASSERT_NE(st, nullptr);
+    ASSERT_NE(ld, nullptr);
+    // Lane 4g + t writes the pair (g, 2t), (g, 2t+1) of each m16n8 tile: byte 128 g + 4 t + 16 nt
+    // is bank t + 4 nt for every g, so 8 different words share each bank.
+    EXPECT_EQ(st->bytes, 4);
+    EXPECT_EQ(st->degree, 8);
+    EXPECT_EQ(st->span.begin.line, 16u);
+    for (int lane = 0; lane < 32; ++lane)
+        for (int i = 0; i < 4; ++i) {
+            Elem e = isa_c(lane, i);
+            const LayoutOwner& o = st->touch[size_t(e.row * 64 + e.col)];
+            EXPECT_EQ(o.thread, lane);
+            EXPECT_EQ(o.reg, i);
+        }
+    // copy_s2g reads whole 128-byte rows, 8 lanes a row: one wavefront a phase.
+    EXPECT_EQ(ld->degree, 1);
+    EXPECT_EQ(ld->span.begin.line, 17u);
 }
 
 TEST(LayoutModel, RequestCostPhases) {

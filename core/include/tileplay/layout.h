@@ -45,7 +45,8 @@ struct LayoutAccess {
 // tp::SmemTile's swizzle of a shared tile: 16-byte chunk c of row r is stored at chunk
 // c ^ ((r / rows_per_key) & mask).
 struct LayoutSwizzle {
-    bool swizzled = false;
+    std::string layout;     // as lowering chose it: "" row-major, "swizzle", "panels"
+    bool swizzled = false;  // the layout moves chunks (rows of one 16-byte chunk stay put)
     bool panels = false;  // rows wider than 128 bytes kept as 128-byte panels (wgmma)
     int64_t pitch = 0;    // elements from one stored row to the next
     int64_t vec = 0;      // elements per 16-byte chunk

@@ -103,7 +103,13 @@ void LayoutPanel::set_request(const tp::CompileRequest& req, bool ok) {
     req_.print_after_all = false;
     have_request_ = ok;
     dirty_ = true;
-    if (isVisible()) refresh();
+    if (isVisible()) {
+        refresh();
+    } else if (!notes_.empty()) {
+        // The notes were the last compile's lines: hidden, the dock keeps none in the margin.
+        notes_.clear();
+        Q_EMIT margin_notes_changed(notes_);
+    }
 }
 
 void LayoutPanel::showEvent(QShowEvent* e) {

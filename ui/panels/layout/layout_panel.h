@@ -4,7 +4,7 @@
 // the buffer and its bank-conflict degree; a cell's tooltip names its owner and the DSL lines
 // that read and write it. The counted accesses become margin notes in the editor (the window
 // routes margin_notes_changed there). Computed by core's layout model (tileplay/layout.h) from
-// the same request the window compiled, when the dock is visible.
+// the same request the window compiled, when the dock is visible (hidden, it leaves no notes).
 #pragma once
 
 #include <QWidget>

@@ -71,8 +71,8 @@ TP_HD constexpr RowCol ldsm_b_coord(int lane, int c0, int col0, int x, int nt, b
     return trans ? RowCol{c0 + ((lane >> 4) << 3) + (lane & 7), col0 + x * 16 + (((lane >> 3) & 1) << 3)}
                  : RowCol{(((lane >> 3) & 1) << 3) + (lane & 7), col0 + c0 + x * 16 + (2 * x + 1 < nt ? (lane >> 4) * 8 : 0)};
 }
-// 16-byte chunk `idx = tid + it * THREADS` of tp::copy_g2s_async's tile of `chunks` chunks a
-// row: its row and chunk column.
+// 16-byte chunk `idx = tid + it * THREADS` of tp::copy_g2s_async's (and copy_s2g's) tile of
+// `chunks` chunks a row: its row and chunk column.
 TP_HD constexpr RowCol g2s_chunk(int idx, int chunks) { return RowCol{idx / chunks, idx % chunks}; }
 
 // --- warp partition (GemmWarpPolicy) -------------------------------------------------
