@@ -155,6 +155,10 @@ void run_pipeline_into(PipelineResult& r, ir::PrimFuncPtr func, const PipelineOp
     }
     std::vector<ir::PrimFuncPtr> launches = ir::split_launches(func);
     for (const auto& p : passes()) {
+        if (!opts.stop_before.empty() && opts.stop_before == p.name) {
+            r.launches = std::move(launches);
+            return;
+        }
         auto t0 = std::chrono::steady_clock::now();
         for (auto& launch : launches) {
             ir::PrimFuncPtr next;

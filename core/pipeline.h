@@ -18,6 +18,10 @@ struct PipelineOptions {
     std::vector<std::string> print_after;  // pass names to snapshot
     bool print_after_all = false;
     bool fast_math = false;
+    // Stop before this pass (the layout model takes the IR layout-inference is about to see,
+    // to ask the inference itself rather than keep a copy of its decisions); "" runs them all.
+    // `launches` then holds the IR before that pass and `func` stays null.
+    std::string stop_before;
 };
 
 struct PipelineResult {

@@ -34,6 +34,7 @@
 #include "panels/code_views/code_views_panel.h"
 #include "panels/output/output_panel.h"
 #include "panels/parameters/parameters_panel.h"
+#include "panels/layout/layout_panel.h"
 #include "panels/problems/problems_panel.h"
 #include "panels/results/results_panel.h"
 #include "panels/shortcuts/shortcuts_dialog.h"
@@ -155,6 +156,7 @@ void MainWindow::build_docks() {
     results_ = new ResultsPanel(results_model_, sweep_model_);
     charts_ = new ChartsPanel(sweep_model_);
     compare_ = new ComparePanel;
+    layout_ = new LayoutPanel;
     output_ = new OutputPanel(output_log_);
     auto dock = [this](QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
         auto* d = new QDockWidget(title, this);
@@ -173,6 +175,9 @@ void MainWindow::build_docks() {
     tabifyDockWidget(r, c);
     tabifyDockWidget(c, o);
     tabifyDockWidget(o, cmp);
+    tabifyDockWidget(cmp, dock(layout_, tr("Layout"), "dock_layout", Qt::BottomDockWidgetArea));
+    connect(layout_, &LayoutPanel::go_to, this, [this](int line, int col) { editor_->go_to(line, col); });
+    connect(layout_, &LayoutPanel::margin_notes_changed, editor_, &DslEditor::set_margin_notes);
     connect(compare_, &ComparePanel::pin_requested, this, &MainWindow::pin_for_compare);
     p->raise();
     connect(output_log_, &OutputLog::changed, this, &MainWindow::update_output_title);

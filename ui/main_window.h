@@ -1,5 +1,5 @@
 // The playground's main window: the DSL editor beside the generated-code views, docks for
-// parameters, problems, results, charts and printed output, menus and shortcuts, files (open/save/recent,
+// parameters, problems, results, charts, printed output and layouts, menus and shortcuts, files (open/save/recent,
 // autosave and crash recovery), themes, and the wiring between the session services and the
 // panels (panels never call each other; the window routes their signals).
 #pragma once
@@ -29,6 +29,7 @@ class ComparePanel;
 class CodeViewsPanel;
 class DslEditor;
 class FindBar;
+class LayoutPanel;
 class LessonBanner;
 class LessonState;
 class OutputLog;
@@ -135,6 +136,7 @@ private:
     ResultsPanel* results_ = nullptr;
     ChartsPanel* charts_ = nullptr;
     ComparePanel* compare_ = nullptr;
+    LayoutPanel* layout_ = nullptr;
     OutputLog* output_log_ = nullptr;
     OutputPanel* output_ = nullptr;
     bool output_shown_ = false;  // this job already brought the Output tab to the front

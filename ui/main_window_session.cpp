@@ -15,6 +15,7 @@
 #include "models/output_log.h"
 #include "models/parameters_model.h"
 #include "models/problems_model.h"
+#include "panels/layout/layout_panel.h"
 #include "models/results_model.h"
 #include "models/sweep_model.h"
 #include "panels/charts/charts_panel.h"
@@ -85,6 +86,7 @@ void MainWindow::on_compiled(CompileResultPtr r, quint64) {
     update_lesson();
     views_->set_result(r);
     editor_->set_link_lines(views_->links().mapped_dsl_lines());
+    layout_->set_request(make_request(), c.ok);
     update_compare();
 
     QString current = QString::fromStdString(c.kernel.factory.empty() ? header_.kernel : c.kernel.factory);

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "cli_common.h"
+#include "inspect_layout.h"
 #include "tileplay/inspect.h"
 #include "tileplay/worker_client.h"
 
@@ -22,6 +23,8 @@ struct InspectArgs {
     std::string file, device = "auto";
     std::vector<std::string> kernels, defines, archs;
     bool all_kernels = false, json = false, line_info = false;
+    std::string layout;  // --layout BUF: the layout model of that buffer instead
+    int grid = 16;
 };
 
 Json counts_json(const tp::InstrCounts& c) {
@@ -209,6 +212,28 @@ std::vector<std::string> split_targets(const std::vector<std::string>& raw) {
     return out;
 }
 
+// --layout: one kernel on one target (sm_80 unless --arch/--target names one), no GPU needed.
+int run_layout(const InspectArgs& a, const std::string& source, const std::vector<std::pair<std::string, std::string>>& defs) {
+    std::vector<std::string> targets = split_targets(a.archs);
+    if (targets.size() > 1 || a.kernels.size() > 1 || a.all_kernels) {
+        std::fprintf(stderr, "tilec inspect: error: --layout takes one kernel and one target\n");
+        return kUsage;
+    }
+    LayoutArgs l;
+    l.file = a.file;
+    l.kernel = a.kernels.empty() ? "" : a.kernels[0];
+    l.buffer = a.layout;
+    l.target = targets.empty() || targets[0] == "auto" ? "sm_80" : targets[0];
+    l.defines = defs;
+    l.json = a.json;
+    l.grid_rows = l.grid_cols = a.grid;
+    if (!tp::sm_limits(l.target)) {
+        std::fprintf(stderr, "tilec inspect: error: unknown target `%s`\n", l.target.c_str());
+        return kUsage;
+    }
+    return run_inspect_layout(l, source);
+}
+
 int run_inspect(const InspectArgs& a) {
     std::string source;
     if (!read_file(a.file, source)) return kUserError;
@@ -230,6 +255,7 @@ int run_inspect(const InspectArgs& a) {
             return kUserError;
         }
     }
+    if (!a.layout.empty()) return run_layout(a, source, defs);
     std::vector<std::string> targets = split_targets(a.archs);
     if (targets.empty() || (targets.size() == 1 && targets[0] == "auto")) targets = {gpu ? gpu_target : "sm_90"};
     for (const auto& t : targets)
@@ -269,12 +295,16 @@ void add_inspect_command(CLI::App& app, int& exit_code) {
     cmd->add_option("-k,--kernel", a->kernels, "kernel factory (repeatable; default: the sample header's or the first)");
     cmd->add_flag("--all-kernels", a->all_kernels, "inspect every kernel factory in the file");
     cmd->add_option("-D,--define", a->defines, "factory parameter NAME=VALUE (defaults: the header's args)");
-    cmd->add_option("--arch", a->archs, "targets, comma-separated or repeated; `all`; auto: the GPU's, else sm_90");
+    cmd->add_option("--arch,--target", a->archs, "targets, comma-separated or repeated; `all`; auto: the GPU's, else sm_90");
     cmd->add_option("--device", a->device, "gpu: also read cuFuncGetAttribute through the worker; cpu: never start it")
         ->check(CLI::IsMember({"cpu", "gpu", "auto"}))
         ->capture_default_str();
     cmd->add_flag("-g,--line-info", a->line_info, "disassemble SASS with line info (nvdisasm -g)");
     cmd->add_flag("--json", a->json, "print one JSON object");
+    cmd->add_option("--layout", a->layout,
+                    "BUF: which thread and register holds each element of fragment BUF, or the swizzle, banks and "
+                    "bank conflicts per access of shared BUF (one kernel, one target; default sm_80)");
+    cmd->add_option("--grid", a->grid, "with --layout: rows and columns of the grid printed as text")->capture_default_str();
     cmd->callback([a, &exit_code] { exit_code = run_inspect(*a); });
 }
 

@@ -1,8 +1,10 @@
-// DslEditor: margins are 0 = line numbers, 1 = diagnostic and link marks, 2 = folding.
+// DslEditor: margins are 0 = line numbers, 1 = diagnostic and link marks, 2 = folding, 3 = the
+// Layout dock's bank-conflict notes (text, hidden when there are none).
 #include "editor/dsl_editor.h"
 
 #include <algorithm>
 #include <Qsci/qsciapis.h>
+#include <Qsci/qscistyle.h>
 #include <QGuiApplication>
 #include <QScreen>
 #include <QRegularExpression>
@@ -13,6 +15,10 @@
 #include "editor/margin_marks.h"
 
 namespace tpui {
+
+namespace {
+constexpr int kNotesMargin = 3;  // the Layout dock's bank-conflict notes
+}
 
 DslEditor::~DslEditor() {
     // QsciAPIs prepares the completion list on a thread; deleting it before that ends waits 500 ms,
@@ -78,6 +84,8 @@ DslEditor::DslEditor(QWidget* parent) : QsciScintilla(parent) {
     setMarginSensitivity(1, false);
     setMarginMarkerMask(1, (1 << marks::kError) | (1 << marks::kWarning) | (1 << marks::kNote) | (1 << marks::kLinkedArrow));
     setMarginMarkerMask(0, 0);
+    setMarginType(kNotesMargin, QsciScintilla::TextMargin);
+    setMarginWidth(kNotesMargin, 0);
     markerDefine(QsciScintilla::Circle, marks::kError);
     markerDefine(QsciScintilla::Circle, marks::kWarning);
     markerDefine(QsciScintilla::Circle, marks::kNote);
@@ -157,6 +165,18 @@ void DslEditor::set_problems(const std::vector<Problem>& problems) {
     }
 }
 
+void DslEditor::set_margin_notes(const std::vector<LayoutMarginNote>& notes) {
+    notes_ = notes;
+    clearMarginText();
+    setMarginWidth(kNotesMargin, notes_.empty() ? 0 : QStringLiteral("000x "));
+    if (notes_.empty() || !theme_) return;
+    const QFont font = lexer_->font(0);  // the code font, as the other margins use
+    QsciStyle bad(-1, QStringLiteral("bank conflict"), theme_->error, theme_->margin, font);
+    QsciStyle ok(-1, QStringLiteral("conflict free"), theme_->margin_text, theme_->margin, font);
+    for (const auto& n : notes_)
+        if (n.line > 0 && n.line <= lines()) setMarginText(n.line - 1, n.text, n.degree > 1 ? bad : ok);
+}
+
 void DslEditor::set_link_lines(const std::vector<int>& dsl_lines) {
     for (int i = 0; i < kLinkColorCount; ++i) markerDeleteAll(marks::kLinkFirst + i);
     link_lines_ = dsl_lines;
@@ -223,6 +243,8 @@ void DslEditor::on_dwell(int position, int x, int y) {
         if (p.line == line + 1 && (p.end_line > p.line || index + 1 >= p.col - 1))
             msgs << QStringLiteral("<b>%1</b>: %2 <i>[%3]</i>")
                         .arg(QString::fromLatin1(tp::severity_name(p.severity)), p.message.toHtmlEscaped(), p.kind);
+    for (const auto& n : notes_)
+        if (n.line == line + 1) msgs << n.tooltip.toHtmlEscaped().replace('\n', QStringLiteral("<br>"));
     if (msgs.isEmpty()) {
         // A builtin under the mouse: show its signature and what it does.
         QString w = wordAtLineIndex(line, index);

@@ -69,7 +69,6 @@ struct CudaEmitter {
     std::string literal(const ir::Expr& e);
     std::string device_call(const ir::CallNode& c);
     std::string async_wait(const ir::CallNode& c);
-    ir::Expr swizzled_offset(const ir::Buffer& b, const std::vector<ir::Expr>& indices);
     // True when e is built only from non-negative pieces (indices in non_negative_vars,
     // non-negative constants, +, *, //, %), so C's / and % equal Python's floor semantics.
     bool provably_non_negative(const ir::Expr& e) const;

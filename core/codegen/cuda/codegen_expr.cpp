@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "codegen/cuda/codegen_cuda_impl.h"
+#include "codegen/cuda/smem_swizzle.h"
 #include "ir/intrinsics.h"
 
 namespace tp::codegen::detail {
@@ -307,35 +308,8 @@ std::string CudaEmitter::async_wait(const CallNode& c) {
     return s;
 }
 
-// tp::SmemTile's swizzle on the last two dims (runtime/tp_layout.cuh); leading dims are stages.
-// "panels": a tile wider than 128 bytes stored as 128-byte-wide panels of all its rows.
-Expr CudaEmitter::swizzled_offset(const Buffer& b, const std::vector<Expr>& idx) {
-    size_t n = idx.size();
-    int64_t rows = *as_const_int(b->shape[n - 2]), cols = *as_const_int(b->shape[n - 1]);
-    int64_t panel_cols = 128 / b->dtype.bytes();
-    bool panels = b->layout == "panels" && cols > panel_cols;
-    int64_t pitch = panels ? panel_cols : cols;
-    int64_t vec = 16 / b->dtype.bytes(), chunks = pitch / vec;
-    int64_t per_line = chunks >= 8 ? 1 : 8 / chunks, mask = chunks >= 8 ? 7 : chunks - 1;
-    const Expr& r = idx[n - 2];
-    Expr c = panels ? make_binary(BinaryOp::FloorMod, idx[n - 1], int_imm(pitch)) : idx[n - 1];
-    Expr chunk = make_binary(BinaryOp::FloorDiv, c, int_imm(vec));
-    Expr key = make_binary(BinaryOp::BitAnd, make_binary(BinaryOp::FloorDiv, r, int_imm(per_line)), int_imm(mask));
-    Expr sw = make_binary(BinaryOp::BitXor, chunk, key);
-    Expr off =
-        make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, r, int_imm(pitch)),
-                    make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, sw, int_imm(vec)), make_binary(BinaryOp::FloorMod, c, int_imm(vec))));
-    if (panels)
-        off = make_binary(BinaryOp::Add,
-                          make_binary(BinaryOp::Mul, make_binary(BinaryOp::FloorDiv, idx[n - 1], int_imm(pitch)), int_imm(rows * pitch)), off);
-    Expr stage;
-    for (size_t i = 0; i + 2 < n; ++i) stage = stage ? make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, stage, b->shape[i]), idx[i]) : idx[i];
-    if (stage) off = make_binary(BinaryOp::Add, make_binary(BinaryOp::Mul, stage, int_imm(rows * cols)), off);
-    return off;
-}
-
 std::string CudaEmitter::offset(const Buffer& b, const std::vector<Expr>& indices) {
-    if ((b->layout == "swizzle" || b->layout == "panels") && indices.size() >= 2) return expr(swizzled_offset(b, indices));
+    if ((b->layout == "swizzle" || b->layout == "panels") && indices.size() >= 2) return expr(swizzled_smem_offset(b, indices));
     // 64-bit offsets only where the buffer may exceed 2^31 elements: a symbolic dim or a
     // constant size that large.
     bool wide = false;

@@ -110,8 +110,9 @@ __device__ __forceinline__ void copy_g2s_async(T* smem, const T* g, int ld, int 
     const bool full = IN_BOUNDS || (rows_valid >= ROWS && cols_valid >= COLS);
     if constexpr (kRegular) {
         constexpr int kRowStep = THREADS / kChunks;
-        const int r0 = tid / kChunks;
-        const int c = (tid % kChunks) * kVec;
+        const RowCol first = g2s_chunk(tid, kChunks);  // it = 0; later ones kRowStep rows down
+        const int r0 = first.row;
+        const int c = first.col * kVec;
         T* s = smem + Tile::offset(r0, c);
         const T* gp = g + r0 * ld + c;
         const long long gstep = static_cast<long long>(kRowStep) * ld;
@@ -138,8 +139,9 @@ __device__ __forceinline__ void copy_g2s_async(T* smem, const T* g, int ld, int 
         for (int it = 0; it < kIters; ++it) {
             int idx = tid + it * THREADS;
             if (kTotal % THREADS != 0 && idx >= kTotal) break;
-            int r = idx / kChunks;
-            int c = (idx % kChunks) * kVec;
+            const RowCol rc = g2s_chunk(idx, kChunks);
+            int r = rc.row;
+            int c = rc.col * kVec;
             int n = r < rows_valid ? cols_valid - c : 0;
             n = full ? kVec : (n < 0 ? 0 : (n > kVec ? kVec : n));
             cp_async_16(smem + Tile::offset(r, c), n > 0 ? g + r * ld + c : g,
@@ -245,8 +247,9 @@ __device__ __forceinline__ void copy_r2s(const unsigned* regs, T* smem, int tid)
     for (int it = 0; it < S::kIters; ++it) {
         const int idx = tid + it * THREADS;
         if (S::kTotal % THREADS != 0 && idx >= S::kTotal) break;
-        const int r = idx / S::kChunks;
-        const int c = (idx % S::kChunks) * S::kVec;
+        const RowCol rc = g2s_chunk(idx, S::kChunks);
+        const int r = rc.row;
+        const int c = rc.col * S::kVec;
         *reinterpret_cast<uint4*>(smem + S::Tile::offset(r, c)) =
             make_uint4(regs[4 * it + 0], regs[4 * it + 1], regs[4 * it + 2], regs[4 * it + 3]);
     }
@@ -276,8 +279,9 @@ __device__ __forceinline__ void copy_s2g(const T* smem, T* g, int ld, int rows_v
     constexpr int kChunks = COLS / kVec;
     const bool vec_ok = ld % kVec == 0 && (reinterpret_cast<unsigned long long>(g) & 15ull) == 0;
     for (int idx = tid; idx < ROWS * kChunks; idx += THREADS) {
-        int r = idx / kChunks;
-        int c = (idx % kChunks) * kVec;
+        const RowCol rc = g2s_chunk(idx, kChunks);  // the chunks of copy_g2s_async, read back
+        const int r = rc.row;
+        const int c = rc.col * kVec;
         if (r >= rows_valid || c >= cols_valid) continue;
         const T* src = smem + Tile::offset(r, c);
         if (vec_ok && c + kVec <= cols_valid) {

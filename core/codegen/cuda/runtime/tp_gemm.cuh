@@ -64,22 +64,15 @@ struct GemmSS {
     __device__ __forceinline__ GemmSS() {
         const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
         const int wm = M::Acc::warp_m(warp), wn = M::Acc::warp_n(warp);
-        const int i = lane >> 3, r = lane & 7;
 #pragma unroll
-        for (int x = 0; x < kATab; ++x) {
-            if constexpr (!TRANS_A) {  // x = kk; rows advance by mt*16
-                a_off[x] = M::TileA::offset(wm * M::Acc::WM + (lane & 15), COL_A + x * 16 + (lane >> 4) * 8);
-            } else {  // x = mt; rows advance by kk*16
-                a_off[x] = M::TileA::offset(((lane >> 4) << 3) + r, COL_A + wm * M::Acc::WM + x * 16 + ((i & 1) << 3));
-            }
+        for (int x = 0; x < kATab; ++x) {  // x = kk (rows advance by mt*16), or mt when TRANS_A
+            const RowCol p = ldsm_a_coord(lane, wm * M::Acc::WM, COL_A, x, TRANS_A);
+            a_off[x] = M::TileA::offset(p.row, p.col);
         }
 #pragma unroll
-        for (int x = 0; x < kBTab; ++x) {
-            if constexpr (!TRANS_B) {  // x = np; rows advance by kk*16 (odd tail uses matrices 0/1)
-                b_off[x] = M::TileB::offset((i & 1) * 8 + r, COL_B + wn * M::Acc::WN + x * 16 + (2 * x + 1 < NT ? (i >> 1) * 8 : 0));
-            } else {  // x = kk; rows advance by np*16
-                b_off[x] = M::TileB::offset(wn * M::Acc::WN + (i >> 1) * 8 + r, COL_B + x * 16 + (i & 1) * 8);
-            }
+        for (int x = 0; x < kBTab; ++x) {  // x = np (rows advance by kk*16), or kk when TRANS_B
+            const RowCol p = ldsm_b_coord(lane, wn * M::Acc::WN, COL_B, x, NT, TRANS_B);
+            b_off[x] = M::TileB::offset(p.row, p.col);
         }
     }
 

@@ -51,6 +51,30 @@ struct SmemTile {
     }
 };
 
+// --- which element each thread touches in the tile templates (host-callable, so the
+// layout model of core/layout reads the same formulas the templates run) ---------------
+struct RowCol {
+    int row;
+    int col;
+};
+// ldmatrix.x4 row addresses of tp::GemmSS: lane l gives row l % 8 of 8x8 matrix l / 8.
+// A (!TRANS: [BM][BK]) for k step x at the warp's first row r0 (m tile mt adds 16 * mt rows);
+// TRANS ([BK][BM]): m tile x, the k step adds 16 * kk rows. col0 is a slice's first column.
+TP_HD constexpr RowCol ldsm_a_coord(int lane, int r0, int col0, int x, bool trans) {
+    return trans ? RowCol{((lane >> 4) << 3) + (lane & 7), col0 + r0 + x * 16 + (((lane >> 3) & 1) << 3)}
+                 : RowCol{r0 + (lane & 15), col0 + x * 16 + (lane >> 4) * 8};
+}
+// B (!TRANS: [BK][BN], .trans loads) for column-tile pair x of the warp's columns from c0 (the
+// k step adds 16 * kk rows; an odd last tile uses matrices 0/1 only); TRANS ([BN][BK]): k step
+// x, the pair np adds 16 * np rows.
+TP_HD constexpr RowCol ldsm_b_coord(int lane, int c0, int col0, int x, int nt, bool trans) {
+    return trans ? RowCol{c0 + ((lane >> 4) << 3) + (lane & 7), col0 + x * 16 + (((lane >> 3) & 1) << 3)}
+                 : RowCol{(((lane >> 3) & 1) << 3) + (lane & 7), col0 + c0 + x * 16 + (2 * x + 1 < nt ? (lane >> 4) * 8 : 0)};
+}
+// 16-byte chunk `idx = tid + it * THREADS` of tp::copy_g2s_async's (and copy_s2g's) tile of
+// `chunks` chunks a row: its row and chunk column.
+TP_HD constexpr RowCol g2s_chunk(int idx, int chunks) { return RowCol{idx / chunks, idx % chunks}; }
+
 // --- warp partition (GemmWarpPolicy) -------------------------------------------------
 enum class WarpPolicy : int { Square = 0, FullRow = 1, FullCol = 2 };
 
