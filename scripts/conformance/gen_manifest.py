@@ -27,6 +27,9 @@ from small_size import small_args  # noqa: E402
 # tcgen05 MMAs, block-scaled fp4 (T.mma_gemm_blockscaled is sm_120's mma.sync kind::mxf4nvf4).
 # Kernels using them are counted apart, not as our failures.
 SM100_MARKERS = re.compile(r"\b(alloc_tmem|tcgen05\w*|T\.tmem\w*|WSPipeline|nvfp4|sm_?1[02]0a?|T\.mma_gemm_blockscaled)\b")
+# Kernels written for AMD GPUs: a jit target of HIP, or ROCm's MFMA intrinsic emitters (their
+# layouts and instructions have no CUDA counterpart). Counted apart like the sm_100 ones.
+AMD_MARKERS = re.compile(r"\btilelang\.rocm\b|\btarget\s*=\s*[\"'](hip|rocm)\b")
 
 
 def render(v):
@@ -146,12 +149,15 @@ def entry_for(fac, sites, ev, module_env, text, rel, tilec, path):
     sm100 = SM100_MARKERS.search(fn_src) or (SM100_MARKERS.search(text) and re.search(r"sm_?1[02]0|tcgen", rel))
     e = {"id": "%s:%s" % (rel, fac.name), "file": rel, "kernel": fac.name, "line": fac.node.lineno, "from": src,
          "args": args, "small": small_args(args, needed)}
-    if not missing and not sm100:
+    amd = AMD_MARKERS.search(text)
+    if not missing and not sm100 and not amd:
         e["small"] = fitting_small_args(tilec, path, fac.name, args, e["small"])
     if missing:
         e["unresolved"] = missing
     if sm100:
         e["needs"] = "sm_100a"
+    elif amd:
+        e["needs"] = "AMD gfx"
     return e
 
 
