@@ -15,7 +15,13 @@ namespace tp::interp {
 
 namespace {
 
-using Deps = std::set<size_t>;
+// The tables a value depends on, each with the constant it is multiplied by on the way
+// (`block_id * block_size`): its values may only reach extent / scale.
+using Deps = std::map<size_t, int64_t>;
+
+void merge(Deps& into, const Deps& from, int64_t factor = 1) {
+    for (const auto& [t, scale] : from) into[t] = std::max(into[t], scale * factor);
+}
 
 // One index expression that depends on a table's values: its buffer dimension's extent and the
 // constant it adds (`x + 1` may only reach extent - 1).
@@ -56,32 +62,37 @@ public:
 protected:
     Deps deps(const ir::Expr& e) const {
         Deps out;
-        collect(e, out);
+        collect(e, out, 1);
         return out;
     }
 
-    void collect(const ir::Expr& e, Deps& out) const {
+    void collect(const ir::Expr& e, Deps& out, int64_t scale) const {
         if (!e) return;
         if (auto* v = e->as<ir::VarNode>()) {
             auto it = var_taint_.find(v);
-            if (it != var_taint_.end()) out.insert(it->second.begin(), it->second.end());
+            if (it != var_taint_.end()) merge(out, it->second, scale);
         } else if (auto* l = e->as<ir::BufferLoadNode>()) {
             // The loaded value comes from the buffer, not from its index.
-            if (auto t = tables_.find(l->buffer.get()); t != tables_.end()) out.insert(t->second);
-            if (auto b = buf_taint_.find(l->buffer.get()); b != buf_taint_.end()) out.insert(b->second.begin(), b->second.end());
+            if (auto t = tables_.find(l->buffer.get()); t != tables_.end()) merge(out, {{t->second, 1}}, scale);
+            if (auto b = buf_taint_.find(l->buffer.get()); b != buf_taint_.end()) merge(out, b->second, scale);
         } else if (auto* b = e->as<ir::BinaryNode>()) {
             if (ir::is_comparison(b->op) || b->op == ir::BinaryOp::And || b->op == ir::BinaryOp::Or) return;  // a truth value
-            collect(b->a, out);
-            collect(b->b, out);
+            if (b->op == ir::BinaryOp::Mul) {
+                auto ca = ir::as_const_int(b->a), cb = ir::as_const_int(b->b);
+                if (cb && *cb > 0) return collect(b->a, out, scale * *cb);
+                if (ca && *ca > 0) return collect(b->b, out, scale * *ca);
+            }
+            collect(b->a, out, scale);
+            collect(b->b, out, scale);
         } else if (auto* u = e->as<ir::UnaryNode>()) {
-            collect(u->a, out);
+            collect(u->a, out, scale);
         } else if (auto* c = e->as<ir::CastNode>()) {
-            collect(c->value, out);
+            collect(c->value, out, scale);
         } else if (auto* s = e->as<ir::SelectNode>()) {
-            collect(s->true_value, out);
-            collect(s->false_value, out);
+            collect(s->true_value, out, scale);
+            collect(s->false_value, out, scale);
         } else if (auto* call = e->as<ir::CallNode>()) {
-            for (const auto& a : call->args) collect(a, out);
+            for (const auto& a : call->args) collect(a, out, scale);
         }
     }
 
@@ -122,7 +133,7 @@ protected:
 
     void taint_buffer(const ir::Buffer& b, const Deps& d) {
         if (d.empty() || params_.count(b.get())) return;
-        buf_taint_[b.get()].insert(d.begin(), d.end());
+        merge(buf_taint_[b.get()], d);
     }
 
     void visit_region_uses(const ir::BufferRegion& r) {
@@ -141,7 +152,7 @@ protected:
     }
     void visit_LetStmt(const ir::LetStmtNode& n, const ir::Stmt& s) override {
         Deps d = deps(n.value);
-        if (!d.empty()) var_taint_[n.var.get()].insert(d.begin(), d.end());
+        if (!d.empty()) merge(var_taint_[n.var.get()], d);
         ir::IRVisitor::visit_LetStmt(n, s);
     }
     void visit_Allocate(const ir::AllocateNode& n, const ir::Stmt& s) override {
@@ -152,8 +163,8 @@ protected:
         visit_region_uses(n.src);
         visit_region_uses(n.dst);
         Deps d;
-        if (auto t = tables_.find(n.src.buffer.get()); t != tables_.end()) d.insert(t->second);
-        if (auto b = buf_taint_.find(n.src.buffer.get()); b != buf_taint_.end()) d.insert(b->second.begin(), b->second.end());
+        if (auto t = tables_.find(n.src.buffer.get()); t != tables_.end()) d[t->second] = 1;
+        if (auto b = buf_taint_.find(n.src.buffer.get()); b != buf_taint_.end()) merge(d, b->second);
         taint_buffer(n.dst.buffer, d);
         ir::IRVisitor::visit_CopyOp(n, s);
     }
@@ -231,10 +242,12 @@ IndexPlan plan_index_inputs(const ir::PrimFunc& f, const std::vector<std::vector
         if (plan.fills.count(i)) continue;
         IndexFill fill{IndexFill::Kind::Positions, 0, -1, ""};
         for (const auto& u : w.uses_) {
-            if (!u.deps.count(i)) continue;
+            auto dep = u.deps.find(i);
+            if (dep == u.deps.end()) continue;
             int64_t bound = u.extent - u.added;
-            for (size_t d : u.deps)
+            for (const auto& [d, scale] : u.deps)
                 if (segment.count(d)) bound = std::min(bound, segment[d]);  // a position inside a segment
+            if (bound > 0) bound = (bound - 1) / dep->second + 1;           // v * scale must stay below it
             if (fill.bound < 0 || bound < fill.bound) {
                 fill.bound = bound;
                 fill.why = u.where;
