@@ -16,11 +16,17 @@ namespace tp::interp {
 namespace {
 
 // The tables a value depends on, each with the constant it is multiplied by on the way
-// (`block_id * block_size`): its values may only reach extent / scale.
+// (`block_id * block_size`): its values may only reach extent / scale. kSubtracted marks a table
+// whose values are subtracted (`m - padded_offsets[g] + offsets[g]`): the tables of such a value
+// are related in a way in-range values alone do not keep, so that index says nothing about them.
 using Deps = std::map<size_t, int64_t>;
+constexpr int64_t kSubtracted = -1;
 
 void merge(Deps& into, const Deps& from, int64_t factor = 1) {
-    for (const auto& [t, scale] : from) into[t] = std::max(into[t], scale * factor);
+    for (const auto& [t, scale] : from) {
+        int64_t& to = into[t];
+        to = (to == kSubtracted || scale == kSubtracted || factor == kSubtracted) ? kSubtracted : std::max(to, scale * factor);
+    }
 }
 
 // One index expression that depends on a table's values: its buffer dimension's extent and the
@@ -77,7 +83,11 @@ protected:
             if (auto b = buf_taint_.find(l->buffer.get()); b != buf_taint_.end()) merge(out, b->second, scale);
         } else if (auto* b = e->as<ir::BinaryNode>()) {
             if (ir::is_comparison(b->op) || b->op == ir::BinaryOp::And || b->op == ir::BinaryOp::Or) return;  // a truth value
-            if (b->op == ir::BinaryOp::Mul) {
+            if (b->op == ir::BinaryOp::Sub) {
+                collect(b->a, out, scale);
+                return collect(b->b, out, kSubtracted);
+            }
+            if (b->op == ir::BinaryOp::Mul && scale != kSubtracted) {
                 auto ca = ir::as_const_int(b->a), cb = ir::as_const_int(b->b);
                 if (cb && *cb > 0) return collect(b->a, out, scale * *cb);
                 if (ca && *ca > 0) return collect(b->b, out, scale * *ca);
@@ -116,7 +126,7 @@ protected:
             index = bin->a;
         }
         Deps d = deps(index);
-        if (d.empty()) return;
+        if (d.empty() || std::any_of(d.begin(), d.end(), [](const auto& kv) { return kv.second == kSubtracted; })) return;
         Use u{std::move(d), extent, 0, "`" + b->name + "` dim " + std::to_string(dim)};
         if (auto* add = index->as<ir::BinaryNode>(); add && add->op == ir::BinaryOp::Add)
             if (auto c = ir::as_const_int(add->b); c && *c > 0) u.added = *c;
