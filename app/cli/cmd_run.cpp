@@ -157,10 +157,12 @@ int run_cmd(const RunOptions& o) {
 
     std::map<std::string, tp::HostTensor> args;
     std::string err;
-    if (!tp::allocate_args(f, o.seed, int_symbols(defs, h), args, &err)) {
+    std::vector<std::string> input_notes;
+    if (!tp::allocate_args(f, o.seed, int_symbols(defs, h), args, &err, nullptr, &input_notes)) {
         std::cerr << "tilec run: " << err << "\n";
         return kUserError;
     }
+    for (const auto& n : input_notes) std::cerr << "note: input " << n << "\n";
     std::vector<std::string> loaded;
     // Parameters as the compile result lists them (the IR types stay inside core).
     const std::vector<tp::TensorParamInfo>& params = r.kernel.params;

@@ -194,7 +194,17 @@ static void exec_import(Evaluator& ev, const ast::Stmt& s, const std::shared_ptr
             v = *attr;
         } else if (mod.kind == VK::Module && mod.as<ModuleObj>()->mod != ModuleKind::Opaque) {
             auto attr = ev.module_attr(*mod.as<ModuleObj>(), a.name, a.span);
-            v = attr ? *attr : ev.module_value(f->module + "." + a.name);
+            if (attr) {
+                v = *attr;
+            } else if (mod.as<ModuleObj>()->mod == ModuleKind::TileLang) {
+                // A name of tilelang.language's submodules that T does not define: host code (an
+                // opaque object, an error only where a kernel uses it), not T itself.
+                auto host = std::make_shared<OpaqueObj>();
+                host->what = f->module + "." + a.name;
+                v = Value::make(VK::Opaque, host);
+            } else {
+                v = ev.module_value(f->module + "." + a.name);
+            }
         } else {
             v = ev.module_value(f->module + "." + a.name);  // a known name, else an opaque host object
         }

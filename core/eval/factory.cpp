@@ -173,6 +173,21 @@ EvalResult evaluate_kernel(const ast::ModulePtr& module, const EvalRequest& req,
             if (!bound.count(name) && std::find(bindable.begin(), bindable.end(), name) != bindable.end())
                 bound[name] = parse_header_define(ev, name, text);
 
+        // `@tilelang.jit(target="hip ...")`: a kernel written for AMD GPUs (its HIP intrinsics and
+        // MFMA layouts have no CUDA lowering), refused before tracing with the target it needs.
+        for (const auto& d : def->decorator_list) {
+            auto* c = d->as<ast::Call>();
+            if (!c || !is_jit(decorator_name(*d))) continue;
+            for (const auto& kw : c->keywords) {
+                if (kw.arg != "target") continue;
+                Value v = ev.eval(*kw.value, ev.module_scope());
+                if (v.kind != VK::Str) continue;
+                const std::string t = to_str(v);
+                if (t.rfind("hip", 0) == 0 || t.rfind("rocm", 0) == 0)
+                    ev.fail(DiagKind::FeatureNeedsTarget, kw.value->span,
+                            {"`@tilelang.jit(target=\"" + t + "\")`", "an AMD gfx target (HIP)", req.target});
+            }
+        }
         bool direct_prim = has_decorator(*def, is_prim);
         auto f = std::make_shared<FuncObj>();
         f->name = def->name;

@@ -79,6 +79,17 @@ Value reinterpret_value(Evaluator& ev, const Value& v, Span vspan, ir::DataType 
 }
 
 void register_tile_math(Reg& r) {
+    // tilelang.language.fp8.determine_fp8_type: the fp8 dtype of the platform. TileLang answers
+    // the FNUZ variants only on ROCm; every target here is CUDA, so it is e4m3fn or e5m2.
+    r.push_back({{"determine_fp8_type", "T.determine_fp8_type(fp8_format=\"e4m3\")", "the platform's fp8 dtype: float8_e4m3fn or float8_e5m2 on CUDA",
+                  "math"},
+                 [](Evaluator& ev, CallArgs& a) -> Value {
+                     ArgReader rd(ev, a, "determine_fp8_type", {"fp8_format"});
+                     const std::string format = rd.get(0) ? ev.as_str(*rd.get(0), rd.span(0), "fp8_format") : "e4m3";
+                     if (format != "e4m3" && format != "e5m2")
+                         ev.fail(DiagKind::PythonException, a.span, {"ValueError: Unsupported FP8 format: " + format});
+                     return Value::dtype(*ir::DataType::parse(format == "e4m3" ? "float8_e4m3fn" : "float8_e5m2"));
+                 }});
     struct Unary {
         const char* name;
         const char* doc;

@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "interp/index_inputs.h"
 #include "interp/program.h"
 #include "interp/race_check.h"
 #include "ir/functor.h"
@@ -54,29 +55,40 @@ bool arg_shapes(const ir::PrimFunc& f, const std::map<std::string, int64_t>& sym
     return true;
 }
 
-bool allocate_args(const ir::PrimFunc& f, uint64_t seed, const std::map<std::string, int64_t>& symbols,
-                   std::map<std::string, HostTensor>& args, std::string* error, const MemoryBudget* budget) {
+bool allocate_args(const ir::PrimFunc& f, uint64_t seed, const std::map<std::string, int64_t>& symbols, std::map<std::string, HostTensor>& args,
+                   std::string* error, const MemoryBudget* budget, std::vector<std::string>* notes) {
     // Shapes first, then the budget check, then the allocations: a run too large for this
     // machine is refused with its sizes instead of dying in bad_alloc or the OOM killer.
     std::vector<std::vector<int64_t>> shapes;
     if (!arg_shapes(f, symbols, shapes, error)) return false;
     if (!check_run_memory(f, shapes, error, budget)) return false;
+    // Integer tables the kernel indexes with get in-range values (index_inputs.h); a scalar
+    // grid size left unset takes the longest segment of its offsets tables.
+    const interp::IndexPlan plan = interp::plan_index_inputs(f, shapes, symbols);
+    if (notes) notes->insert(notes->end(), plan.notes.begin(), plan.notes.end());
     uint64_t position = 0;
     for (size_t i = 0; i < f.params.size(); ++i) {
         const auto& p = f.params[i];
         ++position;
         if (p.buffer) {
             HostTensor t(p.buffer->dtype, shapes[i]);
-            if (!p.is_output) t.fill_random(seed + position);
+            if (auto fill = plan.fills.find(i); fill != plan.fills.end() && !p.is_output)
+                t.from_doubles(interp::index_fill_values(fill->second, t.numel(), seed + position));
+            else if (!p.is_output)
+                t.fill_random(seed + position);
             args[p.name] = std::move(t);
         } else if (p.var) {
-            auto it = symbols.find(p.name);
-            if (it == symbols.end()) {
+            std::optional<int64_t> value;
+            if (auto it = symbols.find(p.name); it != symbols.end())
+                value = it->second;
+            else if (auto d = plan.scalars.find(p.name); d != plan.scalars.end())
+                value = d->second;
+            if (!value) {
                 if (error) *error = "scalar parameter `" + p.name + "` has no value; pass `-D " + p.name + "=...`";
                 return false;
             }
             HostTensor t(p.var->dtype, {});
-            t.set(0, static_cast<double>(it->second));
+            t.set(0, static_cast<double>(*value));
             args[p.name] = std::move(t);
         }
     }

@@ -2,6 +2,7 @@
 // over fragments become per-thread unrolled loops over the local elements the driving fragment's
 // layout gives each thread, and every fragment access inside them a local register index.
 #include <functional>
+#include <map>
 #include <optional>
 
 #include "transform/fragment_access.h"
@@ -24,6 +25,48 @@ struct FragAccessScan : IRVisitor {
 };
 
 std::vector<Expr> squeeze(const Buffer& b, const std::vector<Expr>& idx) { return squeeze_unit_dims(b, idx); }
+
+// Replaces variables by constants and folds what becomes constant (`0 * 64 + h` is `h`).
+struct FoldSubstitute : IRMutator {
+    std::map<const VarNode*, Expr> values;
+    Expr visit_Var(const VarNode& n, const Expr& e) override {
+        auto it = values.find(&n);
+        return it == values.end() ? e : it->second;
+    }
+    Expr visit_Binary(const BinaryNode& n, const Expr& e) override {
+        Expr a = mutate(n.a), b = mutate(n.b);
+        return a == n.a && b == n.b ? e : make_binary(n.op, a, b, n.span);
+    }
+};
+
+// A T.Parallel nest with extent-1 loops among longer ones (`T.Parallel(block_N, H // heads,
+// heads)` where H == heads): their variables are 0, so the nest is the longer loops alone and
+// a fragment indexed `s[bn, q * heads + h]` is indexed by them (`s[bn, h]`). Null when there is
+// nothing to drop (no unit loop, or only unit loops, which stay a loop of one iteration).
+Stmt drop_unit_loops(const ForNode& n) {
+    std::vector<const ForNode*> nest = {&n};
+    while (auto* inner = nest.back()->body->as<ForNode>()) {
+        if (inner->for_kind != ForKind::Parallel) break;
+        nest.push_back(inner);
+    }
+    FoldSubstitute sub;
+    size_t kept = 0;
+    for (auto* f : nest) {
+        if (as_const_int(f->extent) == 1 && as_const_int(f->min) == 0)
+            sub.values[f->loop_var.get()] = int_imm(0, f->loop_var->dtype);
+        else
+            ++kept;
+    }
+    if (sub.values.empty() || kept == 0) return nullptr;
+    Stmt body = sub.mutate(nest.back()->body);
+    for (size_t k = nest.size(); k-- > 0;) {
+        if (sub.values.count(nest[k]->loop_var.get())) continue;
+        auto f = std::make_shared<ForNode>(*nest[k]);
+        f->body = body;
+        body = f;
+    }
+    return body;
+}
 
 }  // namespace
 
@@ -65,6 +108,7 @@ Stmt FragLowerer::visit_For(const ForNode& n, const Stmt& s) {
     FragAccessScan scan;
     scan.visit(s);
     if (!scan.found) return IRMutator::visit_For(n, s);
+    if (Stmt dropped = drop_unit_loops(n)) return mutate(dropped);
     std::vector<const ForNode*> nest = {&n};
     while (auto* inner = nest.back()->body->as<ForNode>()) {
         if (inner->for_kind != ForKind::Parallel) break;

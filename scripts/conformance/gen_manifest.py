@@ -27,6 +27,9 @@ from small_size import small_args  # noqa: E402
 # tcgen05 MMAs, block-scaled fp4 (T.mma_gemm_blockscaled is sm_120's mma.sync kind::mxf4nvf4).
 # Kernels using them are counted apart, not as our failures.
 SM100_MARKERS = re.compile(r"\b(alloc_tmem|tcgen05\w*|T\.tmem\w*|WSPipeline|nvfp4|sm_?1[02]0a?|T\.mma_gemm_blockscaled)\b")
+# Kernels written for AMD GPUs: a jit target of HIP, or ROCm's MFMA intrinsic emitters (their
+# layouts and instructions have no CUDA counterpart). Counted apart like the sm_100 ones.
+AMD_MARKERS = re.compile(r"\btilelang\.rocm\b|\btarget\s*=\s*[\"'](hip|rocm)\b")
 
 
 def render(v):
@@ -82,6 +85,36 @@ def autotune_first(tilec, path, kernel, args):
     return as_args((kept or configs)[0]) if configs else {}
 
 
+def trace_refused(tilec, path, kernel, args):
+    """True when tracing the kernel with these arguments stops at one of the file's own
+    trace-time assertions (`assert heads % 8 == 0`)."""
+    cmd = [tilec, "compile", path, "-k", kernel, "--arch", "sm_90a", "--emit", "ir", "-o", os.devnull]
+    for k, v in args.items():
+        cmd += ["-D", "%s=%s" % (k, v)]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return False
+    return "[AssertionFailed]" in p.stdout + p.stderr
+
+
+def fitting_small_args(tilec, path, kernel, args, small):
+    """The small size, with shrunk values grown back (doubled, one parameter at a time, up to
+    the file's own value) until the file's assertions accept it. Unchanged without tilec, or
+    when the file's own size is refused too (then the entry fails for that reason anyway)."""
+    if not tilec or small == args or not trace_refused(tilec, path, kernel, small) or trace_refused(tilec, path, kernel, args):
+        return small
+    small = dict(small)
+    for name in sorted(k for k in small if small[k] != args[k]):
+        orig, value = int(args[name]), int(small[name])
+        while value < orig:
+            value = value * 2 if orig % (value * 2) == 0 else orig
+            small[name] = str(value)
+            if not trace_refused(tilec, path, kernel, small):
+                return small
+    return small
+
+
 def entry_for(fac, sites, ev, module_env, text, rel, tilec, path):
     defaults = fac.defaults(ev, module_env)
     needed = [p for p in fac.params if p not in fac.tensor_dims] + fac.symbols
@@ -116,10 +149,15 @@ def entry_for(fac, sites, ev, module_env, text, rel, tilec, path):
     sm100 = SM100_MARKERS.search(fn_src) or (SM100_MARKERS.search(text) and re.search(r"sm_?1[02]0|tcgen", rel))
     e = {"id": "%s:%s" % (rel, fac.name), "file": rel, "kernel": fac.name, "line": fac.node.lineno, "from": src,
          "args": args, "small": small_args(args, needed)}
+    amd = AMD_MARKERS.search(text)
+    if not missing and not sm100 and not amd:
+        e["small"] = fitting_small_args(tilec, path, fac.name, args, e["small"])
     if missing:
         e["unresolved"] = missing
     if sm100:
         e["needs"] = "sm_100a"
+    elif amd:
+        e["needs"] = "AMD gfx"
     return e
 
 

@@ -2,15 +2,18 @@
 so the CPU interpreter runs it in seconds.
 
 Tile parameters (block_*, threads, num_stages, ...) and head dimensions stay as they are, since
-they are the kernel's structure. Batch and head counts go towards 1 and other sizes above 256
+they are the kernel's structure. A file that asserts on its sizes (`assert heads % 8 == 0`) may
+refuse a shrunk value: gen_manifest.py then grows the shrunk values back (fitting_small_args). Batch and head counts go towards 1 and other sizes above 256
 are halved towards 256. Every divisibility the original values had between two integer
 parameters (M % block_M == 0, heads % groups == 0, ...) is kept: a shrunk value is doubled
 back until they all hold again, so shrinking never makes a kernel invalid by itself.
 """
 import re
 
+# topk is a problem size (how many keys a query attends to), not a tile: it shrinks like a
+# sequence length, and the sequence lengths it divides shrink with it.
 TILE = re.compile(r"^(block|blk|tile|bm$|bn$|bk$|thread|num_thread|num_stage|stage|split|num_split|warp|chunk|pad|"
-                  r"page|sparse_block|topk|top_k|num_split|n_split|kv_group|group_size|vec|pack|tune|num_bits)", re.I)
+                  r"page|sparse_block|num_split|n_split|kv_group|group_size|vec|pack|tune|num_bits)", re.I)
 KEEP = re.compile(r"(dim|rank|^d$|^dv$|^dk$|^d_|size_per|^e$|expert)", re.I)
 BATCH = re.compile(r"^(batch|b|bs|bsz|batch_size|num_batch\w*)$", re.I)
 HEADS = re.compile(r"(head|^h$|^hq$|^hkv$|^h_q$|^h_kv$)", re.I)

@@ -79,7 +79,7 @@ def folder_rows(results, count, columns):
 def folder_table(results, markdown=False):
     rows, c = folder_rows(results, row, COLUMNS)
     ours = c["kernels"] - c["sm100"]
-    note = ("\nsm100: needs sm_100a/sm_120 (counted apart); unresolved: arguments not found in the file; "
+    note = ("\nsm100: needs sm_100a/sm_120 or an AMD gfx target (counted apart); unresolved: arguments not found in the file; "
             "sm_80 counts a kernel refused there with FeatureNeedsTarget (fp8) or SharedMemoryExceeded (the file's sizes need more than 164 KiB) when sm_90a compiles.\n"
             "of %d sm_80/sm_90 kernels: both targets %d (%.0f%%), CPU at the small size %d (%.0f%%)"
             % (ours, c["both"], 100.0 * c["both"] / max(ours, 1), c["cpu"], 100.0 * c["cpu"] / max(ours, 1)))

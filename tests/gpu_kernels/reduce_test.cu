@@ -6,6 +6,7 @@
 #include <climits>
 
 #include "common.cuh"
+#include "tp_common.cuh"  // tp::sync_threads, which generated kernels get first
 #include "tp_copy.cuh"
 #include "tp_reduce.cuh"
 
@@ -45,6 +46,19 @@ __global__ void reduce_int_kernel(const int* in, const int* prev_rows, const int
     const int rep_r = L::warp_n(warp) * 4 + (lane & 3), rep_c = L::warp_m(warp) * 8 + (lane >> 2);
     for (int s = 0; s < L::kRowSlots; ++s) rows_out[rep_r * L::kBM + L::slot_row(tid, s)] = r[s];
     for (int s = 0; s < L::kColSlots; ++s) cols_out[rep_c * L::kBN + L::slot_col(tid, s)] = c[s];
+}
+
+// A column vector (L's Col layout, each column replicated over row groups and warps along M)
+// reduced to one value in every thread (tp::reduce_col_vector), folded into `prev`.
+template <class L, tp::ReduceOp OP>
+__global__ void col_vector_kernel(const float* in, float prev, float* out) {
+    __shared__ float scratch[L::kWarps];
+    const int tid = threadIdx.x;
+    float c[L::kColSlots];
+    for (int s = 0; s < L::kColSlots; ++s) c[s] = in[L::slot_col(tid, s)];
+    float v = prev;
+    tp::reduce_col_vector<L, OP, false>(c, &v, scratch, tid);
+    out[tid] = v;
 }
 
 // out_g = half(in) through frag_store_global; out_s = half(in) through a swizzled shared tile.
@@ -160,6 +174,27 @@ void run_all_ops() {
     run_reduce<BM, BN, WM, WN, tp::ReduceOp::AbsMax>();
 }
 
+template <int BM, int BN, int WM, int WN, tp::ReduceOp OP>
+void run_col_vector() {
+    using L = tp::AccLayout<BM, BN, WM, WN>;
+    auto in = random_vec<float>(BN, 11 + BN, 2.0f);
+    const float prev = 0.25f;
+    DeviceBuf<float> din(in), dout(L::kThreads);
+    col_vector_kernel<L, OP><<<1, L::kThreads>>>(din.ptr, prev, dout.ptr);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    auto out = dout.download();
+    float acc = (OP == tp::ReduceOp::Max) ? -INFINITY : (OP == tp::ReduceOp::Min ? INFINITY : 0.0f);
+    for (int c = 0; c < BN; ++c) acc = ref_combine(OP, acc, ref_elem(OP, in[c]));
+    const float want = ref_combine(OP, prev, acc);
+    double worst = 0;
+    for (int t = 0; t < L::kThreads; ++t) worst = std::max(worst, double(std::fabs(out[t] - want)) / (1 + std::fabs(want)));
+    bool ok = worst < 1e-4;
+    all_ok = all_ok && ok;
+    std::printf("%s reduce %-6s column vector of %3d warps %dx%d (clear=False, every thread) max rel err %.1e\n", ok ? "[ OK ]" : "[FAIL]",
+                op_name(OP), BN, WM, WN, worst);
+}
+
 template <int BM, int BN, int WM, int WN>
 void run_copy(int rows_valid, int cols_valid) {
     using L = tp::AccLayout<BM, BN, WM, WN>;
@@ -196,6 +231,10 @@ int main() {
     run_reduce_int<64, 128, 2, 2, tp::ReduceOp::Min>();
     run_reduce_int<128, 64, 2, 2, tp::ReduceOp::Sum>();
     run_reduce_int<64, 64, 1, 4, tp::ReduceOp::AbsMax>();
+    run_col_vector<64, 128, 2, 4, tp::ReduceOp::AbsMax>();  // dsa_hisa's per-block fp8 scale
+    run_col_vector<64, 128, 2, 4, tp::ReduceOp::Sum>();     // each column counted once
+    run_col_vector<128, 64, 4, 1, tp::ReduceOp::Max>();
+    run_col_vector<64, 64, 1, 1, tp::ReduceOp::AbsSum>();
     run_copy<64, 64, 2, 2>(64, 64);
     run_copy<128, 128, 2, 4>(100, 77);
     run_copy<64, 40, 4, 1>(63, 40);

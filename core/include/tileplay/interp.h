@@ -143,8 +143,12 @@ bool check_run_memory(const ir::PrimFunc& f, const std::vector<std::vector<int64
 // HostTensor::fill_random(seed + parameter position), outputs zeroed. Symbolic dims take
 // their value from `symbols` (by name); false with `error` set when one is missing or the
 // tensors would not fit `budget` (null: the default; checked before anything is allocated).
-bool allocate_args(const ir::PrimFunc& f, uint64_t seed, const std::map<std::string, int64_t>& symbols,
-                   std::map<std::string, HostTensor>& args, std::string* error, const MemoryBudget* budget = nullptr);
+// Integer inputs the kernel uses as positions in other tensors get in-range values instead
+// (offsets tables rise evenly over the dimension they index), and an unset scalar grid size
+// the longest segment of those offsets (core/interp/index_inputs.h); `notes`, when given,
+// receives one line per such choice.
+bool allocate_args(const ir::PrimFunc& f, uint64_t seed, const std::map<std::string, int64_t>& symbols, std::map<std::string, HostTensor>& args,
+                   std::string* error, const MemoryBudget* budget = nullptr, std::vector<std::string>* notes = nullptr);
 
 }  // namespace tp
 

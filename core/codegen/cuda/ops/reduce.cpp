@@ -30,11 +30,13 @@ const char* reduce_op_name(ReduceKind k) {
     return "tp::ReduceOp::Sum";
 }
 
-// Element types tp_reduce*.cuh reduce from and into: fp32/fp16/bf16 (fp32 partials) and
-// integers up to 32 bits (int / unsigned partials, tp::ReduceAccum).
+// Element types tp_reduce*.cuh reduce from and into: fp32/fp16/bf16/fp8 (fp32 partials; fp8
+// through tp_copy.cuh's conversions, present wherever a kernel has fp8 buffers) and integers up
+// to 32 bits (int / unsigned partials, tp::ReduceAccum).
 bool reduce_dtype(DataType t) {
     if (t.lanes != 1) return false;
-    return t == DataType::float32() || t == DataType::float16() || t == DataType::bfloat16() || (t.is_int() && t.bits <= 32);
+    return t == DataType::float32() || t == DataType::float16() || t == DataType::bfloat16() || t.code == DataType::Float8E4M3 ||
+           t.code == DataType::Float8E5M2 || (t.is_int() && t.bits <= 32);
 }
 
 }  // namespace
@@ -56,6 +58,16 @@ Stmt lower_reduce(const ReduceOpNode& n, const Stmt& s, FragmentLowering& cx) {
                            {buffer_addr(cx.local_of(n.src), {int_imm(0)}, false, n.span), buffer_addr(cx.local_of(n.dst), {int_imm(0)}, true, n.span),
                             buffer_addr(cx.scratch, {int_imm(0)}, true, n.span), cx.tid},
                            n.span);
+    }
+    if (sl && sl->kind == FragLayout::Col && rank == 1 && dl && dl->kind == FragLayout::Replicated && types_ok && cx.one_dim_block) {
+        // A column vector (the result of a dim=0 reduction) reduced to one value.
+        Expr scr = sl->warps_m * sl->warps_n > 1 ? buffer_addr(cx.scratch, {int_imm(0)}, true, n.span)
+                                                 : make_call("tp.null", {}, DataType(DataType::Handle, 64), n.span);
+        std::string fn = "tp::reduce_col_vector<" + sl->acc_type() + ", " + reduce_op_name(n.reduce_kind) + ", " + cuda_bool(n.clear) + ">";
+        return device_call(
+            fn,
+            {buffer_addr(cx.local_of(n.src), {int_imm(0)}, false, n.span), buffer_addr(cx.local_of(n.dst), {int_imm(0)}, true, n.span), scr, cx.tid},
+            n.span);
     }
     FragLayout::Kind want = n.dim == 1 ? FragLayout::Row : FragLayout::Col;
     if (!sl || sl->kind != FragLayout::Acc || !dl || dl->kind != want || !types_ok || n.src->shape.size() != 2 || !cx.one_dim_block) {
@@ -80,6 +92,7 @@ int64_t reduce_scratch(const ReduceOpNode& r, const FragLayout& fl) {
         int64_t out = *as_const_int(r.src->shape[r.dim == 1 ? 0 : 1]);
         return out * std::max<int64_t>(1, fl.threads / 32);
     }
+    if (fl.kind == FragLayout::Col && r.src->shape.size() == 1) return fl.warps_m * fl.warps_n > 1 ? int64_t(fl.warps_m) * fl.warps_n : 0;
     if (fl.kind != FragLayout::Acc) return 0;
     if (r.dim == 1 && fl.warps_n > 1) return int64_t(fl.warps_n) * fl.bm;
     if (r.dim == 0 && fl.warps_m > 1) return int64_t(fl.warps_m) * fl.bn;

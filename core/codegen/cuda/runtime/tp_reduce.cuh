@@ -182,4 +182,32 @@ __device__ __forceinline__ void reduce_cols(const FragT* frag, OutT* out, float*
     for (int s = 0; s < L::kColSlots; ++s) reduce_store<OP, CLEAR>(out[s], v[s]);
 }
 
+
+// A column vector (an accumulator's per-column values, L's Col layout) reduced to one value
+// every thread holds: a thread's own columns, then the lanes of its row group that hold the
+// other columns (lane % 4), then the warps along N through scratch (kWarps values). The copies
+// of a column in the other row groups and warps along M are left out, so a sum counts each
+// column once.
+template <class L, ReduceOp OP, bool CLEAR = true, class FragT, class OutT>
+__device__ __forceinline__ void reduce_col_vector(const FragT* frag, OutT* out, float* scratch_f, int tid) {
+    using V = typename ReduceAccum<FragT>::type;
+    using R = Reducer<OP, V>;
+    V* scratch = reinterpret_cast<V*>(scratch_f);
+    V acc = R::init();
+#pragma unroll
+    for (int s = 0; s < L::kColSlots; ++s) acc = R::combine(acc, R::elem(reduce_in<V>(frag[s])));
+    acc = R::combine(acc, __shfl_xor_sync(0xffffffffu, acc, 1));
+    acc = R::combine(acc, __shfl_xor_sync(0xffffffffu, acc, 2));
+    if constexpr (L::kWarps > 1) {
+        if ((tid & 31) == 0) scratch[tid / 32] = acc;
+        sync_threads<L::kThreads>();
+        acc = R::init();
+#pragma unroll
+        for (int w = 0; w < L::kWarps; ++w)
+            if (L::warp_m(w) == 0) acc = R::combine(acc, scratch[w]);
+        sync_threads<L::kThreads>();
+    }
+    reduce_store<OP, CLEAR>(out[0], acc);
+}
+
 }  // namespace tp
