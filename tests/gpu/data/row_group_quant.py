@@ -29,8 +29,9 @@ def row_group_quant(M=4096, N=1024, rows=8, dtype="float32", qtype="float8_e4m3"
             for i, j in T.Parallel(rows, group):
                 q[i, j] = T.clamp(xf[i, j] * (448.0 / T.max(amax[i], 1e-4)), -448.0, 448.0)
             for i in T.Parallel(rows):
-                S[bx * rows + i, by] = T.max(amax[i], 1e-4) / 448.0
-                Mean[bx * rows + i, by] = total[i] / group
+                if bx * rows + i < M:  # the last block's rows past M
+                    S[bx * rows + i, by] = T.max(amax[i], 1e-4) / 448.0
+                    Mean[bx * rows + i, by] = total[i] / group
             T.copy(q, Q[bx * rows, by * group])
 
     return main
