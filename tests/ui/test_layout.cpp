@@ -23,21 +23,13 @@ using namespace tpui;
 
 namespace {
 
-const char* kTranspose = R"(import tilelang.language as T
-
-
-def transpose(PAD=0):
-    @T.prim_func
-    def main(A: T.Tensor((32, 32), "float32"), B: T.Tensor((32, 32), "float32")):
-        with T.Kernel(1, threads=32) as bx:
-            S = T.alloc_shared((32, 32 + PAD), "float32")
-            for i, j in T.Parallel(32, 32):
-                S[i, j] = A[i, j]
-            for i, j in T.Parallel(32, 32):
-                B[i, j] = S[j, i]
-
-    return main
-)";
+// The shared transpose kernel of tests/cli/inspect_layout.test, read from its one file.
+QByteArray read_transpose() {
+    QFile f(TILEPLAY_SOURCE_DIR "/tests/cli/Inputs/shared_transpose.py");
+    if (!f.open(QIODevice::ReadOnly)) qFatal("missing tests/cli/Inputs/shared_transpose.py");
+    return f.readAll();
+}
+const QByteArray kTranspose = read_transpose();
 
 QString read_gemm() {
     QFile f(TILEPLAY_SOURCE_DIR "/samples/gemm.py");
@@ -119,16 +111,16 @@ private Q_SLOTS:
         for (int pad : {0, 1}) {
             tp::CompileRequest req;
             req.path = "transpose.py";
-            req.source = kTranspose;
+            req.source = kTranspose.toStdString();
             req.target = "sm_80";
             req.defines = {{"PAD", std::to_string(pad)}};
             auto r = report(req, "S");
             QVERIFY(r->ok);
             auto notes = LayoutGridModel::margin_notes(*r);
             QCOMPARE(int(notes.size()), 2);
-            QCOMPARE(notes[0].line, 10);
+            QCOMPARE(notes[0].line, 11);
             QCOMPARE(notes[0].text, QString("ok"));
-            QCOMPARE(notes[1].line, 12);
+            QCOMPARE(notes[1].line, 13);
             QCOMPARE(notes[1].degree, pad ? 1 : 32);
             QCOMPARE(notes[1].text, pad ? QString("ok") : QString("32x"));
             QVERIFY(notes[1].tooltip.contains(pad ? "1-way" : "32-way bank conflict"));

@@ -13,7 +13,9 @@
 //     32 different banks with one float of padding per row
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <tuple>
 
 #include "layout/bank_conflicts.h"
@@ -42,21 +44,14 @@ def mma_tile(M=16, N=8, K=16, threads=32):
     return main
 )";
 
-const char* kTranspose = R"(import tilelang.language as T
-
-
-def transpose(PAD=0):
-    @T.prim_func
-    def main(A: T.Tensor((32, 32), "float32"), B: T.Tensor((32, 32), "float32")):
-        with T.Kernel(1, threads=32) as bx:
-            S = T.alloc_shared((32, 32 + PAD), "float32")
-            for i, j in T.Parallel(32, 32):
-                S[i, j] = A[i, j]
-            for i, j in T.Parallel(32, 32):
-                B[i, j] = S[j, i]
-
-    return main
-)";
+// The shared transpose kernel of tests/cli/inspect_layout.test, read from its one file.
+std::string transpose_kernel() {
+    std::ifstream in(TILEPLAY_SOURCE_DIR "/tests/cli/Inputs/shared_transpose.py");
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+const std::string kTranspose = transpose_kernel();
 
 // The accumulator stored to a row-major shared tile and copied out: the mma C layout puts the
 // 8 rows of a quad group's lanes (groupID) in the same 4 banks, an 8-way conflict.
@@ -257,7 +252,7 @@ TEST(LayoutModel, SwizzleModesMatchTensorMapSwizzle) {
 
 TEST(LayoutModel, TransposeConflictsUnpaddedAndPadded) {
     for (int pad : {0, 1}) {
-        LayoutReport r = model(kTranspose, "S", "sm_80", {{"PAD", std::to_string(pad)}});
+        LayoutReport r = model(kTranspose.c_str(), "S", "sm_80", {{"PAD", std::to_string(pad)}});
         const LayoutAccess* st = find_access(r.layout, "st.shared");
         const LayoutAccess* ld = find_access(r.layout, "ld.shared");
         ASSERT_NE(st, nullptr);
@@ -266,7 +261,7 @@ TEST(LayoutModel, TransposeConflictsUnpaddedAndPadded) {
         EXPECT_EQ(ld->degree, pad ? 1 : 32) << "column reads, pad " << pad;
         EXPECT_EQ(ld->requests, 32);
         EXPECT_EQ(ld->wavefronts, pad ? 32 : 32 * 32);
-        EXPECT_EQ(ld->span.begin.line, 12u);  // `B[i, j] = S[j, i]`
+        EXPECT_EQ(ld->span.begin.line, 13u);  // `B[i, j] = S[j, i]`
         // Every element of the 32 x 32 region is read once, by thread (its row % 32).
         for (int row = 0; row < 32; ++row)
             for (int col = 0; col < 32; ++col) {
