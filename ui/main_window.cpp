@@ -175,7 +175,11 @@ void MainWindow::build_docks() {
     tabifyDockWidget(r, c);
     tabifyDockWidget(c, o);
     tabifyDockWidget(o, cmp);
-    tabifyDockWidget(cmp, dock(layout_, tr("Layout"), "dock_layout", Qt::BottomDockWidgetArea));
+    // The layout view is opened from View (or by its tests): hidden at first, it leaves the
+    // bottom area's saved height to the docks the user sees.
+    QDockWidget* lay = dock(layout_, tr("Layout"), "dock_layout", Qt::BottomDockWidgetArea);
+    tabifyDockWidget(cmp, lay);
+    lay->hide();
     connect(layout_, &LayoutPanel::go_to, this, [this](int line, int col) { editor_->go_to(line, col); });
     connect(layout_, &LayoutPanel::margin_notes_changed, editor_, &DslEditor::set_margin_notes);
     connect(compare_, &ComparePanel::pin_requested, this, &MainWindow::pin_for_compare);

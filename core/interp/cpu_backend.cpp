@@ -182,6 +182,10 @@ bool run_launch_on_jit(const ir::PrimFunc& f, std::map<std::string, HostTensor>&
     ro.watchdog_s = opts.watchdog_s;
     ro.progress_done = opts.progress ? &opts.progress->done : nullptr;
     const int64_t done0 = opts.progress ? opts.progress->done.load() : 0;
+    // The total goes up by this run's blocks as soon as the grid is known (the playground's
+    // bar and its "blocks interpreted" line), and is settled to what ran afterwards.
+    if (opts.progress) opts.progress->total = done0;
+    ro.progress_total = opts.progress ? &opts.progress->total : nullptr;
     TpJitRunResult res{};
     api->run(kernel, params.data(), static_cast<int32_t>(params.size()), &ro, &res);
     api->release(kernel);

@@ -28,6 +28,9 @@ typedef struct TpJitRunOptions {
     const void* cancel;   // const std::atomic<bool>*: stop at the next block or outer loop
     double watchdog_s;    // 0 = no limit
     void* progress_done;  // std::atomic<int64_t>*: finished blocks are added (may be null)
+    // std::atomic<int64_t>*: the blocks this run will do are added before the first starts, so
+    // a progress bar has its total while the run goes on (may be null)
+    void* progress_total;
 } TpJitRunOptions;
 
 enum TpJitStatus {

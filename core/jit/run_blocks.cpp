@@ -66,6 +66,7 @@ int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJ
             blocks.resize(static_cast<size_t>(std::max<int64_t>(total, 0)));
             for (size_t b = 0; b < blocks.size(); ++b) blocks[b] = static_cast<int64_t>(b);
         }
+        if (auto* t = static_cast<std::atomic<int64_t>*>(o->progress_total)) t->fetch_add(static_cast<int64_t>(blocks.size()));
         int threads = o->threads > 0 ? o->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         threads = static_cast<int>(std::min<int64_t>(threads, std::max<int64_t>(static_cast<int64_t>(blocks.size()), 1)));
         out->threads_used = threads;

@@ -169,6 +169,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(finished.count() >= 1, 60000);
         auto* dock = w.findChild<QDockWidget*>("dock_layout");
         QVERIFY(dock);
+        dock->toggleViewAction()->trigger();  // View > Layout: the dock starts hidden
         dock->raise();
         auto* panel = w.findChild<LayoutPanel*>();
         QVERIFY(panel);
