@@ -5,6 +5,10 @@
 // tolerance. Built only where libtileplay_jit is.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+#include <string>
+
 #include "jit_test_util.h"
 
 using namespace tp;
@@ -71,38 +75,14 @@ def tiles(M=50, N=70, block_M=16, block_N=32, dtype="float16"):
     return main
 )";
 
-const char* kGemm = R"(
-import tilelang
-import tilelang.language as T
-
-@tilelang.jit(out_idx=[-1])
-def matmul(M, N, K, block_M=32, block_N=32, block_K=16, trans_A=False, trans_B=False, dtype="float16", out="float32"):
-    A_shape = (K, M) if trans_A else (M, K)
-    B_shape = (N, K) if trans_B else (K, N)
-    A_tile = (block_K, block_M) if trans_A else (block_M, block_K)
-    B_tile = (block_N, block_K) if trans_B else (block_K, block_N)
-
-    @T.prim_func
-    def main(A: T.Tensor(A_shape, dtype), B: T.Tensor(B_shape, dtype), C: T.Tensor((M, N), out)):
-        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
-            A_s = T.alloc_shared(A_tile, dtype)
-            B_s = T.alloc_shared(B_tile, dtype)
-            C_l = T.alloc_fragment((block_M, block_N), "float32")
-            T.clear(C_l)
-            for ko in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
-                if trans_A:
-                    T.copy(A[ko * block_K, by * block_M], A_s)
-                else:
-                    T.copy(A[by * block_M, ko * block_K], A_s)
-                if trans_B:
-                    T.copy(B[bx * block_N, ko * block_K], B_s)
-                else:
-                    T.copy(B[ko * block_K, bx * block_N], B_s)
-                T.gemm(A_s, B_s, C_l, transpose_A=trans_A, transpose_B=trans_B)
-            T.copy(C_l, C[by * block_M, bx * block_N])
-
-    return main
-)";
+// The interpreter's unit-test GEMM (either operand transposed), read from its one file.
+std::string read_gemm() {
+    std::ifstream in(TILEPLAY_SOURCE_DIR "/tests/unit/Inputs/transposed_matmul.py");
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+const std::string kGemm = read_gemm();
 
 const char* kLoops = R"(
 import tilelang
@@ -260,7 +240,7 @@ TEST(Jit, UnsupportedConstructFallsBackWithTheReason) {
 
 TEST(Jit, SampledBlocksAndWrittenMasksMatch) {
     require_jit();
-    auto f = compile_ir(kGemm, {{"M", "96"}, {"N", "64"}, {"K", "32"}});
+    auto f = compile_ir(kGemm, {{"M", "96"}, {"N", "64"}, {"K", "32"}, {"block_M", "32"}, {"block_N", "32"}, {"block_K", "16"}, {"out", "float32"}});
     Both r = run_both(f, [](InterpOptions& o) {
         o.sample_blocks = {1, 4};
         o.track_written = true;

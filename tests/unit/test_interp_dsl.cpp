@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 #include "ir/ir.h"
 #include "reference/reference.h"
@@ -13,38 +16,14 @@ using namespace tp;
 
 namespace {
 
-const char* kGemm = R"(
-import tilelang
-import tilelang.language as T
-
-@tilelang.jit(out_idx=[-1])
-def matmul(M, N, K, block_M=64, block_N=64, block_K=32, trans_A=False, trans_B=False, dtype="float16"):
-    A_shape = (K, M) if trans_A else (M, K)
-    B_shape = (N, K) if trans_B else (K, N)
-    A_tile = (block_K, block_M) if trans_A else (block_M, block_K)
-    B_tile = (block_N, block_K) if trans_B else (block_K, block_N)
-
-    @T.prim_func
-    def main(A: T.Tensor(A_shape, dtype), B: T.Tensor(B_shape, dtype), C: T.Tensor((M, N), dtype)):
-        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
-            A_s = T.alloc_shared(A_tile, dtype)
-            B_s = T.alloc_shared(B_tile, dtype)
-            C_l = T.alloc_fragment((block_M, block_N), "float32")
-            T.clear(C_l)
-            for ko in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
-                if trans_A:
-                    T.copy(A[ko * block_K, by * block_M], A_s)
-                else:
-                    T.copy(A[by * block_M, ko * block_K], A_s)
-                if trans_B:
-                    T.copy(B[bx * block_N, ko * block_K], B_s)
-                else:
-                    T.copy(B[ko * block_K, bx * block_N], B_s)
-                T.gemm(A_s, B_s, C_l, transpose_A=trans_A, transpose_B=trans_B)
-            T.copy(C_l, C[by * block_M, bx * block_N])
-
-    return main
-)";
+// tests/unit/Inputs/transposed_matmul.py, shared with the JIT's tests.
+std::string read_gemm() {
+    std::ifstream in(TILEPLAY_SOURCE_DIR "/tests/unit/Inputs/transposed_matmul.py");
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+const std::string kGemm = read_gemm();
 
 const char* kReduce = R"(
 import tilelang
@@ -80,8 +59,11 @@ std::shared_ptr<const ir::PrimFunc> compile_ir(const char* src, std::vector<std:
 }
 
 void run_gemm(int M, int N, int K, bool ta, bool tb) {
-    auto f = compile_ir(kGemm, {{"M", std::to_string(M)}, {"N", std::to_string(N)}, {"K", std::to_string(K)},
-                                {"trans_A", ta ? "True" : "False"}, {"trans_B", tb ? "True" : "False"}});
+    auto f = compile_ir(kGemm.c_str(), {{"M", std::to_string(M)},
+                                        {"N", std::to_string(N)},
+                                        {"K", std::to_string(K)},
+                                        {"trans_A", ta ? "True" : "False"},
+                                        {"trans_B", tb ? "True" : "False"}});
     ASSERT_TRUE(f);
     std::map<std::string, HostTensor> args;
     ASSERT_TRUE(allocate_args(*f, 11, {}, args, nullptr));
@@ -124,7 +106,7 @@ TEST(InterpDsl, ReductionsOverBothDims) {
 }
 
 TEST(InterpDsl, SampledBlocksReportWrittenTiles) {
-    auto f = compile_ir(kGemm, {{"M", "128"}, {"N", "128"}, {"K", "64"}});
+    auto f = compile_ir(kGemm.c_str(), {{"M", "128"}, {"N", "128"}, {"K", "64"}});
     ASSERT_TRUE(f);
     std::map<std::string, HostTensor> args;
     ASSERT_TRUE(allocate_args(*f, 4, {}, args, nullptr));
