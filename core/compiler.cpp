@@ -215,7 +215,11 @@ CompileResult compile_once(const CompileRequest& req) {
 
         if (!req.pass_configs.empty()) {
             auto f = std::make_shared<ir::PrimFunc>(*ev.func);
-            for (const auto& [k, v] : req.pass_configs) f->attrs[k] = v;
+            for (const auto& [k, v] : req.pass_configs) {
+                f->attrs[k] = v;
+                // the same switch as the factory's pass_configs (core/eval/factory.cpp)
+                if (k == "tl.enable_fast_math") f->attrs["fast_math"] = v == "true" || v == "1" ? "true" : "false";
+            }
             ev.func = f;
         }
         PipelineOptions popts;
@@ -266,7 +270,11 @@ CompileResult compile_once(const CompileRequest& req) {
         runtime::NvrtcOptions nopts;
         nopts.arch = target->nvrtc_arch();
         nopts.lineinfo = req.lineinfo;
-        nopts.fast_math = req.fast_math;
+        // tl.enable_fast_math (a pass config or the factory's pass_configs) means what TileLang
+        // makes of it: --use_fast_math for the whole module (approximate division, flushed
+        // subnormals), not only the fast exp2 the code generator picks.
+        const auto fm = pr.func->attrs.find("fast_math");
+        nopts.fast_math = req.fast_math || (fm != pr.func->attrs.end() && fm->second == "true");
         runtime::NvrtcOutput out = runtime::nvrtc_compile(cm.source, r.file->path() + ".cu", nopts);
         r.timings.push_back({out.cache.empty() ? "nvrtc-ptx" : "nvrtc-cache-" + out.cache, out.ptx_ms});
         if (out.cubin_ms > 0) r.timings.push_back({"nvrtc-cubin", out.cubin_ms});

@@ -10,6 +10,10 @@
 # S = Q K^T is an RS wgmma; tp.disable_hoist_operand keeps the SS form.
 # RUN: %tilec compile %s --arch sm_90a -D threads=256 --emit cuda --no-lineinfo | FileCheck %s --check-prefix=CUDA
 # RUN: %tilec compile %s --arch sm_90a -D threads=256 --emit ptx | FileCheck %s --check-prefix=PTX
+# P packs into the RS operand with one cvt.rn.f16x2.f32 a word: no shift and identity PRMT to put
+# the two halves back together (64 instructions an iteration before).
+# RUN: %tilec compile %s --arch sm_90a -D threads=256 --emit ptx | FileCheck %s --check-prefix=PACK --implicit-check-not=prmt.b32
+# PACK: cvt.rn.f16x2.f32
 # RUN: %tilec compile %s --arch sm_90a -D threads=256 --pass-config tp.disable_hoist_operand=true --emit cuda --no-lineinfo | FileCheck %s --check-prefix=SS
 # RUN: %tilec compile %s --arch sm_90 -D threads=256 --emit ptx | FileCheck %s --check-prefix=SM90 --implicit-check-not=wgmma --implicit-check-not=shared::cluster.global.mbarrier --implicit-check-not=setmaxnreg
 # RUN: %tilec compile %s --arch sm_90a -D threads=256 -D variant=exp --emit lowered | FileCheck %s --check-prefix=WS

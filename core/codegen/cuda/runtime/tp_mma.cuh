@@ -61,15 +61,30 @@ __device__ __forceinline__ unsigned pack2(const T& lo, const T& hi) {
 // Two floats rounded (RNE) to a packed f16x2 / bf16x2 register.
 template <class T>
 __device__ __forceinline__ unsigned pack_float2(float lo, float hi);
+// From sm_80 one cvt writes the packed register itself: going through __half2 splits it into
+// two 16-bit halves that ptxas puts back together with a shift and a PRMT per word (64 extra
+// instructions an iteration in an attention loop's P packing).
 template <>
 __device__ __forceinline__ unsigned pack_float2<__half>(float lo, float hi) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    unsigned r;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+#else
     __half2 h = __floats2half2_rn(lo, hi);
     return *reinterpret_cast<unsigned*>(&h);
+#endif
 }
 template <>
 __device__ __forceinline__ unsigned pack_float2<__nv_bfloat16>(float lo, float hi) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    unsigned r;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+#else
     __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
     return *reinterpret_cast<unsigned*>(&h);
+#endif
 }
 
 // --- ldmatrix: lanes 8i..8i+7 give the 8 row addresses of matrix i; register i of lane l
