@@ -267,6 +267,17 @@ CompileResult compile_once(const CompileRequest& req) {
             diags.report(DiagKind::NvrtcUnavailable, {}, {why});
             return finish();
         }
+        // A developer's knob for schedule experiments (docs/compile-time.md): compile this CUDA
+        // file in place of the generated source, so a hand-edited kernel can be checked and
+        // timed by run and bench before a pass produces it. Said on stderr, never silent.
+        if (const char* over = std::getenv("TILEPLAY_CUDA_OVERRIDE"); over && *over) {
+            std::ifstream in(over);
+            if (in) {
+                cm.source.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+                r.cuda = cm.source;
+                std::fprintf(stderr, "tilec: TILEPLAY_CUDA_OVERRIDE: compiling %s instead of the generated CUDA\n", over);
+            }
+        }
         runtime::NvrtcOptions nopts;
         nopts.arch = target->nvrtc_arch();
         nopts.lineinfo = req.lineinfo;
