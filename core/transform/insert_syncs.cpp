@@ -137,10 +137,7 @@ struct HasNestedSteps : IRVisitor {
         IRVisitor::visit_For(n, s);
     }
     void visit_Call(const CallNode& n, const Expr& e) override {
-        // A run's load or store (lower_fragments_runs) is one thread's element access, no step.
-        auto* fn = n.args.empty() ? nullptr : n.args[0]->as<StringImmNode>();
-        bool run_access = fn && fn->value.rfind("tp::striped_run_", 0) == 0;
-        found |= (n.op == "tp.call" || n.op == "tp.call_async" || n.op == "tp.async_call") && !run_access;
+        found |= n.op == "tp.call" || n.op == "tp.call_async" || n.op == "tp.async_call";
         IRVisitor::visit_Call(n, e);
     }
 };

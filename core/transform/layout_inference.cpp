@@ -36,7 +36,6 @@ struct Nest {
     std::vector<const VarNode*> vars;
     std::vector<int64_t> extents;  // empty when not constant
     std::vector<Access> frags;
-    std::vector<Access> mems;  // shared and global buffers the nest reads or writes
     Span span;
 };
 
@@ -111,10 +110,7 @@ public:
         IRVisitor::visit_BufferStore(n, s);
     }
     void note(const Buffer& b, const std::vector<Expr>& idx, bool write) {
-        if (b->scope != Scope::Fragment) {
-            if (cur && (b->scope == Scope::Shared || b->scope == Scope::Global)) cur->mems.push_back({b.get(), idx, write});
-            return;
-        }
+        if (b->scope != Scope::Fragment) return;
         if (cur)
             cur->frags.push_back({b.get(), idx, write});
         else
@@ -403,26 +399,6 @@ void choose_striped_runs(const Collector& c, std::map<const BufferNode*, FragLay
         }
         int64_t v = 16 / mem.buffer->dtype.bytes();
         w = w == 0 ? v : (w == 1 ? 1 : std::max(w, v));
-    }
-    // A T.Parallel nest that walks a striped fragment by its own variables and reads or writes
-    // a shared or global buffer along the innermost one (`X_local[i, j] = X_smem[i, j]`) wants
-    // the same runs: the code generator turns each run's accesses into one 16-byte access.
-    for (const Nest& n : c.nests) {
-        if (n.extents.empty() || n.vars.empty()) continue;
-        int64_t v = 0;
-        for (const Access& m : n.mems)
-            if (!m.indices.empty() && is_var(m.indices.back(), n.vars.back()) && vec_type(m.buffer->dtype))
-                v = std::max<int64_t>(v, 16 / m.buffer->dtype.bytes());
-        if (v <= 1) continue;
-        for (const Access& a : n.frags) {
-            FragLayout* l = striped(a.buffer);
-            if (!l || a.indices.size() != n.vars.size() || !vec_type(a.buffer->dtype)) continue;
-            bool own = true;
-            for (size_t k = 0; k < n.vars.size(); ++k) own &= is_var(a.indices[k], n.vars[k]);
-            if (!own) continue;
-            int64_t& w = want[l->elems];
-            if (w != 1) w = std::max(w, v);
-        }
     }
     for (auto& [elems, v] : want) {
         if (v <= 1) continue;

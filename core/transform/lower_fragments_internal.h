@@ -2,7 +2,6 @@
 //   lower_fragments.cpp           the entry point, the launch (thread index, scratch) and the
 //                                 swizzled gemm tiles
 //   lower_fragments_parallel.cpp  T.Parallel loops over fragments and the element accesses in them
-//   lower_fragments_runs.cpp      striped loops whose memory accesses move a run at a time
 // The tile ops that touch fragments (T.fill, T.copy, T.print, T.gemm, T.reduce_*) lower in
 // codegen/cuda/ops/<op>.cpp; the mutator is their context (codegen::cuda::FragmentLowering:
 // the layouts, the thread index the launch set, what they add to the launch), hence one class
@@ -44,11 +43,6 @@ public:
     Expr visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override;
     Stmt visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override;
     Stmt visit_For(const ForNode& n, const Stmt& s) override;
-    // Binds the nest's loop variables to striped element `e` (row-major over the extents) for body.
-    Stmt bind_striped(const Ctx& c, const std::vector<const ForNode*>& nest, const Expr& e, Stmt body, Span span);
-    // The nest by runs of the striped driver with whole-run memory accesses, or null when no
-    // buffer qualifies (lower_fragments_runs.cpp).
-    Stmt lower_striped_runs(const Ctx& c, const std::vector<const ForNode*>& nest, Span span);
     Stmt visit_KernelLaunch(const KernelLaunchNode& n, const Stmt& s) override;
 
     // The ops lower themselves; those on no fragment are left for lower_tile_ops.

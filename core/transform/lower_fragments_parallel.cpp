@@ -207,28 +207,22 @@ Stmt FragLowerer::visit_For(const ForNode& n, const Stmt& s) {
         }
         if (d.kind == FragLayout::Row) return std::make_shared<LetStmtNode>(nest[0]->loop_var, d.slot_row(tid, local), body, span);
         if (d.kind == FragLayout::Col) return std::make_shared<LetStmtNode>(nest[0]->loop_var, d.slot_col(tid, local), body, span);
-        // Striped: element e = d.striped_elem(tid, slot) (round * T + tid for V = 1).
-        return bind_striped(c, nest, d.striped_elem(tid, local), body, span);
+        // Striped: element e = d.striped_elem(tid, slot) (round * T + tid for V = 1),
+        // unflattened row-major into the loop vars.
+        Var e = std::make_shared<VarNode>("tp_e", DataType::int32(), VarKind::Plain, span);
+        int64_t stride = 1;
+        for (size_t k = nest.size(); k-- > 0;) {
+            Expr v = make_binary(BinaryOp::FloorDiv, e, int_imm(stride));
+            if (k > 0) v = make_binary(BinaryOp::FloorMod, v, int_imm(ext[k]));
+            body = std::make_shared<LetStmtNode>(nest[k]->loop_var, v, body, span);
+            stride *= ext[k];
+        }
+        if (d.elems % (d.threads * std::max<int64_t>(d.vec, 1)) != 0)
+            body = std::make_shared<IfThenElseNode>(make_binary(BinaryOp::LT, e, int_imm(d.elems)), body, nullptr, span);
+        return std::make_shared<LetStmtNode>(e, d.striped_elem(tid, local), body, span);
     };
-    if (Stmt runs = lower_striped_runs(c, nest, span)) return runs;
     const char* name = d.kind == FragLayout::Acc ? "tp_f" : d.kind == FragLayout::Striped ? "tp_r" : "tp_s";
     return local_loop(d.local_size(), name, make, span);
-}
-
-Stmt FragLowerer::bind_striped(const Ctx& c, const std::vector<const ForNode*>& nest, const Expr& elem, Stmt body, Span span) {
-    // e unflattened row-major into the loop vars; past the last whole round, only e < elems.
-    const FragLayout& d = c.drv;
-    Var e = std::make_shared<VarNode>("tp_e", DataType::int32(), VarKind::Plain, span);
-    int64_t stride = 1;
-    for (size_t k = nest.size(); k-- > 0;) {
-        Expr v = make_binary(BinaryOp::FloorDiv, e, int_imm(stride));
-        if (k > 0) v = make_binary(BinaryOp::FloorMod, v, int_imm(c.ext[k]));
-        body = std::make_shared<LetStmtNode>(nest[k]->loop_var, v, body, span);
-        stride *= c.ext[k];
-    }
-    if (d.elems % (d.threads * std::max<int64_t>(d.vec, 1)) != 0)
-        body = std::make_shared<IfThenElseNode>(make_binary(BinaryOp::LT, e, int_imm(d.elems)), body, nullptr, span);
-    return std::make_shared<LetStmtNode>(e, elem, body, span);
 }
 
 }  // namespace tp::transform::frag_lowering

@@ -2,16 +2,15 @@
 # fragment indexed by the inner variable only (TileLang's layernorm backward accumulates
 # dgamma[j] this way): the leading loop variable has extent 1, so both fragments walk their
 # elements in the same order and share the per-thread stripe index (the unit loop is dropped,
-# its variable 0: `X_s[i * 1024 + j]` reads the run at `X_s[tp_e]`).
+# its variable 0: `X_s[i * 1024 + j]` reads `X_s[tp_e]`).
 # RUN: %tilec compile %s --emit cuda --no-lineinfo --arch sm_80 | FileCheck %s
 # CHECK: float x_hat[8];
 # CHECK: float acc[8];
-# X_s is read along the runs of 8 the fragments take (one 16-byte access a run):
-# CHECK: for (int tp_run = 0; tp_run < 1; ++tp_run) {
-# CHECK: tp::striped_run_load<8, half_t>(&tp_run_X_s[0], &X_s[tp_e]);
-# CHECK: x_hat[((tp_run * 8) + tp_q)] = (static_cast<float>(tp_run_X_s[tp_q]) * 2.0f);
-# CHECK-NEXT: acc[((tp_run * 8) + tp_q)] = (acc[((tp_run * 8) + tp_q)] + x_hat[((tp_run * 8) + tp_q)]);
-# CHECK: tp::atomic_add(&Acc[tp_e_1], acc[tp_r]);
+# CHECK: for (int tp_r = 0; tp_r < 8; ++tp_r) {
+# CHECK-NEXT: const int tp_e = ((tp_r * 128) + tx);
+# CHECK: x_hat[tp_r] = (static_cast<float>(X_s[tp_e]) * 2.0f);
+# CHECK-NEXT: acc[tp_r] = (acc[tp_r] + x_hat[tp_r]);
+# CHECK: tp::atomic_add(&Acc[tp_e_1], acc[tp_r_1]);
 import tilelang
 import tilelang.language as T
 

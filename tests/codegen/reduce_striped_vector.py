@@ -5,9 +5,7 @@
 # RUN: %tilec compile %s --emit ptx --arch sm_80 > /dev/null
 # RUN: %tilec compile %s --emit ptx --arch sm_90a > /dev/null
 # RUN: %tilec run %s --device cpu | FileCheck --check-prefix=CPU %s
-# The loop reads X a run of 2 at a time (8-byte loads), so the vector holds runs of 2:
-# CHECK: tp::striped_run_load<2, float>(&tp_run_X[0], &X[((bx * 256) + tp_e)]);
-# CHECK: tp::reduce_striped<1, 256, 128, 1, tp::ReduceOp::Sum, false, 2>
+# CHECK: tp::reduce_striped<1, 256, 128, 1, tp::ReduceOp::Sum, false>
 # CPU: output Y: float32[4]
 #
 # tileplay: kernel=vector_sums

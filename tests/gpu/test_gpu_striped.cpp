@@ -35,29 +35,3 @@ TEST(GpuStriped, Fp32RowGroupsToE4m3) { check_quant({{"M", "256"}, {"N", "512"}}
 TEST(GpuStriped, Bf16RowGroupsToE5m2) { check_quant({{"M", "256"}, {"N", "512"}, {"dtype", "bfloat16"}, {"qtype", "float8_e5m2"}}, 128); }
 
 TEST(GpuStriped, RaggedLastBlock) { check_quant({{"M", "1001"}, {"N", "256"}}, 252); }
-
-namespace {
-
-// tests/gpu/data/staged_norm.py: T.Parallel loops that read and write shared staging buffers
-// a run at a time; every block against the interpreter.
-void check_staged(std::vector<std::pair<std::string, std::string>> defines, int check_blocks) {
-    tp::WorkerClient c;
-    tp::LoadSpec s;
-    s.path = source_dir() + "/tests/gpu/data/staged_norm.py";
-    s.defines = std::move(defines);
-    auto l = c.load(s);
-    ASSERT_TRUE(l.ok) << l.error << "\n" << (l.body.is_object() ? l.body.dump() : l.stderr_tail);
-    tp::RunSpec rs;
-    rs.seed = 9;
-    rs.check_blocks = check_blocks;
-    auto r = c.run(rs);
-    ASSERT_TRUE(r.ok) << r.error;
-    ASSERT_TRUE(r.body.contains("check")) << r.body.dump();
-    EXPECT_TRUE(r.body["check"].value("ok", false)) << r.body["check"].dump();
-}
-
-}  // namespace
-
-TEST(GpuStriped, Bf16RunsThroughSharedMemory) { check_staged({}, 128); }
-
-TEST(GpuStriped, Fp32RunsThroughSharedMemory) { check_staged({{"dtype", "float32"}, {"N", "512"}, {"threads", "64"}}, 128); }

@@ -12,7 +12,7 @@
 # With clear_accum, the zeros are a nest of their own before the K loop (one K tile: C = A @ B).
 # RUN: %tilec compile %s -D clear=True --print-after=fma-gemm --emit lowered 2>&1 | FileCheck --check-prefix=CLEAR %s
 # RUN: %tilec run %s --device cpu --check -D clear=True -D K=16 | FileCheck --check-prefix=CPU %s
-# REMARK: fma_gemm.py:[[@LINE+40]]:17: remark: Tensor Cores not used: no mma.sync or wgmma path here takes T.gemm on float32 x float32 -> float32; this T.gemm runs as multiply-add loops [FastPathNotTaken]
+# REMARK: fma_gemm.py:[[@LINE+38]]:17: remark: Tensor Cores not used: no mma.sync or wgmma path here takes T.gemm on float32 x float32 -> float32; this T.gemm runs as multiply-add loops [FastPathNotTaken]
 # CHECK: IR after fma-gemm
 # CHECK: for tp_k in T.serial(16)
 # CHECK-NEXT: for tp_i, tp_j in T.Parallel(32, 32)
@@ -22,10 +22,8 @@
 # CUDA-NEXT: #line
 # CUDA-NEXT: #pragma unroll
 # CUDA-NEXT: #line
-# CUDA-NEXT: for (int tp_run = 0; tp_run < 2; ++tp_run) {
-# B's row is read a run of 4 at a time (16 bytes), A's column element by element:
-# CUDA: tp::striped_run_load<4, float>(&tp_run_B_shared[0], &B_shared[
-# CUDA: C_local[{{.*}}] = (C_local[{{.*}}] + (A_shared[{{.*}}] * tp_run_B_shared[tp_q]));
+# CUDA-NEXT: for (int tp_r = 0; tp_r < 8; ++tp_r) {
+# CUDA: C_local[{{.*}}] = (C_local[{{.*}}] + (A_shared[{{.*}}] * B_shared[{{.*}}]));
 # PTX: fma.rn.f32
 # CPU: PASS
 # CLEAR: IR after fma-gemm

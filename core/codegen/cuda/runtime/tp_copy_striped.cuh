@@ -96,33 +96,6 @@ __device__ __forceinline__ void striped_set(StripedRaw<WORDS>& r, int i, G v) {
     }
 }
 
-// A run of N elements of G between memory and N registers, at most 16 bytes an access: the
-// memory side of a T.Parallel loop over a striped fragment's runs
-// (core/transform/lower_fragments_runs.cpp, which only calls these on run-aligned addresses).
-template <int N, class G>
-__device__ __forceinline__ void striped_run_load(G* regs, const G* mem) {
-    constexpr int kBytes = N * int(sizeof(G)) < 16 ? N * int(sizeof(G)) : 16;
-    constexpr int kWords = kBytes / 4, kPer = kBytes / int(sizeof(G));
-#pragma unroll
-    for (int q = 0; q < N; q += kPer) {
-        const StripedRaw<kWords> raw = striped_ld<kWords>(mem + q);
-#pragma unroll
-        for (int i = 0; i < kPer; ++i) regs[q + i] = striped_get<G>(raw, i);
-    }
-}
-template <int N, class G>
-__device__ __forceinline__ void striped_run_store(G* mem, const G* regs) {
-    constexpr int kBytes = N * int(sizeof(G)) < 16 ? N * int(sizeof(G)) : 16;
-    constexpr int kWords = kBytes / 4, kPer = kBytes / int(sizeof(G));
-#pragma unroll
-    for (int q = 0; q < N; q += kPer) {
-        StripedRaw<kWords> raw = {};
-#pragma unroll
-        for (int i = 0; i < kPer; ++i) striped_set<G>(raw, i, regs[q + i]);
-        striped_st<kWords>(mem + q, raw);
-    }
-}
-
 template <int ELEMS, int COLS, int THREADS, int VEC, bool IN_BOUNDS, class FragT, class G>
 __device__ __forceinline__ void striped_load_global(FragT* frag, const G* g, int ld, int rows_valid,
                                                     int cols_valid, int tid) {
