@@ -37,7 +37,7 @@ Json report_json(const tp::PipelineReport& r) {
     Json loops = Json::array();
     for (const auto& l : r.loops) {
         Json roles = Json::array(), buffers = Json::array();
-        for (const auto& b : l.buffers) buffers.push_back({{"name", b.name}, {"slots", b.slots}});
+        for (const auto& b : l.buffers) buffers.push_back({{"name", b.name}, {"slots", b.depth}});
         for (const auto& ro : l.roles)
             roles.push_back({{"name", ro.name},
                              {"who", ro.who},
@@ -80,7 +80,7 @@ void print_report(const tp::PipelineReport& r, const PipelineArgs& a) {
     for (const auto& l : r.loops) {
         std::printf("\nloop %s at %s:%u: %s iterations, num_stages=%d\n  %s\n", l.var.c_str(), file.c_str(), l.span.begin.line, l.extent.c_str(),
                     l.num_stages, l.scheme.c_str());
-        for (const auto& b : l.buffers) std::printf("  %s: %lld slots\n", b.name.c_str(), (long long)b.slots);
+        for (const auto& b : l.buffers) std::printf("  %s: %lld slots\n", b.name.c_str(), (long long)b.depth);
         for (const auto& ro : l.roles) {
             std::printf("  role %s: %s\n", ro.name.c_str(), ro.who.c_str());
             if (!ro.loop.empty()) std::printf("    lowered loop: %s\n", ro.loop.c_str());

@@ -89,9 +89,12 @@ PipeEvent call_event(const CallNode& c, const Stmt& s) {
     for (const auto& h : kHelpers) {
         if (name.rfind(h.prefix, 0) != 0) continue;
         ev.kind = h.kind, ev.label = h.label, ev.waits = h.waits, ev.async = h.async;
-        if (h.kind == PipeEventKind::WaitGroup) ev.label += " " + name.substr(std::strlen(h.prefix), name.find('>') - std::strlen(h.prefix));
-        if (h.kind == PipeEventKind::NamedSync || h.kind == PipeEventKind::NamedArrive)
-            if (c.args.size() > 1) ev.label += " " + print(c.args[1]);
+        if (h.kind == PipeEventKind::WaitGroup) {
+            const size_t at = std::strlen(h.prefix);
+            ev.label.append(" ").append(name, at, name.find('>') - at);  // the N of wait_group<N>
+        }
+        if ((h.kind == PipeEventKind::NamedSync || h.kind == PipeEventKind::NamedArrive) && c.args.size() > 1)
+            ev.label.append(" ").append(print(c.args[1]));
         if (h.kind == PipeEventKind::TmaLoad || h.kind == PipeEventKind::Store) set_buffer(ev, first_pointer(c, true), true);
         if (h.kind == PipeEventKind::Mma) set_buffer(ev, first_pointer(c, false), true);
         if (h.kind == PipeEventKind::TmaLoad && !ev.buffer.empty()) ev.label += " " + ev.buffer;

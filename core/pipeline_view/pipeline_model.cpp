@@ -115,7 +115,7 @@ struct RoleWalk {
     const DslLoop& loop;
     const Source& src;
     PipeRole& role;
-    std::vector<std::string> guards;
+    std::vector<std::string> guards = {};
     bool found_main = false;
 
     // Right after the lowered loop, the passes' drains (the last wgmma wait and release, the final
@@ -246,8 +246,8 @@ void ring_buffers(PipelineLoopView& v, const PrimFunc& launch) {
 std::string scheme_of(const PipelineLoopView& v, bool ws) {
     int64_t lo = v.num_stages, hi = v.num_stages;
     if (!v.buffers.empty()) {
-        lo = hi = v.buffers[0].slots;
-        for (const auto& b : v.buffers) lo = std::min(lo, b.slots), hi = std::max(hi, b.slots);
+        lo = hi = v.buffers[0].depth;
+        for (const auto& b : v.buffers) lo = std::min(lo, b.depth), hi = std::max(hi, b.depth);
     }
     const std::string S = lo == hi ? std::to_string(lo) : std::to_string(lo) + "- to " + std::to_string(hi);
     if (ws) {

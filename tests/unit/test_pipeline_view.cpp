@@ -67,7 +67,7 @@ TEST(PipelineView, CpAsyncMultiBufferingOnSm80) {
     EXPECT_EQ(b.threads, 128);
     EXPECT_NE(l.scheme.find("cp.async"), std::string::npos);
     ASSERT_EQ(l.buffers.size(), 2u);
-    EXPECT_EQ(l.buffers[0].slots, 3);
+    EXPECT_EQ(l.buffers[0].depth, 3);
     // Prologue: S-1 stages issued (A, B, commit under the unrolled stage loop).
     EXPECT_EQ(kinds(b.prologue), (std::vector<K>{K::CpAsync, K::CpAsync, K::Commit}));
     EXPECT_NE(b.prologue[0].guard.find("tp_stage"), std::string::npos);
@@ -124,7 +124,7 @@ TEST(PipelineView, WarpSpecialisedGemmOnSm90a) {
     EXPECT_EQ(wait->label, "wgmma wait_group 1");
     EXPECT_EQ(wait->span.begin.line, 45u);
     EXPECT_EQ(kinds(c->epilogue), (std::vector<K>{K::MmaWait, K::Release}));
-    for (const auto& b : l.buffers) EXPECT_GE(b.slots, 2);
+    for (const auto& b : l.buffers) EXPECT_GE(b.depth, 2);
 }
 
 TEST(PipelineView, FlashAttentionConsumersRotateAndTakeTurns) {
@@ -138,8 +138,11 @@ TEST(PipelineView, FlashAttentionConsumersRotateAndTakeTurns) {
     auto pk = kinds(p->steady);
     EXPECT_EQ(pk, (std::vector<K>{K::Acquire, K::TmaLoad, K::TmaLoad, K::Acquire, K::TmaLoad, K::TmaLoad}));
     EXPECT_EQ(p->steady[0].buffer, "K_shared");
-    for (const auto& e : p->steady)
-        if (e.kind == K::TmaLoad && e.span.begin.line != p->steady[0].span.begin.line) EXPECT_EQ(e.buffer, "V_shared");
+    for (const auto& e : p->steady) {
+        if (e.kind == K::TmaLoad && e.span.begin.line != p->steady[0].span.begin.line) {
+            EXPECT_EQ(e.buffer, "V_shared");
+        }
+    }
     // The consumer loop is rotated: it starts at 1, iteration 0's first group is before it and
     // the last iteration's second group after it.
     EXPECT_NE(c->loop.find("(1, "), std::string::npos) << c->loop;

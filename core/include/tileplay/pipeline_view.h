@@ -65,7 +65,7 @@ struct PipeRole {
 // shared memory left).
 struct PipeBuffer {
     std::string name;
-    int64_t slots = 1;
+    int64_t depth = 1;  // ring slots or stages
 };
 
 struct PipelineLoopView {
