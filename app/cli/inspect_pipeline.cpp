@@ -56,6 +56,7 @@ Json report_json(const tp::PipelineReport& r) {
                          {"launch", l.launch},
                          {"scheme", l.scheme},
                          {"buffers", buffers},
+                         {"notes", l.notes},
                          {"roles", roles}});
     }
     return {{"kernel", r.kernel}, {"target", r.target}, {"loops", loops}};
@@ -80,6 +81,7 @@ void print_report(const tp::PipelineReport& r, const PipelineArgs& a) {
     for (const auto& l : r.loops) {
         std::printf("\nloop %s at %s:%u: %s iterations, num_stages=%d\n  %s\n", l.var.c_str(), file.c_str(), l.span.begin.line, l.extent.c_str(),
                     l.num_stages, l.scheme.c_str());
+        for (const auto& n : l.notes) std::printf("  note: %s\n", n.c_str());
         for (const auto& b : l.buffers) std::printf("  %s: %lld slots\n", b.name.c_str(), (long long)b.depth);
         for (const auto& ro : l.roles) {
             std::printf("  role %s: %s\n", ro.name.c_str(), ro.who.c_str());

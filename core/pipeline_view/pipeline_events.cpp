@@ -31,6 +31,9 @@ const Helper kHelpers[] = {
     {"tp::named_barrier_arrive", PipeEventKind::NamedArrive, "bar.arrive named barrier", false, false},
     {"tp::cp_async_commit", PipeEventKind::Commit, "cp.async commit_group", false, false},
     {"tp::cp_async_wait<", PipeEventKind::WaitGroup, "cp.async wait_group", true, false},
+    // A tile copy into shared memory outside a software pipeline: cp.async (16-byte chunks where
+    // stride and base allow, else element copies), committed and waited for after it.
+    {"tp::copy_g2s", PipeEventKind::CpAsync, "cp.async", false, true},
     {"tp::frag_store", PipeEventKind::Store, "store tile", false, false},
     {"tp::copy_s2g", PipeEventKind::Store, "store tile", false, false},
     {"tp::tma_store", PipeEventKind::Store, "TMA store", false, true},
@@ -95,7 +98,9 @@ PipeEvent call_event(const CallNode& c, const Stmt& s) {
         }
         if ((h.kind == PipeEventKind::NamedSync || h.kind == PipeEventKind::NamedArrive) && c.args.size() > 1)
             ev.label.append(" ").append(print(c.args[1]));
-        if (h.kind == PipeEventKind::TmaLoad || h.kind == PipeEventKind::Store) set_buffer(ev, first_pointer(c, true), true);
+        if (h.kind == PipeEventKind::TmaLoad || h.kind == PipeEventKind::Store || h.kind == PipeEventKind::CpAsync)
+            set_buffer(ev, first_pointer(c, true), true);
+        if (h.kind == PipeEventKind::CpAsync && !ev.buffer.empty()) ev.label += " " + ev.buffer;
         if (h.kind == PipeEventKind::Mma) set_buffer(ev, first_pointer(c, false), true);
         if (h.kind == PipeEventKind::TmaLoad && !ev.buffer.empty()) ev.label += " " + ev.buffer;
         return ev;

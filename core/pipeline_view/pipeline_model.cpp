@@ -171,6 +171,12 @@ struct RoleWalk {
             guards.pop_back();
         } else if (auto* f = s->as<ForNode>()) {
             walk_for(*f, s, steady);
+        } else if (auto* w = s->as<WhileNode>()) {
+            // Around the loop (a stream-K walk over tiles) or inside it, as a loop with a condition.
+            const bool ours = steady || inside(s->span);
+            if (ours) guards.push_back("while " + print(w->cond));
+            walk(w->body, steady);
+            if (ours) guards.pop_back();
         } else if (steady || inside(s->span)) {
             if (auto ev = pipeview::classify(s)) add(*ev, steady);
         }
@@ -258,11 +264,17 @@ std::string scheme_of(const PipelineLoopView& v, bool ws) {
         if (any_of_kind(v, PipeEventKind::NamedSync)) s += "; consumer warpgroups take turns at named barriers";
         return s;
     }
-    if (any_of_kind(v, PipeEventKind::CpAsync))
+    bool prefetch = false;  // copies issued before the loop: the stages run ahead
+    for (const auto& r : v.roles)
+        for (const auto& e : r.prologue) prefetch |= e.kind == PipeEventKind::CpAsync;
+    if (prefetch)
         return "cp.async multi-buffering over " + S +
                " stages: the prologue issues the first stages, each iteration waits for "
                "its stage (wait_group, then __syncthreads), issues the copy of a later iteration and computes";
-    return "not pipelined: the loop has no global -> shared copy the compiler could issue ahead, so it runs as written";
+    if (v.num_stages < 2) return "not pipelined (num_stages=" + std::to_string(v.num_stages) + "): each iteration runs as written";
+    if (any_of_kind(v, PipeEventKind::CpAsync))
+        return "not pipelined: each iteration issues its copies and waits for them; none is issued ahead (the notes may say why)";
+    return "not pipelined: the loop has no global -> shared tile copy to issue ahead, so it runs as written";
 }
 
 std::string first_error(const CompileResult& r) {
@@ -328,6 +340,9 @@ PipelineReport inspect_pipeline(const CompileRequest& in) {
         v.num_stages = d.node->num_stages, v.launch = d.launch;
         const size_t li = std::min(size_t(d.launch), r.lowered_launches.size() - 1);
         add_roles(v, d, src, *r.lowered_launches[li]);
+        for (const auto& diag : r.diagnostics)
+            if (diag.severity == Severity::Remark && diag.span.begin.line >= d.lo && diag.span.begin.line <= d.hi)
+                v.notes.push_back("line " + std::to_string(diag.span.begin.line) + ": " + diag.message);
         rep.loops.push_back(std::move(v));
     }
     rep.ok = true;

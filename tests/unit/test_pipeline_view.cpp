@@ -180,3 +180,38 @@ TEST(PipelineView, NoPipelinedLoopGivesNoLoops) {
     PipelineReport r = view("vector_add.py", "sm_80");
     EXPECT_TRUE(r.loops.empty());
 }
+
+TEST(PipelineView, FallbackToCpAsyncCarriesTheCompilersRemark) {
+    // tl.disable_tma_lower on sm_90a: no producer warpgroup; the loop keeps its cp.async stages,
+    // and the remark at the T.Pipelined line says why.
+    CompileRequest req;
+    req.path = "samples/gemm.py";
+    req.source = read_sample("gemm.py");
+    req.target = "sm_90a";
+    req.fallback_defines = parse_sample_header(req.source).args;
+    req.pass_configs = {{"tl.disable_tma_lower", "true"}};
+    PipelineReport r = inspect_pipeline(req);
+    ASSERT_TRUE(r.ok) << r.error;
+    ASSERT_EQ(r.loops.size(), 1u);
+    const PipelineLoopView& l = r.loops[0];
+    ASSERT_EQ(l.roles.size(), 1u);
+    EXPECT_NE(l.scheme.find("cp.async multi-buffering"), std::string::npos);
+    bool why = false;
+    for (const auto& n : l.notes) why |= n.find("line 42") == 0 && n.find("tl.disable_tma_lower") != std::string::npos;
+    EXPECT_TRUE(why);
+}
+
+TEST(PipelineView, OneStageRunsAsWrittenWithItsCopiesWaitedFor) {
+    PipelineReport r = view("gemm.py", "sm_80", {{"num_stages", "1"}});
+    ASSERT_EQ(r.loops.size(), 1u);
+    const PipelineLoopView& l = r.loops[0];
+    EXPECT_EQ(l.scheme.rfind("not pipelined (num_stages=1)", 0), 0u) << l.scheme;
+    const PipeRole& b = l.roles[0];
+    EXPECT_TRUE(kinds(b.prologue).empty());
+    auto k = kinds(b.steady);
+    // A barrier (the last iteration's readers are done), the copies issued (cp.async) and
+    // waited for in the same iteration, another barrier, the mma.
+    EXPECT_EQ(k, (std::vector<K>{K::Barrier, K::CpAsync, K::CpAsync, K::Commit, K::WaitGroup, K::Barrier, K::Mma}));
+    EXPECT_NE(std::find(k.begin(), k.end(), K::WaitGroup), k.end());
+    EXPECT_LT(std::find(k.begin(), k.end(), K::CpAsync) - k.begin(), std::find(k.begin(), k.end(), K::WaitGroup) - k.begin());
+}

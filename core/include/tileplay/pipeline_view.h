@@ -76,6 +76,9 @@ struct PipelineLoopView {
     int launch = 0;      // which T.Kernel of the function
     std::string scheme;  // how the compiler pipelined it, in words
     std::vector<PipeBuffer> buffers;
+    // The compiler's remarks at the loop's lines: why a fast path (TMA, warp specialisation,
+    // wgmma, the rotation) was not taken here.
+    std::vector<std::string> notes;
     std::vector<PipeRole> roles;
 };
 

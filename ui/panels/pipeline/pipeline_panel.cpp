@@ -148,6 +148,7 @@ void PipelinePanel::show_loop() {
                        .arg(l.num_stages)
                        .arg(QString::fromStdString(l.scheme).toHtmlEscaped());
     for (const auto& b : l.buffers) text += QString(" %1: %2 slots.").arg(QString::fromStdString(b.name)).arg(b.depth);
+    for (const auto& n : l.notes) text += "<br><i>" + QString::fromStdString(n).toHtmlEscaped() + "</i>";
     for (const auto& r : l.roles) text += QString("<br><b>%1</b>: %2").arg(QString::fromStdString(r.name), QString::fromStdString(r.who));
     summary_->setText(text);
     lanes_->set_diagram(lanes_from_view(l, QString::fromStdString(req_.path), iterations_->value(), scalars_->isChecked()));
