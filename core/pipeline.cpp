@@ -29,6 +29,7 @@
 #include "transform/serial_reduce.h"
 #include "transform/simplify.h"
 #include "transform/stage_fragments.h"
+#include "transform/timeline_stamps.h"
 #include "transform/verify.h"
 #include "transform/wgmma_waits.h"
 
@@ -123,6 +124,9 @@ const std::vector<Pass>& passes() {
         {"bind-threads", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::bind_threads(f); }},
         // Lowering leaves `0 + i`, `x // 1`, extent-1 nests: fold them for readable CUDA.
         {"simplify-lowered", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::simplify(f); }},
+        // `tp.timeline`: globaltimer stamps around each role's pipeline events, on the code as
+        // printed, so no pass above sees them; without the config nothing changes.
+        {"timeline-stamps", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::timeline_stamps(f); }},
         // Lowering passes must leave every buffer and variable in scope.
         {"verify-lowered", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { transform::verify(*f, "simplify-lowered"); return f; }},
     };

@@ -35,6 +35,7 @@
 #include "panels/output/output_panel.h"
 #include "panels/parameters/parameters_panel.h"
 #include "panels/layout/layout_panel.h"
+#include "panels/pipeline/pipeline_panel.h"
 #include "panels/problems/problems_panel.h"
 #include "panels/results/results_panel.h"
 #include "panels/shortcuts/shortcuts_dialog.h"
@@ -157,6 +158,7 @@ void MainWindow::build_docks() {
     charts_ = new ChartsPanel(sweep_model_);
     compare_ = new ComparePanel;
     layout_ = new LayoutPanel;
+    pipeline_ = new PipelinePanel;
     output_ = new OutputPanel(output_log_);
     auto dock = [this](QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
         auto* d = new QDockWidget(title, this);
@@ -181,6 +183,11 @@ void MainWindow::build_docks() {
     tabifyDockWidget(cmp, lay);
     lay->hide();
     connect(layout_, &LayoutPanel::go_to, this, [this](int line, int col) { editor_->go_to(line, col); });
+    // The pipeline view likewise (View > Pipeline); it computes only while shown.
+    QDockWidget* pipe = dock(pipeline_, tr("Pipeline"), "dock_pipeline", Qt::BottomDockWidgetArea);
+    tabifyDockWidget(lay, pipe);
+    pipe->hide();
+    connect(pipeline_, &PipelinePanel::go_to, this, [this](int line, int col) { editor_->go_to(line, col); });
     connect(layout_, &LayoutPanel::margin_notes_changed, editor_, &DslEditor::set_margin_notes);
     connect(compare_, &ComparePanel::pin_requested, this, &MainWindow::pin_for_compare);
     p->raise();

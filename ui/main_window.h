@@ -1,5 +1,5 @@
 // The playground's main window: the DSL editor beside the generated-code views, docks for
-// parameters, problems, results, charts, printed output and layouts, menus and shortcuts, files (open/save/recent,
+// parameters, problems, results, charts, printed output, layouts and pipelines, menus and shortcuts, files (open/save/recent,
 // autosave and crash recovery), themes, and the wiring between the session services and the
 // panels (panels never call each other; the window routes their signals).
 #pragma once
@@ -30,6 +30,7 @@ class CodeViewsPanel;
 class DslEditor;
 class FindBar;
 class LayoutPanel;
+class PipelinePanel;
 class LessonBanner;
 class LessonState;
 class OutputLog;
@@ -137,6 +138,7 @@ private:
     ChartsPanel* charts_ = nullptr;
     ComparePanel* compare_ = nullptr;
     LayoutPanel* layout_ = nullptr;
+    PipelinePanel* pipeline_ = nullptr;
     OutputLog* output_log_ = nullptr;
     OutputPanel* output_ = nullptr;
     bool output_shown_ = false;  // this job already brought the Output tab to the front

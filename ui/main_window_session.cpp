@@ -16,6 +16,7 @@
 #include "models/parameters_model.h"
 #include "models/problems_model.h"
 #include "panels/layout/layout_panel.h"
+#include "panels/pipeline/pipeline_panel.h"
 #include "models/results_model.h"
 #include "models/sweep_model.h"
 #include "panels/charts/charts_panel.h"
@@ -87,6 +88,7 @@ void MainWindow::on_compiled(CompileResultPtr r, quint64) {
     views_->set_result(r);
     editor_->set_link_lines(views_->links().mapped_dsl_lines());
     layout_->set_request(make_request(), c.ok);
+    pipeline_->set_request(make_request(), c.ok);
     update_compare();
 
     QString current = QString::fromStdString(c.kernel.factory.empty() ? header_.kernel : c.kernel.factory);

@@ -11,6 +11,7 @@
 #include "bench_report.h"
 #include "cli_common.h"
 #include "tileplay/worker_client.h"
+#include "timeline_file.h"
 
 namespace tilec {
 
@@ -23,6 +24,7 @@ struct BenchArgs {
     bool json = false, no_flush = false, no_check = false;
     std::string json_out;  // also write the JSON report here while printing the table
     std::string markdown;  // and the Markdown table here
+    std::string timeline;  // --timeline FILE: after the timed runs, one stamped run's Chrome trace
     int check_blocks = 64;
     int iters = 50, warmup = 10;
     double timeout = 10;
@@ -121,6 +123,14 @@ tp::Json bench_job(tp::WorkerClient& client, const BenchJob& job, const BenchArg
     for (const char* key : {"ours", "baselines", "best_peer", "check", "semantics", "conditions", "timing", "launch", "device",
                             "flops", "bytes", "iters", "warmup", "flush_l2"})
         if (br.body.contains(key)) rec[key] = br.body[key];
+    // The timeline comes from a kernel of its own (stamped), so the timed launches above ran the
+    // kernel as it is.
+    if (!a.timeline.empty()) {
+        std::string msg;
+        bool ok = capture_timeline(client, ls, a.timeline, msg);
+        rec[ok ? "timeline" : "timeline_error"] = ok ? a.timeline : msg;
+        if (!a.json) std::fprintf(stderr, "%s%s\n", ok ? "" : "tilec bench: no timeline: ", msg.c_str());
+    }
     return rec;
 }
 
@@ -154,6 +164,10 @@ int run_bench(const BenchArgs& a, const std::string& command_line) {
     int exit_code = kOk;
     std::vector<std::string> files;
     if (!bench_files(a, files, exit_code)) return exit_code;
+    if (!a.timeline.empty() && !a.suite.empty()) {
+        std::fprintf(stderr, "tilec bench: --timeline writes one kernel's trace; give a FILE, not `--suite`\n");
+        return kUsage;
+    }
     tp::WorkerOptions wo;
     wo.watchdog_s = a.timeout;
     tp::WorkerClient client(wo);
@@ -219,6 +233,9 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--json-out", a->json_out, "also write the JSON report to this file");
     cmd->add_option("--markdown", a->markdown,
                     "write the results as a Markdown table to FILE (between bench-table markers when it has them)");
+    cmd->add_option("--timeline", a->timeline,
+                    "after the timed runs, run the kernel once with its pipeline events stamped (tp.timeline=true) and write "
+                    "their Chrome trace to FILE");
     cmd->add_option("--check-blocks", a->check_blocks, "thread blocks the CPU interpreter checks (0 = all)")->capture_default_str();
     cmd->callback([&exit_code, a] {
         std::string line = "tilec bench";

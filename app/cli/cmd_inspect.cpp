@@ -10,6 +10,7 @@
 
 #include "cli_common.h"
 #include "inspect_layout.h"
+#include "inspect_pipeline.h"
 #include "tileplay/inspect.h"
 #include "tileplay/worker_client.h"
 
@@ -24,6 +25,7 @@ struct InspectArgs {
     std::vector<std::string> kernels, defines, archs;
     bool all_kernels = false, json = false, line_info = false;
     std::string layout;  // --layout BUF: the layout model of that buffer instead
+    bool pipeline = false, pipeline_all = false;  // --pipeline: the pipeline view instead
     int grid = 16;
 };
 
@@ -234,12 +236,34 @@ int run_layout(const InspectArgs& a, const std::string& source, const std::vecto
     return run_inspect_layout(l, source);
 }
 
+// --pipeline: one kernel on one target, like --layout.
+int run_pipeline_view(const InspectArgs& a, const std::string& source, const std::vector<std::pair<std::string, std::string>>& defs) {
+    std::vector<std::string> targets = split_targets(a.archs);
+    if (targets.size() > 1 || a.kernels.size() > 1 || a.all_kernels) {
+        std::fprintf(stderr, "tilec inspect: error: --pipeline takes one kernel and one target\n");
+        return kUsage;
+    }
+    PipelineArgs p;
+    p.file = a.file;
+    p.kernel = a.kernels.empty() ? "" : a.kernels[0];
+    p.target = targets.empty() || targets[0] == "auto" ? "sm_80" : targets[0];
+    p.defines = defs;
+    p.json = a.json;
+    p.all = a.pipeline_all;
+    if (!tp::sm_limits(p.target)) {
+        std::fprintf(stderr, "tilec inspect: error: unknown target `%s`\n", p.target.c_str());
+        return kUsage;
+    }
+    return run_inspect_pipeline(p, source);
+}
+
 int run_inspect(const InspectArgs& a) {
     std::string source;
     if (!read_file(a.file, source)) return kUserError;
     std::vector<std::pair<std::string, std::string>> defs;
     if (!parse_defines(a.defines, defs)) return kUsage;
 
+    if (a.pipeline) return run_pipeline_view(a, source, defs);  // no GPU needed
     std::unique_ptr<tp::WorkerClient> gpu;
     std::string gpu_target, device_text = "no GPU used";
     if (a.device != "cpu") {
@@ -304,6 +328,10 @@ void add_inspect_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--layout", a->layout,
                     "BUF: which thread and register holds each element of fragment BUF, or the swizzle, banks and "
                     "bank conflicts per access of shared BUF (one kernel, one target; default sm_80)");
+    cmd->add_flag("--pipeline", a->pipeline,
+                  "what each warp role does before, in and after every T.Pipelined loop and where it waits "
+                  "(one kernel, one target; default sm_80)");
+    cmd->add_flag("--pipeline-all", a->pipeline_all, "with --pipeline: also the scalar bookkeeping (ring slots, phases)");
     cmd->add_option("--grid", a->grid, "with --layout: rows and columns of the grid printed as text")->capture_default_str();
     cmd->callback([a, &exit_code] { exit_code = run_inspect(*a); });
 }

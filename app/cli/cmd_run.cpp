@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.h"
+#include "timeline_file.h"
 #include "tileplay/doctor.h"
 #include "tileplay/interp.h"
 #include "tileplay/worker_client.h"
@@ -18,6 +19,7 @@ namespace {
 
 struct RunOptions {
     std::string file, kernel, device = "auto", arch = "auto", save_inputs, load_inputs, save_outputs;
+    std::string timeline;  // --timeline FILE: the Chrome trace of the stamped pipeline events (GPU)
     std::vector<std::string> defines, pass_configs;
     uint64_t seed = 0;
     int threads = 0;
@@ -95,6 +97,7 @@ int run_gpu(const RunOptions& o, const std::vector<std::pair<std::string, std::s
     ls.fallback_defines = h.args;
     ls.target = o.arch;
     parse_defines(o.pass_configs, ls.pass_configs, true);
+    if (!o.timeline.empty()) ls.pass_configs.emplace_back(kTimelineConfig, "true");
     tp::WorkerReply lr = client.load(ls);
     if (!lr.ok) {
         std::cerr << "tilec run: the GPU worker could not load the kernel (" << lr.kind << "): " << lr.error << "\n";
@@ -119,8 +122,14 @@ int run_gpu(const RunOptions& o, const std::vector<std::pair<std::string, std::s
         else std::cout << "time: " << fmt(rr.body.value("wall_ms", 0.0)) << " ms (GPU, wall clock incl. sync)\n";
         if (o.check && rr.body.contains("check")) std::cout << "check (vs CPU interpreter): " << rr.body["check"].dump() << "\n";
     }
+    bool timeline_ok = true;
+    if (!o.timeline.empty() && rr.ok) {
+        std::string msg;
+        timeline_ok = write_timeline(rr, o.timeline, msg);
+        std::cerr << (timeline_ok ? "" : "tilec run: no timeline: ") << msg << "\n";
+    }
     client.shutdown();
-    return rr.ok && check_ok ? kOk : kUserError;
+    return rr.ok && check_ok && timeline_ok ? kOk : kUserError;
 }
 
 int run_cmd(const RunOptions& o) {
@@ -134,6 +143,10 @@ int run_cmd(const RunOptions& o) {
         std::cerr << "tilec run: --check-races runs on the CPU interpreter; use --device cpu (or auto)\n";
         return kUsage;
     }
+    if (!o.timeline.empty() && (o.device == "cpu" || o.device == "cpu-interp" || o.check_races)) {
+        std::cerr << "tilec run: --timeline reads %globaltimer stamps on the GPU; use --device gpu (or auto on a machine with one)\n";
+        return kUsage;
+    }
     if (o.check_races) {
         reason = o.device == "cpu" || o.device == "cpu-interp" ? "requested" : "--check-races runs on the CPU interpreter";
     } else if (o.device == "gpu") {
@@ -143,6 +156,10 @@ int run_cmd(const RunOptions& o) {
     } else if (o.device == "auto") {
         std::string why;
         if (gpu_present(why)) return run_gpu(o, defs, h, "auto: CUDA device found");
+        if (!o.timeline.empty()) {
+            std::cerr << "tilec run: --timeline needs a GPU: " << why << "\n";
+            return kUserError;
+        }
         reason = "no CUDA device";
     } else {
         reason = "requested";
@@ -343,6 +360,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
     sub->add_option("--save-inputs", o->save_inputs, "write inputs as DIR/<param>.npy");
     sub->add_option("--load-inputs", o->load_inputs, "read inputs from DIR/<param>.npy where present");
     sub->add_option("--save-outputs", o->save_outputs, "write outputs as DIR/<param>.npy");
+    sub->add_option("--timeline", o->timeline,
+                    "GPU: stamp the pipeline events (pass config tp.timeline=true) and write their Chrome trace to FILE "
+                    "(one process per SM, one thread per sampled block and warp role)");
     sub->add_flag("--json", o->json, "print one JSON object");
     sub->callback([o, &exit_code]() { exit_code = run_cmd(*o); });
 }

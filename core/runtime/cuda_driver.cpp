@@ -73,6 +73,7 @@ CudaDriver load_driver() {
     need(bind(lib, d.cuStreamSynchronize, "cuStreamSynchronize"), "cuStreamSynchronize");
     bind(lib, d.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");  // optional: only sm_90a GEMMs need it
     bind(lib, d.cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId");        // optional: NVML readings only
+    bind(lib, d.cuModuleGetGlobal, "cuModuleGetGlobal_v2");         // optional: timelines only (the v1 has 32-bit pointers)
     if (!ok) {
         d.why = "the CUDA driver is too old (missing " + missing + ")";
         return d;

@@ -64,6 +64,8 @@ struct CudaDriver {
     CUresult (*cuModuleLoadData)(CUmodule*, const void*) = nullptr;
     CUresult (*cuModuleUnload)(CUmodule) = nullptr;
     CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;
+    // Optional: a module's __device__ variable (the timeline buffer of `tilec run --timeline`).
+    CUresult (*cuModuleGetGlobal)(CUdeviceptr*, size_t*, CUmodule, const char*) = nullptr;
     CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
     CUresult (*cuFuncGetAttribute)(int*, int, CUfunction) = nullptr;
     CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,

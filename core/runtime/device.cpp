@@ -223,6 +223,11 @@ LoadedKernel::LoadedKernel(const std::vector<uint8_t>& image, const std::vector<
     smem_optin_.assign(funcs_.size(), 0);
 }
 
+bool LoadedKernel::global(const char* name, CUdeviceptr& ptr, size_t& bytes) const {
+    const CudaDriver& d = cuda_driver();
+    return module_ && d.cuModuleGetGlobal && d.cuModuleGetGlobal(&ptr, &bytes, module_, name) == CUDA_SUCCESS;
+}
+
 LoadedKernel::~LoadedKernel() {
     if (module_) cuda_driver().cuModuleUnload(module_);
 }

@@ -150,6 +150,9 @@ public:
     KernelAttributes attributes(size_t kernel = 0) const;
     size_t count() const { return funcs_.size(); }
     const std::string& name(size_t kernel = 0) const { return names_.at(kernel); }
+    // The address and size of the module's __device__ variable `name`; false when it has none
+    // (or the driver lacks cuModuleGetGlobal).
+    bool global(const char* name, CUdeviceptr& ptr, size_t& bytes) const;
 
 private:
     CUmodule module_ = nullptr;

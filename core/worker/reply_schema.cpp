@@ -142,6 +142,13 @@ std::vector<Rule> rules_for(const std::string& op) {
                            {"compile_ms", Type::Number}});
     } else if (op == "run") {
         v.insert(v.end(), {{"wall_ms", Type::Number}, {"files", Type::Array}});
+        // A kernel compiled with `tp.timeline`: the Chrome trace of its stamps, or why none.
+        v.insert(v.end(), {{"timeline", Type::Object},
+                           {"timeline.trace", Type::Object},
+                           {"timeline.records", Type::Number},
+                           {"timeline.dropped", Type::Number},
+                           {"timeline.error", Type::String},
+                           {"timeline_note", Type::String}});
         add_check_rules(v);
         // A CPU run (the interpreter or the LLVM JIT): what it ran, and a refusal over the memory budget.
         v.insert(v.end(), {{"device", Type::String},

@@ -14,6 +14,7 @@
 #include "tensor/npy.h"
 #include "worker/json_limits.h"
 #include "worker/launch_args.h"
+#include "worker/timeline_capture.h"
 #include "worker/worker_state.h"
 
 namespace tp::worker {
@@ -126,12 +127,15 @@ Json handle_run(const Json& req, WorkerState& st, Emitter& em) {
         Heartbeat hb(em, req["id"], "inputs", st.opts.heartbeat_s);
         a = prepare_args(st.session, seed, scalar_map(req), req.value("inputs_dir", ""));
     }
+    TimelineCapture timeline = start_timeline(st.session);  // nothing unless compiled with tp.timeline
     auto t0 = Clock::now();
     launch_all(*st.session.kernel, a);
     runtime::cu_check(runtime::cuda_driver().cuCtxSynchronize(), "kernel execution");
     double ms = ms_since(t0);
     auto outs = download_outputs(st.session, a);
     Json j = {{"ok", true}, {"launch", a.launch.describe()}, {"wall_ms", ms}};
+    if (Json t = finish_timeline(timeline, st.session); !t.is_null()) j["timeline"] = std::move(t);
+    if (!timeline.note.empty()) j["timeline_note"] = timeline.note;
     if (std::string printed = take_printed(); !printed.empty()) j["printed"] = printed;
     std::string dir = req.value("outputs_dir", "");
     if (!dir.empty()) {

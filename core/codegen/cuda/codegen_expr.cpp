@@ -278,7 +278,8 @@ std::string CudaEmitter::device_call(const CallNode& c) {
                                                                  {"tp::mbar_", "tp_ws.cuh"},
                                                                  {"tp::ring_", "tp_ws.cuh"},
                                                                  {"tp::tma_", "tp_ws.cuh"},
-                                                                 {"tp::consumer_sync", "tp_ws.cuh"}};
+                                                                 {"tp::consumer_sync", "tp_ws.cuh"},
+                                                                 {"tp::tl_", "tp_timeline.cuh"}};
     const bool wgmma = fn.rfind("tp::gemm_wgmma", 0) == 0;
     for (const auto& [prefix, header] : owners)
         if (fn.rfind(prefix, 0) == 0 && !(wgmma && std::string(prefix) == "tp::gemm_")) headers.insert(header);
