@@ -370,16 +370,8 @@ Flow Evaluator::exec(const ast::Stmt& s, const std::shared_ptr<Scope>& sc) {
             for (const auto& t : static_cast<const ast::Delete&>(s).targets)
                 if (auto* n = t->as<ast::Name>()) sc->erase(n->id);
             return Flow::Normal;
-        case K::With: {
-            auto& w = static_cast<const ast::With&>(s);
-            if (w.items.size() != 1) fail(DiagKind::UnsupportedConstruct, s.span, {"with", " with several context managers"});
-            Value ctx = eval(*w.items[0].context_expr, sc);
-            if (ctx.kind == VK::Kernel) return exec_kernel_with(*this, w, ctx, sc);
-            if (ctx.kind == VK::Role) return exec_role_with(*this, w, ctx, sc);
-            if (is_attr_scope(ctx)) return exec_attr_with(*this, w, ctx, sc);
-            fail(DiagKind::UnsupportedConstruct, w.items[0].context_expr->span,
-                 {"with " + type_name(ctx), "; only `with T.Kernel(...)` and `with T.ws(...)` are staged"});
-        }
+        case K::With:
+            return exec_with(*this, static_cast<const ast::With&>(s), 0, sc);
         case K::Try: {
             auto& t = static_cast<const ast::Try&>(s);
             Flow fl;
@@ -408,6 +400,22 @@ Flow Evaluator::exec(const ast::Stmt& s, const std::shared_ptr<Scope>& sc) {
         default:
             fail(DiagKind::UnsupportedConstruct, s.span, {ast::stmt_kind_name(s.kind), " at trace time"});
     }
+}
+
+Flow exec_with(Evaluator& ev, const ast::With& w, size_t index, const std::shared_ptr<Scope>& sc) {
+    const WithScope ws{w, index};
+    Value ctx = ev.eval(*ws.item().context_expr, sc);
+    if (ctx.kind == VK::Kernel) return exec_kernel_with(ev, ws, ctx, sc);
+    if (ctx.kind == VK::Role) return exec_role_with(ev, ws, ctx, sc);
+    if (is_attr_scope(ctx)) return exec_attr_with(ev, ws, ctx, sc);
+    if (is_iket_range(ctx)) return exec_iket_range_with(ev, ws, ctx, sc);
+    ev.fail(DiagKind::UnsupportedConstruct, ws.item().context_expr->span,
+            {"with " + type_name(ctx), "; only `with T.Kernel(...)` and `with T.ws(...)` are staged"});
+}
+
+Flow exec_with_body(Evaluator& ev, const WithScope& w, const std::shared_ptr<Scope>& sc) {
+    if (w.index + 1 < w.stmt.items.size()) return exec_with(ev, w.stmt, w.index + 1, sc);
+    return ev.exec_block(w.stmt.body, sc);
 }
 
 }  // namespace tp::eval

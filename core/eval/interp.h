@@ -42,6 +42,10 @@ struct KernelContext {
     std::shared_ptr<const Obj> reducer;          // inside `with T.attr(T.comm_reducer(...), "reduce_scope", ...)`
     // T.Layout annotations of global tensors, applied to the whole body when the kernel closes.
     std::vector<transform::GlobalLayout> global_layouts;
+    // iket events of this kernel function: (kind, name) -> (event id, payload type), and the
+    // names of the ranges open at this point of the trace (iket.cpp).
+    std::map<std::pair<std::string, std::string>, std::pair<int64_t, std::string>> iket_events;
+    std::vector<std::string> iket_ranges;
 };
 
 // The lazily evaluated globals of one Python module: the compiled file's, or those of a module
