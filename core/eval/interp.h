@@ -31,6 +31,7 @@ struct KernelContext {
     std::map<std::string, Value> symbol_values;  // -D values for T.const names
     std::set<std::string> pending_tensors;       // eager params declared later by `A: T.Tensor(...)`
     std::vector<ir::Buffer> outputs;             // created by T.empty
+    std::vector<ir::Param> workspaces;           // T.alloc_global buffers, passed after the signature's parameters
     bool kernel_seen = false;
     bool active = false;                         // T.Kernel allowed: eager factory body or prim_func body
     std::vector<ir::Var> block_vars, thread_vars;  // of the open T.Kernel
