@@ -94,6 +94,10 @@ _TYPES = {"int": int, "float": float, "str": str, "bool": bool, "list": list, "t
           "torch.Tensor": TensorShape, "torch.LongTensor": TensorShape}
 
 
+class Distribution:
+    """A torch.distributions object: what its `sample(shape)` draws has that shape, values unknown."""
+
+
 def _isinstance(value, node):
     """`isinstance(block_counts, int)` on a value whose kind is known (a host tensor is a torch.Tensor)."""
     names = [dotted(e) for e in node.elts] if isinstance(node, ast.Tuple) else [dotted(node)]
@@ -238,8 +242,16 @@ class Evaluator:
         if fname == "torch.gather" and len(args) == 3 and isinstance(args[2], TensorShape) and isinstance(first, TensorShape):
             return TensorShape(args[2].shape, first.dtype, None, first.bounds)  # the index's shape, the input's values
         if fname.startswith("torch.") and fname.count(".") == 1 and isinstance(first, TensorShape) and \
-                leaf in ("nonzero", "cumsum", "sum", "flatten", "amax", "amin", "mean", "unsqueeze", "squeeze", "reshape"):
+                leaf in ("nonzero", "cumsum", "sum", "flatten", "amax", "amin", "mean", "unsqueeze", "squeeze", "reshape", "exp", "abs",
+                         "neg", "relu", "clamp"):
             return method(leaf, first, args[1:], kwargs)
+        if fname.startswith("torch.distributions."):
+            return Distribution()
+        if isinstance(n.func, ast.Attribute) and n.func.attr in ("sample", "rsample") and isinstance(self.value(n.func.value, env), Distribution):
+            shape = args[0] if args else ()  # `dist.sample((M, N))`: random values of that shape
+            if isinstance(shape, (tuple, list)) and all(isinstance(d, int) and not isinstance(d, bool) for d in shape):
+                return TensorShape(tuple(shape), DType("float32"))
+            return UNKNOWN
         if isinstance(n.func, ast.Attribute) and n.func.attr == "numel" and not args:
             base = self.value(n.func.value, env)
             if isinstance(base, tuple) and all(isinstance(d, int) for d in base):
