@@ -1,7 +1,9 @@
 # An eager kernel compiled with `.compile(n=...)` and then called with a tensor drawn from a
 # torch.distributions object and passed through a host function (torch.exp, a keepdim sum):
 # the call binds its T.dynamic `rows`. A kernel made and called in one expression
-# (`copy_rows(32)(M)`) binds its T.dynamic size the same way.
+# (`copy_rows(32)(M)`) binds its T.dynamic size the same way. `varlen_rows` takes its sizes from
+# a tensor built by torch.linspace, a gather by a permutation, .view and .expand, and its batch
+# from the length of offsets joined by torch.cat.
 import torch
 import tilelang
 import tilelang.language as T
@@ -40,12 +42,26 @@ def copy_rows(block):
     return main
 
 
+@tilelang.jit
+def varlen_rows(X, Offsets, batch, heads, dim, total):
+    X: T.Tensor([total, heads, dim], T.float16)
+    Offsets: T.Tensor([batch + 1], T.int32)
+    with T.Kernel(batch, threads=128) as bx:
+        for i in T.serial(Offsets[bx + 1] - Offsets[bx]):
+            for h, d in T.Parallel(heads, dim):
+                X[Offsets[bx] + i, h, d] = X[Offsets[bx] + i, h, d] * 2.0
+
+
 def main():
     dist = torch.distributions.uniform.Uniform(0.0, 4.0)
     M = dist.sample((rows, n))
     kernel = row_scale.compile(n=n)
     kernel(normalize(M))
     copy_rows(32)(M)
+    total = 64
+    offsets = torch.cat([torch.tensor([0]), torch.arange(16, total)[torch.randperm(total - 1)[:2]], torch.tensor([total])], 0).sort()[0]
+    x = torch.linspace(0, 1, steps=total)[torch.randperm(total)].view(total, 1, 1).expand(total, 4, 32)
+    varlen_rows(x, offsets, batch=len(offsets) - 1, heads=x.shape[1], dim=x.shape[2], total=x.shape[0])
 
 
 if __name__ == "__main__":
