@@ -172,7 +172,22 @@ static void exec_import(Evaluator& ev, const ast::Stmt& s, const std::shared_ptr
     auto* f = s.as<ast::ImportFrom>();
     // Star imports only bring host helpers (autotune, ...): nothing to load for them.
     if (std::all_of(f->names.begin(), f->names.end(), [](const ast::Alias& a) { return a.name == "*"; })) return;
-    Value mod = ev.module_value(f->module, s.span);
+    std::string from = f->module;
+    if (f->level > 0) {
+        // `from .quantization import f` in a package's module: relative to that package, as
+        // Python resolves it (the package itself for its __init__, else the module's parent).
+        const ModuleGlobals& home = ev.globals_of(sc);
+        std::string base = home.name == "__main__" ? "" : home.name;
+        for (int up = home.package ? 1 : 0; up < f->level && !base.empty(); ++up) {
+            size_t dot = base.rfind('.');
+            base = dot == std::string::npos ? "" : base.substr(0, dot);
+        }
+        if (base.empty())
+            ev.fail(DiagKind::ImportFailed, s.span,
+                    {std::string(static_cast<size_t>(f->level), '.') + f->module, home.name, "a relative import needs a package"});
+        from = f->module.empty() ? base : base + "." + f->module;
+    }
+    Value mod = ev.module_value(from, s.span);
     bool user = mod.kind == VK::Module && mod.as<ModuleObj>()->mod == ModuleKind::User;
     for (const auto& a : f->names) {
         if (a.name == "*") continue;
@@ -200,13 +215,13 @@ static void exec_import(Evaluator& ev, const ast::Stmt& s, const std::shared_ptr
                 // A name of tilelang.language's submodules that T does not define: host code (an
                 // opaque object, an error only where a kernel uses it), not T itself.
                 auto host = std::make_shared<OpaqueObj>();
-                host->what = f->module + "." + a.name;
+                host->what = from + "." + a.name;
                 v = Value::make(VK::Opaque, host);
             } else {
-                v = ev.module_value(f->module + "." + a.name);
+                v = ev.module_value(from + "." + a.name);
             }
         } else {
-            v = ev.module_value(f->module + "." + a.name);  // a known name, else an opaque host object
+            v = ev.module_value(from + "." + a.name);  // a known name, else an opaque host object
         }
         ev.bind_name(a.asname ? *a.asname : a.name, v, sc, a.span);
     }

@@ -54,6 +54,7 @@ struct KernelContext {
 // it). Each function's closure chain ends at its module's scope, so its globals resolve there.
 struct ModuleGlobals {
     std::string name;  // "__main__", else the dotted import name
+    bool package = false;  // read from a folder's __init__.py: its relative imports start from it
     ast::ModulePtr ast;
     std::shared_ptr<Scope> scope = std::make_shared<Scope>(nullptr, true);
     std::unordered_map<std::string, const ast::Stmt*> defs;  // name -> the statement binding it
