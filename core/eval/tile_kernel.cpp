@@ -252,6 +252,7 @@ void register_tile_kernel(Reg& r) {
             p.name = buf->name;
             p.buffer = buf;
             p.is_output = true;
+            p.is_workspace = true;
             ev.kernel->workspaces.push_back(p);
             return Value::buffer(buf);
         });
