@@ -109,6 +109,7 @@ void fill_kernel_info(const ir::PrimFunc& f, KernelInfo& k) {
         TensorParamInfo t;
         t.name = p.name;
         t.is_output = p.is_output;
+        t.is_workspace = p.is_workspace;
         if (p.buffer) {
             t.dtype = p.buffer->dtype.name();
             for (const auto& d : p.buffer->shape) {

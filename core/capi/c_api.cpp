@@ -132,6 +132,7 @@ const char* tp_kernel_param_name(const tp_kernel* k, int i) { return param(k, i)
 const char* tp_kernel_param_dtype(const tp_kernel* k, int i) { return param(k, i) ? param(k, i)->dtype.c_str() : nullptr; }
 int tp_kernel_param_ndim(const tp_kernel* k, int i) { return param(k, i) ? static_cast<int>(param(k, i)->shape.size()) : -1; }
 int tp_kernel_param_is_output(const tp_kernel* k, int i) { return param(k, i) && param(k, i)->is_output ? 1 : 0; }
+int tp_kernel_param_is_workspace(const tp_kernel* k, int i) { return param(k, i) && param(k, i)->is_workspace ? 1 : 0; }
 int tp_kernel_param_is_scalar(const tp_kernel* k, int i) { return param(k, i) && param(k, i)->is_scalar ? 1 : 0; }
 int tp_kernel_param_is_dimension(const tp_kernel* k, int i) {
     const tp::TensorParamInfo* p = param(k, i);

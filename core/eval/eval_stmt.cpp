@@ -172,7 +172,22 @@ static void exec_import(Evaluator& ev, const ast::Stmt& s, const std::shared_ptr
     auto* f = s.as<ast::ImportFrom>();
     // Star imports only bring host helpers (autotune, ...): nothing to load for them.
     if (std::all_of(f->names.begin(), f->names.end(), [](const ast::Alias& a) { return a.name == "*"; })) return;
-    Value mod = ev.module_value(f->module, s.span);
+    std::string from = f->module;
+    if (f->level > 0) {
+        // `from .quantization import f` in a package's module: relative to that package, as
+        // Python resolves it (the package itself for its __init__, else the module's parent).
+        const ModuleGlobals& home = ev.globals_of(sc);
+        std::string base = home.name == "__main__" ? "" : home.name;
+        for (int up = home.package ? 1 : 0; up < f->level && !base.empty(); ++up) {
+            size_t dot = base.rfind('.');
+            base = dot == std::string::npos ? "" : base.substr(0, dot);
+        }
+        if (base.empty())
+            ev.fail(DiagKind::ImportFailed, s.span,
+                    {std::string(static_cast<size_t>(f->level), '.') + f->module, home.name, "a relative import needs a package"});
+        from = f->module.empty() ? base : base + "." + f->module;
+    }
+    Value mod = ev.module_value(from, s.span);
     bool user = mod.kind == VK::Module && mod.as<ModuleObj>()->mod == ModuleKind::User;
     for (const auto& a : f->names) {
         if (a.name == "*") continue;
@@ -200,13 +215,13 @@ static void exec_import(Evaluator& ev, const ast::Stmt& s, const std::shared_ptr
                 // A name of tilelang.language's submodules that T does not define: host code (an
                 // opaque object, an error only where a kernel uses it), not T itself.
                 auto host = std::make_shared<OpaqueObj>();
-                host->what = f->module + "." + a.name;
+                host->what = from + "." + a.name;
                 v = Value::make(VK::Opaque, host);
             } else {
-                v = ev.module_value(f->module + "." + a.name);
+                v = ev.module_value(from + "." + a.name);
             }
         } else {
-            v = ev.module_value(f->module + "." + a.name);  // a known name, else an opaque host object
+            v = ev.module_value(from + "." + a.name);  // a known name, else an opaque host object
         }
         ev.bind_name(a.asname ? *a.asname : a.name, v, sc, a.span);
     }
@@ -370,16 +385,8 @@ Flow Evaluator::exec(const ast::Stmt& s, const std::shared_ptr<Scope>& sc) {
             for (const auto& t : static_cast<const ast::Delete&>(s).targets)
                 if (auto* n = t->as<ast::Name>()) sc->erase(n->id);
             return Flow::Normal;
-        case K::With: {
-            auto& w = static_cast<const ast::With&>(s);
-            if (w.items.size() != 1) fail(DiagKind::UnsupportedConstruct, s.span, {"with", " with several context managers"});
-            Value ctx = eval(*w.items[0].context_expr, sc);
-            if (ctx.kind == VK::Kernel) return exec_kernel_with(*this, w, ctx, sc);
-            if (ctx.kind == VK::Role) return exec_role_with(*this, w, ctx, sc);
-            if (is_attr_scope(ctx)) return exec_attr_with(*this, w, ctx, sc);
-            fail(DiagKind::UnsupportedConstruct, w.items[0].context_expr->span,
-                 {"with " + type_name(ctx), "; only `with T.Kernel(...)` and `with T.ws(...)` are staged"});
-        }
+        case K::With:
+            return exec_with(*this, static_cast<const ast::With&>(s), 0, sc);
         case K::Try: {
             auto& t = static_cast<const ast::Try&>(s);
             Flow fl;
@@ -408,6 +415,22 @@ Flow Evaluator::exec(const ast::Stmt& s, const std::shared_ptr<Scope>& sc) {
         default:
             fail(DiagKind::UnsupportedConstruct, s.span, {ast::stmt_kind_name(s.kind), " at trace time"});
     }
+}
+
+Flow exec_with(Evaluator& ev, const ast::With& w, size_t index, const std::shared_ptr<Scope>& sc) {
+    const WithScope ws{w, index};
+    Value ctx = ev.eval(*ws.item().context_expr, sc);
+    if (ctx.kind == VK::Kernel) return exec_kernel_with(ev, ws, ctx, sc);
+    if (ctx.kind == VK::Role) return exec_role_with(ev, ws, ctx, sc);
+    if (is_attr_scope(ctx)) return exec_attr_with(ev, ws, ctx, sc);
+    if (is_iket_range(ctx)) return exec_iket_range_with(ev, ws, ctx, sc);
+    ev.fail(DiagKind::UnsupportedConstruct, ws.item().context_expr->span,
+            {"with " + type_name(ctx), "; only `with T.Kernel(...)` and `with T.ws(...)` are staged"});
+}
+
+Flow exec_with_body(Evaluator& ev, const WithScope& w, const std::shared_ptr<Scope>& sc) {
+    if (w.index + 1 < w.stmt.items.size()) return exec_with(ev, w.stmt, w.index + 1, sc);
+    return ev.exec_block(w.stmt.body, sc);
 }
 
 }  // namespace tp::eval

@@ -262,6 +262,8 @@ EvalResult evaluate_kernel(const ast::ModulePtr& module, const EvalRequest& req,
             p.var = v;
             pf->params.push_back(p);
         }
+        // T.alloc_global workspaces come last: out_idx counts only the signature's tensors.
+        pf->params.insert(pf->params.end(), kc.workspaces.begin(), kc.workspaces.end());
         for (const auto& [name, v] : bound) {
             if (v.kind == VK::Int) pf->bound_params[name] = v.i;
             else if (v.kind == VK::Bool) pf->bound_params[name] = v.b;
@@ -278,7 +280,7 @@ EvalResult evaluate_kernel(const ast::ModulePtr& module, const EvalRequest& req,
                     for (const auto& i : idx) {
                         if (i.is_none()) continue;
                         int64_t k = ev.as_int(i, kw.value->span, "out_idx");
-                        int64_t n = static_cast<int64_t>(pf->params.size() - kc.symbolic.size());
+                        int64_t n = static_cast<int64_t>(pf->params.size() - kc.symbolic.size() - kc.workspaces.size());
                         if (k < 0) k += n;
                         if (k < 0 || k >= n)
                             ev.fail(DiagKind::TypeMismatch, kw.value->span, {"`out_idx` " + std::to_string(ev.as_int(i, kw.value->span, "out_idx")) +

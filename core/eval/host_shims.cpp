@@ -154,6 +154,7 @@ ShimFn find_shim(const std::string& what) {
 
 std::optional<Value> call_host_shim(Evaluator& ev, const std::string& what, CallArgs& args) {
     if (auto t = make_host_tensor(ev, what, args)) return t;
+    if (auto v = call_iket(ev, what, args)) return v;
     ShimFn fn = find_shim(what);
     if (!fn) return std::nullopt;
     return fn(ev, args, what);

@@ -31,6 +31,7 @@ struct KernelContext {
     std::map<std::string, Value> symbol_values;  // -D values for T.const names
     std::set<std::string> pending_tensors;       // eager params declared later by `A: T.Tensor(...)`
     std::vector<ir::Buffer> outputs;             // created by T.empty
+    std::vector<ir::Param> workspaces;           // T.alloc_global buffers, passed after the signature's parameters
     bool kernel_seen = false;
     bool active = false;                         // T.Kernel allowed: eager factory body or prim_func body
     std::vector<ir::Var> block_vars, thread_vars;  // of the open T.Kernel
@@ -42,6 +43,10 @@ struct KernelContext {
     std::shared_ptr<const Obj> reducer;          // inside `with T.attr(T.comm_reducer(...), "reduce_scope", ...)`
     // T.Layout annotations of global tensors, applied to the whole body when the kernel closes.
     std::vector<transform::GlobalLayout> global_layouts;
+    // iket events of this kernel function: (kind, name) -> (event id, payload type), and the
+    // names of the ranges open at this point of the trace (iket.cpp).
+    std::map<std::pair<std::string, std::string>, std::pair<int64_t, std::string>> iket_events;
+    std::vector<std::string> iket_ranges;
 };
 
 // The lazily evaluated globals of one Python module: the compiled file's, or those of a module
@@ -49,6 +54,7 @@ struct KernelContext {
 // it). Each function's closure chain ends at its module's scope, so its globals resolve there.
 struct ModuleGlobals {
     std::string name;  // "__main__", else the dotted import name
+    bool package = false;  // read from a folder's __init__.py: its relative imports start from it
     ast::ModulePtr ast;
     std::shared_ptr<Scope> scope = std::make_shared<Scope>(nullptr, true);
     std::unordered_map<std::string, const ast::Stmt*> defs;  // name -> the statement binding it

@@ -223,6 +223,7 @@ std::optional<Value> Evaluator::module_attr(const ModuleObj& m, const std::strin
                 return Value::make(VK::Enum, e);
             }
             if (name == "cdiv") return tile_attr(*this, "ceildiv", span);
+            if (name == "tvm") return module_value("tvm", span);  // `from tilelang import tvm`: TVM itself
             auto o = std::make_shared<OpaqueObj>();
             o->what = "tilelang." + name;
             return Value::make(VK::Opaque, o);

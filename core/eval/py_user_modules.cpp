@@ -31,8 +31,8 @@ bool valid_dotted(const std::string& dotted) {
     return true;
 }
 
-// `<folder of the compiled file>/a/b.py` for `a.b`; empty when the file has no folder on disk
-// (an editor buffer) or no such module is there.
+// `<folder of the compiled file>/a/b.py` for `a.b`, or `a/b/__init__.py` when `a.b` is a package;
+// empty when the file has no folder on disk (an editor buffer) or no such module is there.
 fs::path sibling_path(const ast::Module& main, const std::string& dotted) {
     if (!main.file || main.file->path().empty() || !valid_dotted(dotted)) return {};
     std::error_code ec;
@@ -43,8 +43,10 @@ fs::path sibling_path(const ast::Module& main, const std::string& dotted) {
     for (char& c : rel)
         if (c == '.') c = '/';
     fs::path p = dir / (rel + ".py");
-    if (!fs::is_regular_file(p, ec)) return {};
-    return p;
+    if (fs::is_regular_file(p, ec)) return p;
+    p = dir / rel / "__init__.py";  // a package: the folder's __init__.py
+    if (fs::is_regular_file(p, ec)) return p;
+    return {};
 }
 
 }  // namespace
@@ -77,6 +79,7 @@ ModuleGlobals* Evaluator::user_module(const std::string& dotted, Span span) {
     }
     auto m = std::make_unique<ModuleGlobals>();
     m->name = dotted;
+    m->package = path.filename() == "__init__.py";
     m->ast = std::move(ast);
     m->pin = span;
     index_module_globals(*m, false);

@@ -142,15 +142,15 @@ Value thread_allreduce(Evaluator& ev, CallArgs& a) {
 
 }  // namespace
 
-Flow exec_attr_with(Evaluator& ev, const ast::With& w, const Value& ctx, const std::shared_ptr<Scope>& sc) {
+Flow exec_attr_with(Evaluator& ev, const WithScope& w, const Value& ctx, const std::shared_ptr<Scope>& sc) {
     auto* s = ctx.kind == VK::Opaque ? dynamic_cast<const AttrScopeObj*>(ctx.obj.get()) : nullptr;
     if (!s) return Flow::Normal;
-    require_kernel(ev, "with T.attr", w.span);
+    require_kernel(ev, "with T.attr", w.stmt.span);
     auto saved = ev.kernel->reducer;
     ev.kernel->reducer = s->reducer;
     Flow fl;
     try {
-        fl = ev.exec_block(w.body, sc);
+        fl = exec_with_body(ev, w, sc);
     } catch (...) {
         ev.kernel->reducer = saved;
         throw;

@@ -229,23 +229,23 @@ Value ws(Evaluator& ev, CallArgs& a) {
 
 }  // namespace
 
-Flow exec_role_with(Evaluator& ev, const ast::With& w, const Value& specv, const std::shared_ptr<Scope>& sc) {
+Flow exec_role_with(Evaluator& ev, const WithScope& w, const Value& specv, const std::shared_ptr<Scope>& sc) {
     const auto& spec = *specv.as<RoleSpecObj>();
     if (ev.kernel->in_role) ev.fail(DiagKind::UnsupportedConstruct, spec.span, {"with T.ws", " inside another `with T.ws(...)`"});
-    if (w.items[0].optional_vars) ev.fail(DiagKind::UnsupportedConstruct, w.items[0].optional_vars->span, {"with T.ws(...) as", ""});
+    if (w.item().optional_vars) ev.fail(DiagKind::UnsupportedConstruct, w.item().optional_vars->span, {"with T.ws(...) as", ""});
     ev.kernel->in_role = true;
     ev.stager.push_frame();
     Flow fl;
     try {
-        fl = ev.exec_block(w.body, sc);
+        fl = exec_with_body(ev, w, sc);
     } catch (...) {
         ev.kernel->in_role = false;
         throw;
     }
     ev.kernel->in_role = false;
     auto stmts = ev.stager.pop_frame();
-    if (fl != Flow::Normal) ev.fail(DiagKind::UnsupportedConstruct, w.span, {"return/break/continue", " inside `with T.ws(...)`"});
-    ev.stager.emit(std::make_shared<ir::RoleBlockNode>(spec.groups, Stager::seal(std::move(stmts), w.span), w.span));
+    if (fl != Flow::Normal) ev.fail(DiagKind::UnsupportedConstruct, w.stmt.span, {"return/break/continue", " inside `with T.ws(...)`"});
+    ev.stager.emit(std::make_shared<ir::RoleBlockNode>(spec.groups, Stager::seal(std::move(stmts), w.stmt.span), w.stmt.span));
     return Flow::Normal;
 }
 

@@ -55,18 +55,35 @@ struct KernelSpecObj : Obj {
     Span span;
 };
 
+// One item of a `with` statement. Python runs `with a, b: body` as `with a: with b: body`, so
+// an item's body is the next item's scope and only the last item's is the statement's body.
+struct WithScope {
+    const ast::With& stmt;
+    size_t index;  // the item this scope opens
+    const ast::WithItem& item() const { return stmt.items[index]; }
+};
+// Enters item `index` of `w` and runs what it encloses (eval_stmt.cpp).
+Flow exec_with(Evaluator& ev, const ast::With& w, size_t index, const std::shared_ptr<Scope>& sc);
+// What `w`'s item encloses: the next item's scope, or the statement's body after the last.
+Flow exec_with_body(Evaluator& ev, const WithScope& w, const std::shared_ptr<Scope>& sc);
+
 // A T.ws(...) call evaluated in a `with` item: the warp groups, sorted.
 struct RoleSpecObj : Obj {
     std::vector<int64_t> groups;
     Span span;
 };
-Flow exec_role_with(Evaluator& ev, const ast::With& w, const Value& spec, const std::shared_ptr<Scope>& sc);
+Flow exec_role_with(Evaluator& ev, const WithScope& w, const Value& spec, const std::shared_ptr<Scope>& sc);
 
 // `with T.attr(T.comm_reducer(...), "reduce_scope", ...)` (tile_allreduce.cpp).
 bool is_attr_scope(const Value& v);
-Flow exec_attr_with(Evaluator& ev, const ast::With& w, const Value& scope, const std::shared_ptr<Scope>& sc);
+Flow exec_attr_with(Evaluator& ev, const WithScope& w, const Value& scope, const std::shared_ptr<Scope>& sc);
 
-Flow exec_kernel_with(Evaluator& ev, const ast::With& w, const Value& spec, const std::shared_ptr<Scope>& sc);
+// tilelang.tools.cuda.iket (iket.cpp): its calls, and `with iket.range(name)`.
+std::optional<Value> call_iket(Evaluator& ev, const std::string& what, CallArgs& args);
+bool is_iket_range(const Value& v);
+Flow exec_iket_range_with(Evaluator& ev, const WithScope& w, const Value& range, const std::shared_ptr<Scope>& sc);
+
+Flow exec_kernel_with(Evaluator& ev, const WithScope& w, const Value& spec, const std::shared_ptr<Scope>& sc);
 Flow exec_ir_for(Evaluator& ev, const ast::For& f, const LoopSpecObj& spec, const std::shared_ptr<Scope>& sc);
 // `range(...)` iterated inside a kernel becomes a serial IR loop.
 Value range_as_loop(Evaluator& ev, const RangeObj& r, Span span);

@@ -231,6 +231,31 @@ void register_tile_kernel(Reg& r) {
             ev.kernel->outputs.push_back(buf);
             return Value::buffer(buf);
         });
+    // TileLang allocates a T.alloc_global buffer on the device itself (cudaMalloc) and passes it
+    // to the kernel; here it is a trailing kernel parameter the runner allocates, zeroed like
+    // an output. Launches of one function share it, as TileLang's do.
+    add(r, "alloc_global", "T.alloc_global(shape, dtype, scope=\"global\")",
+        "a global-memory workspace the runner allocates (zeroed) and every launch of the function shares", "memory",
+        [](Evaluator& ev, CallArgs& a) -> Value {
+            ArgReader rd(ev, a, "T.alloc_global", {"shape", "dtype", "scope"});
+            if (!ev.kernel || !ev.kernel->active || ev.stager.in_kernel() || ev.module_eval_depth > 0)
+                ev.fail(DiagKind::UnsupportedConstruct, a.span, {"T.alloc_global", "; call it in the kernel function body before `with T.Kernel`"});
+            if (const Value* sc = rd.get(2); sc && !sc->is_none() && ev.as_str(*sc, rd.span(2), "scope") != "global")
+                ev.fail(DiagKind::UnsupportedConstruct, rd.span(2),
+                        {"T.alloc_global with scope \"" + ev.as_str(*sc, rd.span(2), "scope") + "\"", "; use T.alloc_shared or T.alloc_local"});
+            std::vector<ir::Expr> shape = ev.as_shape(rd.require(0), rd.span(0));
+            ir::DataType dt = ev.as_dtype(rd.require(1), rd.span(1));
+            std::string name = ev.name_hint.empty() ? "workspace" + std::to_string(ev.kernel->workspaces.size()) : ev.name_hint;
+            ev.name_hint.clear();
+            auto buf = std::make_shared<const ir::BufferNode>(unique_name(ev, name), dt, shape, ir::Scope::Global, a.span);
+            ir::Param p;
+            p.name = buf->name;
+            p.buffer = buf;
+            p.is_output = true;
+            p.is_workspace = true;
+            ev.kernel->workspaces.push_back(p);
+            return Value::buffer(buf);
+        });
     auto symbols = [](Evaluator& ev, CallArgs& a, const char* fname) -> Value {
         ArgReader rd(ev, a, fname, {"names", "dtype"});
         std::string text = ev.as_str(rd.require(0), rd.span(0), "names");

@@ -190,7 +190,7 @@ Flow exec_ir_for(Evaluator& ev, const ast::For& f, const LoopSpecObj& spec, cons
     return Flow::Normal;
 }
 
-Flow exec_kernel_with(Evaluator& ev, const ast::With& w, const Value& specv, const std::shared_ptr<Scope>& sc) {
+Flow exec_kernel_with(Evaluator& ev, const WithScope& w, const Value& specv, const std::shared_ptr<Scope>& sc) {
     const auto& spec = *specv.as<KernelSpecObj>();
     if (ev.stager.in_kernel()) ev.fail(DiagKind::NestedKernel, spec.span);
     if (!ev.kernel || !ev.kernel->active || ev.module_eval_depth > 0 || !ev.stager.has_frame()) ev.fail(DiagKind::KernelOutsideFactory, spec.span);
@@ -199,7 +199,7 @@ Flow exec_kernel_with(Evaluator& ev, const ast::With& w, const Value& specv, con
     static const char* dflt[] = {"bx", "by", "bz"};
     static const char* tnames[] = {"tx", "ty", "tz"};
     std::vector<ir::Var> bvars, tvars;
-    const ast::Expr* target = w.items[0].optional_vars.get();
+    const ast::Expr* target = w.item().optional_vars.get();
     std::vector<const ast::Name*> tnodes;
     if (target) {
         if (auto* n = target->as<ast::Name>())
@@ -239,10 +239,10 @@ Flow exec_kernel_with(Evaluator& ev, const ast::With& w, const Value& specv, con
     ev.kernel->global_layouts.clear();
     ev.stager.begin_kernel();
     ev.stager.push_frame();
-    Flow fl = ev.exec_block(w.body, sc);
+    Flow fl = exec_with_body(ev, w, sc);
     auto stmts = ev.stager.pop_frame();
-    if (fl != Flow::Normal) ev.fail(DiagKind::UnsupportedConstruct, w.span, {"return/break", " inside `with T.Kernel(...)`"});
-    ir::Stmt body = ev.stager.end_kernel(Stager::seal(std::move(stmts), w.span));
+    if (fl != Flow::Normal) ev.fail(DiagKind::UnsupportedConstruct, w.stmt.span, {"return/break", " inside `with T.Kernel(...)`"});
+    ir::Stmt body = ev.stager.end_kernel(Stager::seal(std::move(stmts), w.stmt.span));
     if (!ev.kernel->global_layouts.empty()) {
         transform::GlobalLayoutError err;
         auto laid_out = transform::apply_global_layouts(body, ev.kernel->global_layouts, &err);
@@ -250,7 +250,7 @@ Flow exec_kernel_with(Evaluator& ev, const ast::With& w, const Value& specv, con
         body = *laid_out;
         ev.kernel->global_layouts.clear();
     }
-    ev.stager.emit(std::make_shared<ir::KernelLaunchNode>(spec.grid, bvars, spec.threads, tvars, body, w.span));
+    ev.stager.emit(std::make_shared<ir::KernelLaunchNode>(spec.grid, bvars, spec.threads, tvars, body, w.stmt.span));
     ev.kernel->kernel_seen = true;
     return Flow::Normal;
 }

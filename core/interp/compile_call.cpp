@@ -225,7 +225,9 @@ CExprP compile_call(Program& p, const ir::CallNode& c, std::vector<CExprP> args)
         return n;
     }
     // fence_proxy_async: shared-memory writes are visible to every later read here.
-    if (op == "__syncthreads" || op == "named_barrier" ||
+    // iket_event: a performance-monitor event; it changes no kernel data, and the CPU has no
+    // monitor to signal.
+    if (op == "__syncthreads" || op == "named_barrier" || op == "iket_event" ||
         op == "fence_proxy_async") {  // the block runs as one program here: earlier writes are already visible
         auto n = std::make_unique<ConstCall>();
         n->v = 0;

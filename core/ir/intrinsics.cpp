@@ -47,6 +47,9 @@ const std::vector<IntrinsicInfo>& all_intrinsics() {
         // T.rng_init(seed, seq, off) / T.rng_rand(): the thread's Philox generator (tp_rand.cuh).
         {"rng_init", 3, 3, R::Void, "tp_rng.init", nullptr},
         {"rng_rand", 0, 0, R::Given, "tp_rng.next", nullptr},
+        // iket.mark / iket.range: (event id, kind, optional payload), a performance-monitor
+        // event (tp_iket.cuh); it reads and writes no kernel data.
+        {"iket_event", 2, 3, R::Void, "tp::iket_event", nullptr},
     };
     return table;
 }

@@ -380,7 +380,10 @@ struct Param {
     std::string name;
     Buffer buffer;  // set for tensors
     Var var;        // set for scalars
-    bool is_output = false;  // listed in out_idx or created by T.empty
+    // Listed in out_idx or created by T.empty, or a T.alloc_global workspace: the runner
+    // allocates it zeroed instead of filling it with inputs, and reads it back.
+    bool is_output = false;
+    bool is_workspace = false;  // a T.alloc_global buffer: allocated like an output, never returned
 };
 
 struct PrimFunc {

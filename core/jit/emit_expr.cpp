@@ -301,7 +301,8 @@ struct ExprEmitter {
             if (t.is_float()) return fconst(v, t);
             return e.ci(std::isfinite(v) ? static_cast<int64_t>(v) : 0);
         }
-        if (op == "__syncthreads" || op == "named_barrier" || op == "fence_proxy_async") return e.ci(0);
+        // iket_event changes no kernel data (interp/compile_call.cpp says why it is a no-op here).
+        if (op == "__syncthreads" || op == "named_barrier" || op == "fence_proxy_async" || op == "iket_event") return e.ci(0);
         std::vector<Value*> a;
         for (const auto& x : c.args) a.push_back(dbl(x));
         auto one = [&](const char* name) { return e.call_libm(name, {a.at(0)}); };

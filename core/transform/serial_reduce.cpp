@@ -2,7 +2,10 @@
 // serial_reduce.h.
 #include "transform/serial_reduce.h"
 
+#include <map>
+
 #include "ir/functor.h"
+#include "ops/access.h"
 #include "transform/tile_lowering.h"
 
 namespace tp::transform {
@@ -24,6 +27,29 @@ Expr combine(ReduceKind k, const Expr& acc, Expr v, Span span) {
 class Expand : public IRMutator {
 protected:
     Stmt visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) override {
+        const bool into_memory = n.dst->scope == Scope::Shared || n.dst->scope == Scope::Local;
+        if (n.src->scope != Scope::Fragment || !into_memory) return expand(n, s);
+        // From registers into memory: the registers reach the reduction through a shared tile.
+        Buffer& tile = tiles[n.src.get()];
+        if (!tile) tile = std::make_shared<BufferNode>(n.src->name + "_red", n.src->dtype, n.src->shape, Scope::Shared, n.src->span);
+        auto from_tile = std::make_shared<ReduceOpNode>(n.reduce_kind, tile, n.dst, n.dim, n.clear, n.span);
+        Stmt loops = expand(*from_tile, from_tile);
+        if (loops == from_tile) return s;
+        return make_seq({std::make_shared<CopyOpNode>(ops::whole_region(n.src), ops::whole_region(tile), n.span), loops}, n.span);
+    }
+
+    // The fragment's shared tile is allocated beside it.
+    Stmt visit_Allocate(const AllocateNode& n, const Stmt& s) override {
+        Stmt body = mutate(n.body);
+        if (auto it = tiles.find(n.buffer.get()); it != tiles.end()) body = std::make_shared<AllocateNode>(it->second, nullptr, body, n.span);
+        if (body == n.body) return s;
+        return std::make_shared<AllocateNode>(n.buffer, n.init, body, n.span);
+    }
+
+private:
+    std::map<const BufferNode*, Buffer> tiles;  // fragment reduced into memory -> its shared tile
+
+    Stmt expand(const ReduceOpNode& n, const Stmt& s) {
         bool readable = n.src->scope == Scope::Shared || n.src->scope == Scope::Global;
         bool writable = n.dst->scope == Scope::Fragment || n.dst->scope == Scope::Shared || n.dst->scope == Scope::Local;
         size_t rank = n.src->shape.size();

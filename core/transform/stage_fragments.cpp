@@ -227,8 +227,14 @@ private:
             if (!drv || !follows_driver(*l, *drv, squeeze_unit_dims(a.buffer, a.indices), vars, ext)) out.insert(a.buffer.get());
         }
         // With no driver the nest becomes a block-wide loop over shared memory; replicated
-        // fragments in it would have every thread run all of it.
-        if (!drv && replicated) return {};
+        // fragments in it would have every thread run all of it. That is right when the others
+        // are only read (`rep[i] = striped[k, i]`): staged, every thread reads them from the
+        // shared tile and fills its own copy. A striped fragment written there would be
+        // written by every thread, so such a nest is left to the rewrite's message.
+        if (!drv && replicated) {
+            for (const auto& a : acc)
+                if (a.write && out.count(a.buffer.get())) return {};
+        }
         return out;
     }
 

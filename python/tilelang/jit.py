@@ -57,7 +57,7 @@ class JITKernel:
 
     @property
     def out_idx(self):
-        return [i for i, p in enumerate(self.kernel.params) if p.is_output]
+        return [i for i, p in enumerate(self.kernel.params) if p.is_output and not p.is_workspace]
 
     def __repr__(self):
         return "<tilelang.JITKernel on TilePlay: %r>" % (self.kernel,)

@@ -124,7 +124,7 @@ class Profiler:
         self._sync()
         if len(lib_outs) != len(ref_outs):
             raise AssertionError("the kernel gave %d output(s), the reference %d" % (len(lib_outs), len(ref_outs)))
-        out_params = [p for p in self.kernel.params if p.is_output]
+        out_params = [p for p in self.kernel.params if p.is_output and not p.is_workspace]
         for i, (lhs, rhs) in enumerate(zip(lib_outs, ref_outs)):
             if lhs is None or rhs is None:
                 continue

@@ -62,6 +62,7 @@ def _declare(lib):
         "tp_kernel_param_dim_text": (c.c_char_p, [kp, c.c_int, c.c_int]),
         "tp_kernel_param_is_output": (c.c_int, [kp, c.c_int]),
         "tp_kernel_param_is_scalar": (c.c_int, [kp, c.c_int]),
+        "tp_kernel_param_is_workspace": (c.c_int, [kp, c.c_int]),
         "tp_kernel_param_is_dimension": (c.c_int, [kp, c.c_int]),
         "tp_kernel_run_cpu": (c.c_int, [kp, c.POINTER(TensorArg), c.c_size_t, c.POINTER(c.c_double), c.c_size_t,
                                         c.c_int]),

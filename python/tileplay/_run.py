@@ -25,14 +25,14 @@ _DIM = object()
 def _plan(kernel, args):
     """The argument for each parameter in signature order: the caller's, None for an output to
     allocate, _DIM for a dimension. Callers pass the inputs, or every non-dimension parameter."""
-    params = [p for p in kernel.params if not p.is_dimension]
+    params = [p for p in kernel.params if not p.is_dimension and not p.is_workspace]
     inputs = [p for p in params if not p.is_output]
     every = len(args) == len(params)
     if not every and len(args) != len(inputs):
         raise TypeError("%s takes %d input(s) (%s), or all %d parameters; got %d argument(s)"
                         % (kernel.name, len(inputs), ", ".join(p.name for p in inputs), len(params), len(args)))
     it = iter(args)
-    return [_DIM if p.is_dimension else None if p.is_output and not every else next(it) for p in kernel.params]
+    return [_DIM if p.is_dimension else None if p.is_workspace or (p.is_output and not every) else next(it) for p in kernel.params]
 
 
 def _output_shape(kernel, p, given):
@@ -58,7 +58,7 @@ def _tensor_arg(ptr, dtype, shape):
 
 
 def _results(kernel, given, made):
-    outs = [made[i] for i, a in enumerate(given) if a is None]
+    outs = [made[i] for i, a in enumerate(given) if a is None and not kernel.params[i].is_workspace]
     if not outs:
         return None
     return outs[0] if len(outs) == 1 else outs

@@ -29,7 +29,9 @@ class CompileError(TilePlayError):
         self.diagnostics = diagnostics
 
 
-Param = namedtuple("Param", "name dtype shape shape_text is_output is_scalar is_dimension")
+# is_workspace: a T.alloc_global buffer, allocated (zeroed) with the outputs on each call but
+# neither passed by the caller nor returned.
+Param = namedtuple("Param", "name dtype shape shape_text is_output is_scalar is_dimension is_workspace")
 Param.__doc__ = """A kernel parameter: shape holds None for a dimension left symbolic, whose name
 is in shape_text. A scalar that is such a dimension (is_dimension) is bound from the tensors'
 shapes: calls take no value for it."""
@@ -138,19 +140,19 @@ class Kernel:
         return Param(_lib.text(lib.tp_kernel_param_name(ptr, i)), _lib.text(lib.tp_kernel_param_dtype(ptr, i)),
                      tuple(d if d >= 0 else None for d in dims), tuple(texts),
                      bool(lib.tp_kernel_param_is_output(ptr, i)), bool(lib.tp_kernel_param_is_scalar(ptr, i)),
-                     bool(lib.tp_kernel_param_is_dimension(ptr, i)))
+                     bool(lib.tp_kernel_param_is_dimension(ptr, i)), bool(lib.tp_kernel_param_is_workspace(ptr, i)))
 
     def _set_outputs(self, out_idx):
         """Marks the parameters out_idx names (an index or a list; negative from the end) as the
         outputs, over the file's own out_idx: the C++ side checks and runs every parameter alike,
         so which ones a call allocates is this package's choice."""
-        n = len(self.params)
+        n = len([p for p in self.params if not p.is_workspace])  # workspaces follow the signature's
         chosen = set()
         for i in [out_idx] if isinstance(out_idx, int) else list(out_idx):
             if not -n <= i < n:
                 raise IndexError("out_idx %d is out of range for %d parameters" % (i, n))
             chosen.add(i % n)
-        self.params = [p._replace(is_output=i in chosen) for i, p in enumerate(self.params)]
+        self.params = [p._replace(is_output=i in chosen or p.is_workspace) for i, p in enumerate(self.params)]
 
     def _best(self):
         return self._handles[max(self._handles, key=_STAGES.index)]

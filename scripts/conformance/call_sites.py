@@ -10,7 +10,7 @@ import ast
 import os
 
 from host_tensors import store
-from kernel_results import KernelRef, bind_dims, call_result, shape_env
+from kernel_results import EagerKernelRef, KernelRef, bind_dims, call_result, shape_env
 from local_modules import bind_imports
 from static_eval import MAX_DEPTH, MAX_ITERATIONS, NOT_MINE, UNKNOWN, ArgParser, EinopsFn, Evaluator, Namespace, TensorShape, bind_target, dotted
 
@@ -294,9 +294,16 @@ class Walker:
         if isinstance(f, ast.Name) and f.id in self.factories and f.id not in env:
             fac = self.factories[f.id]
             bound = self.record(call, fac, env)
-            return call_result(fac, bound, self.ev) if f is call.func else UNKNOWN  # `.compile(...)`: its result not followed
+            if f is call.func:
+                return call_result(fac, bound, self.ev)
+            if call.func.attr == "compile" and fac.tensor_dims:  # an eager factory's kernel, called with its tensors
+                return EagerKernelRef(fac, bound, self.ev)
+            return UNKNOWN  # another bound call (`.get_tir(...)`): its result not followed
         if isinstance(f, ast.Name) and isinstance(env.get(f.id), KernelRef):
             return env[f.id].call(args)  # `kernel(q, k, v, o)`: binds the kernel's dynamic sizes
+        if isinstance(f, ast.Call):  # `factory(...)(q, k, v, o)`: the kernel made and called at once
+            kernel = self.ev.value(f, env)
+            return kernel.call(args) if isinstance(kernel, KernelRef) else NOT_MINE
         if self.depth >= MAX_DEPTH:
             return NOT_MINE
         if isinstance(f, ast.Name) and f.id in self.functions and f.id not in env:

@@ -191,6 +191,12 @@ def _slice_len(n, s):
 def subscript(t, idx):
     """`t[i]`, `t[1:]`, `t[:, :, :k]`, `t[None, :]`: the shape torch gives, and the values of a
     1-D tensor with known values."""
+    if isinstance(idx, TensorShape) and idx.dtype is not None and idx.dtype.name.startswith(("int", "uint")) and t.shape:
+        # `t[perm]`: one element (row) per index, in the index's shape, values gathered when known
+        data = None
+        if t.data is not None and idx.data is not None and len(t.shape) == 1 and all(-len(t.data) <= i < len(t.data) for i in idx.data):
+            data = [t.data[i] for i in idx.data]
+        return TensorShape(idx.shape + t.shape[1:], t.dtype, data, t.bounds)
     items = list(idx) if isinstance(idx, tuple) else [idx]
     if any(not (isinstance(i, (int, slice)) or i is None or i is Ellipsis) for i in items) or items.count(Ellipsis) > 1:
         return UNKNOWN
@@ -216,6 +222,25 @@ def subscript(t, idx):
         dim += 1
     shape += list(t.shape[dim:])
     return TensorShape(tuple(shape), t.dtype, data, t.bounds)
+
+
+def concat(parts, dim):
+    """torch.cat(parts, dim): the parts' shapes joined along dim (values of 1-D parts when all are
+    known, bounds when all have them), or UNKNOWN."""
+    if not parts or not all(isinstance(p, TensorShape) for p in parts) or not isinstance(dim, int):
+        return UNKNOWN
+    rank = len(parts[0].shape)
+    if rank == 0 or not -rank <= dim < rank or any(len(p.shape) != rank for p in parts):
+        return UNKNOWN
+    dim %= rank
+    if any(p.shape[:dim] + p.shape[dim + 1:] != parts[0].shape[:dim] + parts[0].shape[dim + 1:] for p in parts):
+        return UNKNOWN
+    shape = parts[0].shape[:dim] + (sum(p.shape[dim] for p in parts),) + parts[0].shape[dim + 1:]
+    data = [x for p in parts for x in p.data] if rank == 1 and all(p.data is not None for p in parts) else None
+    bounds = None
+    if all(p.bounds is not None for p in parts):
+        bounds = (min(p.bounds[0] for p in parts), max(p.bounds[1] for p in parts))
+    return TensorShape(shape, parts[0].dtype, data, bounds)
 
 
 def literal(data, dtype):
@@ -330,6 +355,15 @@ def method(name, t, args, kwargs):
         return t.bounds[0]
     if name == "tolist" and t.data is not None and len(t.shape) == 1:
         return list(t.data)
+    if name == "expand" and args:
+        # `t.expand(1, n, h, d)`: the sizes given, -1 keeping the dim; values no longer 1-D.
+        dims = list(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else list(args)
+        if not all(isinstance(d, int) and not isinstance(d, bool) for d in dims) or len(dims) < len(t.shape):
+            return UNKNOWN
+        lead = len(dims) - len(t.shape)
+        out = tuple(t.shape[i - lead] if d == -1 and i >= lead else d for i, d in enumerate(dims))
+        ok = all(d > 0 for d in out) and all(t.shape[i] in (1, out[i + lead]) for i in range(len(t.shape)))
+        return TensorShape(out, t.dtype, None, t.bounds) if ok else UNKNOWN
     if name == "numel":
         return math.prod(t.shape)
     if name == "size":

@@ -124,6 +124,18 @@ class KernelRef:
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 
+class EagerKernelRef(KernelRef):
+    """`factory.compile(n=...)` of an eager factory (its tensors are parameters): the kernel, whose
+    call with tensors binds their shapes' symbols into the compile call's arguments, as calling
+    the factory with them would, and returns the tensors it declares with T.empty."""
+
+    def call(self, args):
+        for name, a in zip(self.fac.params, args):
+            if isinstance(a, TensorShape) and name in self.fac.tensor_dims:
+                self.fac._bind_shape(name, a, self.bound, self.ev)
+        return call_result(self.fac, self.bound, self.ev)
+
+
 def _out_idx(fac):
     """`@tilelang.jit(out_idx=[-1])` / `out_idx=-1`: the output positions as a list, else None."""
     for d in fac.node.decorator_list:

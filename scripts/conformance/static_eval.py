@@ -12,7 +12,7 @@ import operator
 import os
 
 from host_tensors import UNKNOWN, DType, TensorShape, einops_shape, elementwise, literal, make, method, pad, scalar_of, subscript
-from host_tensors import TENSOR_MAKERS
+from host_tensors import TENSOR_MAKERS, concat
 
 NOT_MINE = object()  # a hook's answer for calls it does not handle
 MAX_DEPTH = 8
@@ -92,6 +92,10 @@ def _str_method(name, s, args):
 
 _TYPES = {"int": int, "float": float, "str": str, "bool": bool, "list": list, "tuple": tuple, "dict": dict,
           "torch.Tensor": TensorShape, "torch.LongTensor": TensorShape}
+
+
+class Distribution:
+    """A torch.distributions object: what its `sample(shape)` draws has that shape, values unknown."""
 
 
 def _isinstance(value, node):
@@ -238,8 +242,24 @@ class Evaluator:
         if fname == "torch.gather" and len(args) == 3 and isinstance(args[2], TensorShape) and isinstance(first, TensorShape):
             return TensorShape(args[2].shape, first.dtype, None, first.bounds)  # the index's shape, the input's values
         if fname.startswith("torch.") and fname.count(".") == 1 and isinstance(first, TensorShape) and \
-                leaf in ("nonzero", "cumsum", "sum", "flatten", "amax", "amin", "mean", "unsqueeze", "squeeze", "reshape"):
+                leaf in ("nonzero", "cumsum", "sum", "flatten", "amax", "amin", "mean", "unsqueeze", "squeeze", "reshape", "exp", "abs",
+                         "neg", "relu", "clamp"):
             return method(leaf, first, args[1:], kwargs)
+        if fname == "torch.linspace" and len(args) >= 3 and isinstance(args[2], int) and not isinstance(args[2], bool):
+            dtype = kwargs.get("dtype") if isinstance(kwargs.get("dtype"), DType) else DType("float32")
+            return TensorShape((args[2],), dtype)  # `steps` points; their values are not followed
+        if fname == "torch.linspace" and len(args) == 2 and isinstance(kwargs.get("steps"), int):
+            dtype = kwargs.get("dtype") if isinstance(kwargs.get("dtype"), DType) else DType("float32")
+            return TensorShape((kwargs["steps"],), dtype)
+        if fname in ("torch.cat", "torch.concat") and args and isinstance(first, (list, tuple)):
+            return concat(list(first), args[1] if len(args) > 1 else kwargs.get("dim", 0))
+        if fname.startswith("torch.distributions."):
+            return Distribution()
+        if isinstance(n.func, ast.Attribute) and n.func.attr in ("sample", "rsample") and isinstance(self.value(n.func.value, env), Distribution):
+            shape = args[0] if args else ()  # `dist.sample((M, N))`: random values of that shape
+            if isinstance(shape, (tuple, list)) and all(isinstance(d, int) and not isinstance(d, bool) for d in shape):
+                return TensorShape(tuple(shape), DType("float32"))
+            return UNKNOWN
         if isinstance(n.func, ast.Attribute) and n.func.attr == "numel" and not args:
             base = self.value(n.func.value, env)
             if isinstance(base, tuple) and all(isinstance(d, int) for d in base):

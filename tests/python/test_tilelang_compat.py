@@ -59,6 +59,19 @@ KERNELS = textwrap.dedent("""\
         return inner(32)
 
 
+    def two_pass(N):
+        @T.prim_func
+        def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+            partial = T.alloc_global((N,), "float32")
+            with T.Kernel(N // 32, threads=32) as bx:
+                for i in T.Parallel(32):
+                    partial[bx * 32 + i] = A[bx * 32 + i] * 2.0
+            with T.Kernel(N // 32, threads=32) as bx:
+                for i in T.Parallel(32):
+                    B[bx * 32 + i] = partial[bx * 32 + i] + 1.0
+        return main
+
+
     @tilelang.jit
     def eager_add(A, B, block: int = 32):
         M, N = T.const("M, N")
@@ -101,6 +114,12 @@ class Compile(_Kernels):
         np.testing.assert_allclose(kernel(a, b), 0.5 * a + b, rtol=1e-6)
         self.assertEqual(kernel.out_idx, [2])
         self.assertIn("__global__", kernel.get_kernel_source())
+
+    def test_alloc_global_workspace_is_neither_passed_nor_returned(self):
+        kernel = tilelang.compile(self.mod.two_pass(96), out_idx=[-1])  # -1: B, not the workspace after it
+        a = np.arange(96, dtype=np.float32)
+        np.testing.assert_array_equal(kernel(a), 2 * a + 1)
+        self.assertEqual(kernel.out_idx, [1])
 
     def test_module_level_prim_func(self):
         kernel = tilelang.compile(self.mod.fixed, out_idx=1)

@@ -195,6 +195,12 @@ std::string CudaEmitter::expr(const Expr& e) {
                 return "tp_rng.init(static_cast<unsigned long long>(" + expr(c.args[0]) + "), static_cast<unsigned long long>(" + expr(c.args[1]) +
                        "), static_cast<unsigned long long>(" + expr(c.args[2]) + "))";
             }
+            if (c.op == "iket_event") {  // the id is an immediate of pmevent.mask: a template argument
+                headers.insert("tp_iket.cuh");
+                std::string s = std::string(info->cuda) + "<" + expr(c.args[0]) + ">(";
+                if (c.args.size() == 3) s += expr(c.args[2]);
+                return s + ")";
+            }
             if (c.op == "reinterpret")  // From explicit: C++ promotes 16-bit integer arithmetic to int
                 return "tp::reinterpret<" + cuda_type(c.dtype) + ", " + cuda_type(c.args[0]->dtype) + ">(" + expr(c.args[0]) + ")";
             if (info->result == IntrinsicResult::Given) return std::string(info->cuda) + "<" + cuda_type(c.dtype) + ">()";

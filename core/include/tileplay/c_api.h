@@ -81,6 +81,9 @@ int tp_kernel_param_ndim(const tp_kernel* k, int i);
 int64_t tp_kernel_param_dim(const tp_kernel* k, int i, int d);
 const char* tp_kernel_param_dim_text(const tp_kernel* k, int i, int d);
 int tp_kernel_param_is_output(const tp_kernel* k, int i);
+/* 1 for a T.alloc_global workspace: also an output (allocated by the caller, zeroed), but a
+ * scratch buffer of the kernel's launches, not one of its results. */
+int tp_kernel_param_is_workspace(const tp_kernel* k, int i);
 int tp_kernel_param_is_scalar(const tp_kernel* k, int i);
 /* 1 for a scalar parameter that is a tensor's symbolic dimension (T.dynamic): runs bind it
  * from the buffers' shapes, so the caller passes no value for it. */

@@ -92,6 +92,7 @@ struct TensorParamInfo {
     std::vector<int64_t> shape;  // -1 for a dimension left symbolic
     std::vector<std::string> shape_text;
     bool is_output = false;
+    bool is_workspace = false;  // T.alloc_global: the runner allocates it (zeroed); not a result
     bool is_scalar = false;
 };
 

@@ -1,0 +1,3 @@
+from . import nibbles  # noqa: F401
+
+SCALE = 2
