@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -147,7 +148,7 @@ bool run_launch_on_jit(const ir::PrimFunc& f, std::map<std::string, HostTensor>&
     }
     char reason[512] = {0};
     double compile_ms = 0;
-    void* kernel = api->compile(&f, (opts.jit_checked ? 1 : 0) | (opts.track_written ? 2 : 0), &compile_ms, reason, sizeof reason);
+    void* kernel = api->compile(&f, (opts.jit_checked ? 1 : 0) | (opts.track_written ? 2 : 0), &compile_ms, nullptr, reason, sizeof reason);
     rep.jit_compile_ms += compile_ms;
     if (!kernel) {
         note = reason[0] ? reason : "the JIT did not compile the kernel";
@@ -186,6 +187,15 @@ bool run_launch_on_jit(const ir::PrimFunc& f, std::map<std::string, HostTensor>&
     // bar and its "blocks interpreted" line), and is settled to what ran afterwards.
     if (opts.progress) opts.progress->total = done0;
     ro.progress_total = opts.progress ? &opts.progress->total : nullptr;
+    // T.print text goes where the interpreter's would: the caller's sink, else stdout.
+    ro.print = [](void* user, const char* text, int64_t size) {
+        const auto* o = static_cast<const InterpOptions*>(user);
+        if (o->print_sink)
+            o->print_sink(std::string(text, static_cast<size_t>(size)));
+        else
+            std::fwrite(text, 1, static_cast<size_t>(size), stdout);
+    };
+    ro.print_user = const_cast<InterpOptions*>(&opts);
     TpJitRunResult res{};
     api->run(kernel, params.data(), static_cast<int32_t>(params.size()), &ro, &res);
     api->release(kernel);

@@ -178,6 +178,8 @@ bool has_inner_work(const ir::Stmt& s) {
         case ir::NodeKind::GemmOp:
         case ir::NodeKind::FillOp:
         case ir::NodeKind::ReduceOp:
+        case ir::NodeKind::AtomicAddOp:
+        case ir::NodeKind::PrintOp:
             return true;
         case ir::NodeKind::SeqStmt:
             for (const auto& c : s->as<ir::SeqStmtNode>()->seq)
@@ -391,9 +393,9 @@ void Emitter::stmt(const ir::Stmt& s) {
         case ir::NodeKind::LayoutAnnotationOp:
             return;
         case ir::NodeKind::PrintOp:
-            throw Reject{"`T.print`"};
+            return print_op(*s->as<ir::PrintOpNode>());
         case ir::NodeKind::AtomicAddOp:
-            throw Reject{"`T.atomic_add`"};
+            return atomic_add_op(*s->as<ir::AtomicAddOpNode>());
         default:
             throw Reject{std::string("`") + ir::node_kind_name(s->kind) + "` statements"};
     }

@@ -58,9 +58,9 @@ int64_t volume(const std::vector<int64_t>& e) {
     return v;
 }
 
-// Pairs the region dims of a copy as the interpreter's map_regions does: unit dims squeezed,
-// a head index (every extent 1) spanning the other side's extents over its trailing dims.
-bool pair_dims(std::vector<int64_t>& s, std::vector<int64_t>& d, std::vector<int>& sn, std::vector<int>& dn) {
+}  // namespace
+
+bool pair_region_dims(std::vector<int64_t>& s, std::vector<int64_t>& d, std::vector<int>& sn, std::vector<int>& dn) {
     for (int x = 0; x < static_cast<int>(s.size()); ++x)
         if (s[x] != 1) sn.push_back(x);
     for (int x = 0; x < static_cast<int>(d.size()); ++x)
@@ -90,14 +90,12 @@ bool pair_dims(std::vector<int64_t>& s, std::vector<int64_t>& d, std::vector<int
     return same();
 }
 
-}  // namespace
-
 void Emitter::tile_copy(const ir::CopyOpNode& c) {
     BufInfo& sb = buffer(c.src.buffer);
     BufInfo& db = buffer(c.dst.buffer);
     std::vector<int64_t> se = const_extents(c.src, "T.copy"), de = const_extents(c.dst, "T.copy");
     std::vector<int> sn, dn;
-    if (!pair_dims(se, de, sn, dn)) throw Reject{"`T.copy` between regions of different shapes"};
+    if (!pair_region_dims(se, de, sn, dn)) throw Reject{"`T.copy` between regions of different shapes"};
     if (se.size() != sb.shape.size() || de.size() != db.shape.size()) throw Reject{"`T.copy` region rank differs from its buffer's"};
     std::vector<Value*> sm = region_mins(c.src), dm = region_mins(c.dst);
     std::vector<int64_t> ext;

@@ -18,6 +18,8 @@ llvm::Type* Emitter::value_type(DataType t) {
             if (t.bits == 64) return f64;
             return f32;
         case DataType::BFloat:
+        case DataType::Float8E4M3:
+        case DataType::Float8E5M2:
             return f32;
         case DataType::Int:
         case DataType::UInt:
@@ -47,6 +49,7 @@ Value* Emitter::round_to(Value* v, DataType to) {
     if (to.code == DataType::Float && to.bits == 64) return v->getType() == f64 ? v : b.CreateFPExt(v, f64);
     if (to.code == DataType::Float && to.bits == 32) return v->getType() == f64 ? b.CreateFPTrunc(v, f32) : v;
     if (!to.is_float()) return convert(v, v->getType() == f64 ? DataType::float64() : DataType::float32(), to);
+    if (to.code == DataType::Float8E4M3 || to.code == DataType::Float8E5M2) return fp8_round(v, to);
     if (v->getType() == f64) {
         // One rounding from double (an f32 step first could round twice): the interpreter's routine.
         Value* r = call_libm(to.code == DataType::BFloat ? "tp_jit_round_bf16" : "tp_jit_round_f16", {v});
@@ -140,6 +143,7 @@ Value* Emitter::load_elem(BufInfo& bi, Value* flat) {
         Value* u = b.CreateZExt(b.CreateLoad(b.getInt16Ty(), p), b.getInt32Ty());
         return b.CreateBitCast(b.CreateShl(u, 16), f32);
     }
+    if (t.code == DataType::Float8E4M3 || t.code == DataType::Float8E5M2) return fp8_decode(b.CreateLoad(i8, p), t);
     llvm::Type* it = llvm::IntegerType::get(ctx, static_cast<unsigned>(t.bytes() * 8));
     Value* raw = b.CreateLoad(it, p);
     if (it == i64) return raw;
@@ -156,6 +160,8 @@ void Emitter::store_elem(BufInfo& bi, Value* flat, Value* v) {
             b.CreateStore(v, p);
     } else if (t.code == DataType::BFloat) {
         b.CreateStore(b.CreateTrunc(b.CreateLShr(b.CreateBitCast(v, b.getInt32Ty()), 16), b.getInt16Ty()), p);
+    } else if (t.code == DataType::Float8E4M3 || t.code == DataType::Float8E5M2) {
+        b.CreateStore(fp8_encode(v, t), p);
     } else {
         llvm::Type* it = llvm::IntegerType::get(ctx, static_cast<unsigned>(t.bytes() * 8));
         b.CreateStore(it == i64 ? v : b.CreateTrunc(v, it), p);

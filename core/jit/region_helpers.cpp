@@ -61,6 +61,10 @@ double get(const uint8_t* base, DataType t, int64_t i) {
             }
         case DataType::Bool:
             return *p ? 1.0 : 0.0;
+        case DataType::Float8E4M3:
+            return fp8_e4m3_bits_to_double(*p);
+        case DataType::Float8E5M2:
+            return fp8_e5m2_bits_to_double(*p);
         default:
             return 0.0;
     }
@@ -77,6 +81,12 @@ void set(uint8_t* base, DataType t, int64_t i, double v) {
             return store_as<uint16_t>(p, double_to_bf16_bits(v));
         case DataType::Bool:
             *p = v != 0 ? 1 : 0;
+            return;
+        case DataType::Float8E4M3:
+            *p = double_to_fp8_e4m3_bits(v);
+            return;
+        case DataType::Float8E5M2:
+            *p = double_to_fp8_e5m2_bits(v);
             return;
         default: {
             const auto w = static_cast<int64_t>(round_to_dtype(v, t));

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -32,7 +33,7 @@ int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJ
     out->fault_block = -1;
     out->stop_block = -1;
     try {
-        Kernel& k = *static_cast<Kernel*>(handle);
+        const Kernel& k = *static_cast<Handle*>(handle)->kernel;
         if (n_params != k.n_params) {
             std::snprintf(out->message, sizeof out->message, "the JIT got %d arguments for %d parameters", n_params, k.n_params);
             return out->status = TP_JIT_ERROR;
@@ -93,6 +94,7 @@ int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJ
         int64_t stop_pos = INT64_MAX;
         int32_t stop_site = -1;
         auto* progress = static_cast<std::atomic<int64_t>*>(o->progress_done);
+        std::vector<std::string> prints(k.has_print ? blocks.size() : 0);
         auto worker = [&] {
             State st;
             st.stop = reinterpret_cast<const uint8_t*>(&stop);
@@ -102,6 +104,7 @@ int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJ
                 if (pos >= blocks.size()) break;
                 const int64_t b = blocks[pos];
                 st.fault = 0;
+                st.prints = k.has_print ? &prints[pos] : nullptr;
                 k.block(&ctx, &st, b % grid[0], (b / grid[0]) % grid[1], b / (grid[0] * grid[1]));
                 if (st.fault) {
                     int64_t cur = fault_pos.load();
@@ -132,6 +135,11 @@ int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJ
         monitor.join();
         out->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         out->blocks_run = ran.load();
+        // The interpreter prints what its blocks printed, in block order, also after a timeout or
+        // a cancel; after a fault its own re-run prints.
+        if (o->print && stop.load() != kFault)
+            for (const auto& text : prints)
+                if (!text.empty()) o->print(o->print_user, text.data(), static_cast<int64_t>(text.size()));
         switch (stop.load()) {
             case kFault:
                 out->fault_block = blocks[static_cast<size_t>(fault_pos.load())];
