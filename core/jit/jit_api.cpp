@@ -13,6 +13,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -27,6 +28,7 @@
 #include <thread>
 
 #include "interp/cpu_jit_abi.h"
+#include "jit/block_pool.h"
 #include "jit/kernel.h"
 #include "jit/kernel_cache.h"
 #include "jit/region_helpers.h"
@@ -156,6 +158,8 @@ void* compile(const void* prim_func, int32_t flags, double* compile_ms, int32_t*
     auto elapsed = [&] { return std::chrono::duration<double, std::milli>(clock::now() - t0).count(); };
     try {
         init_llvm();
+        // The run's helpers start while this compiles (or loads from the cache).
+        block_pool_warm(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) - 1);
         const auto& f = *static_cast<const ir::PrimFunc*>(prim_func);
         auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
         if (!jtmb) {
