@@ -107,6 +107,7 @@ public:
     // An element's bits (an integer of its width) to the dtype's value type and back.
     llvm::Value* decode_bits(llvm::Value* raw, ir::DataType t);
     llvm::Value* encode_bits(llvm::Value* v, ir::DataType t);
+    llvm::Value* reinterpret(const ir::CallNode& c);  // T.reinterpret: the bits read as c.dtype
     // fp8 (emit_print.cpp): a byte's value, a value's byte, a value rounded to the dtype.
     llvm::Value* fp8_decode(llvm::Value* raw, ir::DataType t);
     llvm::Value* fp8_encode(llvm::Value* v, ir::DataType t);

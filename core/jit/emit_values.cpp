@@ -103,6 +103,23 @@ Value* Emitter::call_libm(const char* name, std::vector<Value*> args) {
     return b.CreateCall(f, args);
 }
 
+// T.reinterpret as the interpreter's Reinterpret (compile_call.cpp): the argument's bits in its
+// own dtype (an integer masked to its width), read back as the call's dtype.
+Value* Emitter::reinterpret(const ir::CallNode& c) {
+    const DataType from = c.args[0]->dtype, to = c.dtype;
+    value_type(from);
+    value_type(to);
+    Value* raw = encode_bits(expr(c.args[0]), from);  // an integer of the argument's width
+    if (!to.is_float()) {
+        // The interpreter's integer(): the bits, sign-extended from the call's width for Int.
+        Value* w = b.CreateZExtOrTrunc(raw, i64);
+        if (to.code != DataType::Int || to.bits >= 64) return w;
+        const int64_t sh = 64 - to.bits;
+        return b.CreateAShr(b.CreateShl(w, ci(sh)), ci(sh));
+    }
+    return decode_bits(b.CreateZExtOrTrunc(raw, llvm::IntegerType::get(ctx, static_cast<unsigned>(to.bytes() * 8))), to);
+}
+
 // ---------------------------------------------------------------- buffer elements
 
 Value* Emitter::flat_index(BufInfo& bi, const std::vector<Value*>& idx) {

@@ -3,7 +3,8 @@
 // they are compared on the thread pool; sums that round are compared with one thread, where both
 // engines add in block order. `return_prev=True` on the pool hands every caller a distinct
 // ticket (the adds are atomic). T.print's text is the interpreter's, in block order, on any
-// number of threads. fp8 conversions (saturating, e4m3 and e5m2) are bit for bit the same.
+// number of threads. fp8 conversions (saturating, e4m3 and e5m2) and T.reinterpret are bit for
+// bit the same.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,7 +23,7 @@ import tilelang
 import tilelang.language as T
 
 @tilelang.jit(out_idx=[1, 2, 3, 4, 5, 6])
-def atomics(N=4096, block=128, bins=16):
+def atomics(N=16384, block=128, bins=16):
     @T.prim_func
     def main(A: T.Tensor((N,), "float32"), Sum: T.Tensor((bins,), "float32"), Count: T.Tensor((bins,), "int32"),
              Half: T.Tensor((bins,), "float16"), Tile: T.Tensor((block,), "float32"), Exact: T.Tensor((bins,), "float32"),
@@ -91,6 +92,26 @@ def fp8(N=1024, block=64):
     return main
 )";
 
+const char* kReinterpret = R"(
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[2, 3, 4, 5])
+def bits(N=256, block=64):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), H: T.Tensor((N,), "float16"), I: T.Tensor((N,), "int32"),
+             F: T.Tensor((N,), "float32"), S: T.Tensor((N,), "int16"), U: T.Tensor((N,), "float16")):
+        with T.Kernel(T.ceildiv(N, block), threads=64) as bx:
+            for i in T.Parallel(block):
+                g = bx * block + i
+                I[g] = T.reinterpret(A[g], "int32")
+                F[g] = T.reinterpret(I[g] ^ 0x00400000, "float32")
+                S[g] = T.reinterpret(H[g], "int16")
+                U[g] = T.reinterpret(T.cast(S[g] + 1, "uint16"), "float16")
+
+    return main
+)";
+
 TEST(JitAtomics, ExactSumsMatchOnThePoolAndEveryTicketIsDistinct) {
     require_jit();
     Both r = run_both(compile_ir(kAtomics, {}), [](InterpOptions& o) { o.threads = 2; });
@@ -149,6 +170,13 @@ TEST(JitFp8, ConversionsAndArithmeticAreBitwiseEqual) {
     expect_bitwise(r);
     // The raw bytes too (the comparison above goes through each dtype's value).
     for (const char* name : {"E4", "E5"}) EXPECT_EQ(r.jit_args.at(name).bytes, r.interp_args.at(name).bytes) << name;
+}
+
+TEST(JitBits, ReinterpretIsBitwiseEqual) {
+    require_jit();
+    Both r = run_both(compile_ir(kReinterpret, {}));
+    expect_jit(r);
+    expect_bitwise(r);
 }
 
 }  // namespace
