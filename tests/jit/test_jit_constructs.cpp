@@ -228,6 +228,23 @@ TEST(Jit, FaultReRunsOnTheInterpreterForItsDiagnostic) {
     EXPECT_EQ(r.jit.diagnostics[0].message, r.interp.diagnostics.at(0).message);
 }
 
+// A block-level kernel that reads the thread index: both engines run a block as one program
+// where it reads 0, and the JIT's run carries the interpreter's warning.
+TEST(Jit, ThreadIndexReadsZeroWithTheInterpretersWarning) {
+    require_jit();
+    std::ifstream in(TILEPLAY_SOURCE_DIR "/tests/errors/warn_thread_index_on_interpreter.py");
+    std::stringstream text;
+    text << in.rdbuf();
+    Both r = run_both(compile_ir(text.str(), {}, "warn.py"), [](InterpOptions& o) { o.source_path = "warn.py"; });
+    expect_jit(r);
+    expect_bitwise(r);
+    ASSERT_EQ(r.jit.warnings.size(), 1u);
+    ASSERT_EQ(r.interp.warnings.size(), 1u);
+    EXPECT_EQ(r.jit.warnings[0].kind, DiagKind::ThreadIndexOnInterpreter);
+    EXPECT_EQ(r.jit.warnings[0].message, r.interp.warnings[0].message);
+    EXPECT_EQ(r.jit.warnings[0].span, r.interp.warnings[0].span);
+}
+
 TEST(Jit, UnsupportedConstructFallsBackWithTheReason) {
     require_jit();
     Both r = run_both(compile_ir(kThreadLevel, {}));
