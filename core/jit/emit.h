@@ -103,6 +103,11 @@ public:
     llvm::Value* atomic_add_elem(BufInfo& bi, llvm::Value* flat, llvm::Value* x, ir::DataType xt);  // returns the old value
     llvm::Value* atomic_sum(llvm::Value* old, ir::DataType t, llvm::Value* x, ir::DataType xt);
     void print_op(const ir::PrintOpNode& p);
+    // mbarriers and T.ws roles (emit_barrier.cpp); the threads an arrive counts.
+    void allocate_barrier(const ir::AllocateNode& a);
+    void barrier_op(const ir::BarrierOpNode& op);
+    void role_block(const ir::RoleBlockNode& r);
+    int64_t block_threads = 1, role_threads = 0;
     bool has_print = false;
     // An element's bits (an integer of its width) to the dtype's value type and back.
     llvm::Value* decode_bits(llvm::Value* raw, ir::DataType t);

@@ -228,6 +228,55 @@ TEST(Jit, FaultReRunsOnTheInterpreterForItsDiagnostic) {
     EXPECT_EQ(r.jit.diagnostics[0].message, r.interp.diagnostics.at(0).message);
 }
 
+// Warp roles and mbarriers: a block runs its roles in program order on both engines, and the
+// arrive counts move the phases alike; a wait that program order cannot complete faults on the
+// JIT and the interpreter's re-run reports it at its line.
+const char* kRoles = R"(
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[1])
+def roles(N=512, block=64, first_wait=0):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(T.ceildiv(N, block), threads=256) as bx:
+            s = T.alloc_shared((block,), "float32")
+            acc = T.alloc_fragment((block,), "float32")
+            ready = T.alloc_barrier(arrive_count=128)
+            done = T.alloc_barrier(arrive_count=128)
+            with T.ws(0):
+                T.clear(acc)
+                if first_wait == 1:
+                    T.barrier_wait(ready, 0)
+            for ko in T.serial(3):
+                with T.ws(1):
+                    T.barrier_wait(done, (ko + 1) % 2)
+                    T.copy(A[bx * block], s)
+                    T.barrier_arrive(ready)
+                with T.ws(0):
+                    T.barrier_wait(ready, ko % 2)
+                    for i in T.Parallel(block):
+                        acc[i] = acc[i] + s[i] * (ko + 1)
+                    T.barrier_arrive(done)
+            with T.ws(0):
+                T.copy(acc, B[bx * block])
+
+    return main
+)";
+
+TEST(Jit, RolesAndMbarriersRunInProgramOrder) {
+    require_jit();
+    Both r = run_both(compile_ir(kRoles, {}));
+    expect_jit(r);
+    expect_bitwise(r);
+    Both bad = run_both(compile_ir(kRoles, {{"first_wait", "1"}}));
+    EXPECT_EQ(bad.jit.engine, "interpreter");
+    EXPECT_NE(bad.jit.jit_note.find("fault"), std::string::npos) << bad.jit.jit_note;
+    ASSERT_FALSE(bad.jit.diagnostics.empty());
+    EXPECT_EQ(bad.jit.diagnostics[0].kind, DiagKind::BarrierWaitNeverCompletes);
+    EXPECT_EQ(bad.jit.diagnostics[0].message, bad.interp.diagnostics.at(0).message);
+}
+
 // A block-level kernel that reads the thread index: both engines run a block as one program
 // where it reads 0, and the JIT's run carries the interpreter's warning.
 TEST(Jit, ThreadIndexReadsZeroWithTheInterpretersWarning) {
