@@ -94,6 +94,7 @@ public:
 
     void stmt(const ir::Stmt& s);
     void tile_copy(const ir::CopyOpNode& c);
+    void tile_copy_dynamic(const ir::CopyOpNode& c, BufInfo& sb, BufInfo& db);
     void tile_fill(const ir::FillOpNode& f);
     void tile_reduce(const ir::ReduceOpNode& r);
     void tile_gemm(const ir::GemmOpNode& g);

@@ -130,6 +130,7 @@ std::unique_ptr<Kernel> link(const std::string& object, llvm::orc::JITTargetMach
     add("tp_jit_round_bf16", &tp_jit_round_bf16);
     add("tp_jit_copy_region", &tp_jit_copy_region);
     add("tp_jit_fill_region", &tp_jit_fill_region);
+    add("tp_jit_copy_dynamic", &tp_jit_copy_dynamic);
     add("tp_jit_print_scalar", &tp_jit_print_scalar);
     add("tp_jit_print_buffer", &tp_jit_print_buffer);
     add("tp_jit_fp8_round", &tp_jit_fp8_round);

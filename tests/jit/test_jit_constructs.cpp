@@ -277,6 +277,42 @@ TEST(Jit, RolesAndMbarriersRunInProgramOrder) {
     EXPECT_EQ(bad.jit.diagnostics[0].message, bad.interp.diagnostics.at(0).message);
 }
 
+// A copy whose source extent is symbolic (`A[bx, D:]` of a tensor with a dynamic dim): the
+// regions are paired at run time, element by element, as the interpreter does.
+const char* kDynamicCopy = R"(
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[1])
+def tail(D=16, block=32):
+    n = T.dynamic("n")
+
+    @T.prim_func
+    def main(A: T.Tensor((4, n), "float16"), B: T.Tensor((4, block), "float32")):
+        with T.Kernel(4, threads=32) as bx:
+            s = T.alloc_shared((block,), "float32")
+            T.copy(A[bx, D:], s)
+            for i in T.Parallel(block):
+                s[i] = s[i] * 2.0
+            T.copy(s, B[bx, 0:block])
+
+    return main
+)";
+
+TEST(Jit, CopyWithRuntimeExtentsPairsRegionsAtRunTime) {
+    require_jit();
+    auto f = compile_ir(kDynamicCopy, {});
+    Both r = run_both(f, nullptr, {{"n", 48}});
+    expect_jit(r);
+    expect_bitwise(r);
+    // Extents that do not pair (n - D != block) are the interpreter's shape mismatch.
+    Both bad = run_both(f, nullptr, {{"n", 40}});
+    EXPECT_EQ(bad.jit.engine, "interpreter");
+    ASSERT_FALSE(bad.jit.diagnostics.empty());
+    EXPECT_EQ(bad.jit.diagnostics[0].kind, DiagKind::ShapeMismatch);
+    EXPECT_EQ(bad.jit.diagnostics[0].message, bad.interp.diagnostics.at(0).message);
+}
+
 // A block-level kernel that reads the thread index: both engines run a block as one program
 // where it reads 0, and the JIT's run carries the interpreter's warning.
 TEST(Jit, ThreadIndexReadsZeroWithTheInterpretersWarning) {
