@@ -149,6 +149,20 @@ std::unique_ptr<Kernel> link(const std::string& object, llvm::orc::JITTargetMach
     return k;
 }
 
+// The launch's two functions in `mod`, verified (an invalid module is the emitter's bug).
+void emit_module(const ir::PrimFunc& f, int32_t flags, llvm::TargetMachine& tm, llvm::Module& mod, std::vector<Span>& sites, bool& has_print) {
+    mod.setDataLayout(tm.createDataLayout());
+    mod.setTargetTriple(tm.getTargetTriple().str());
+    Emitter em(mod.getContext(), mod, f, (flags & 1) != 0, (flags & 2) != 0);
+    em.emit_block_function();
+    em.emit_grid_function();
+    sites = em.sites;
+    has_print = em.has_print;
+    std::string err;
+    llvm::raw_string_ostream os(err);
+    if (llvm::verifyModule(mod, &os)) throw std::runtime_error("the JIT made invalid LLVM IR (" + os.str().substr(0, 200) + ")");
+}
+
 // Emits the launch, then takes its kernel from this process's cache, or links the object code
 // the disk cache holds, or optimises and generates it (and stores it in both).
 void* compile(const void* prim_func, int32_t flags, double* compile_ms, int32_t* cached, char* reason, int32_t reason_size) {
@@ -179,23 +193,9 @@ void* compile(const void* prim_func, int32_t flags, double* compile_ms, int32_t*
         }
         auto ctx = std::make_unique<llvm::LLVMContext>();
         auto mod = std::make_unique<llvm::Module>("tileplay_kernel", *ctx);
-        mod->setDataLayout((*tm)->createDataLayout());
-        mod->setTargetTriple((*tm)->getTargetTriple().str());
         std::vector<Span> sites;
         bool has_print = false;
-        {
-            Emitter em(*ctx, *mod, f, (flags & 1) != 0, (flags & 2) != 0);
-            em.emit_block_function();
-            em.emit_grid_function();
-            sites = em.sites;
-            has_print = em.has_print;
-        }
-        std::string err;
-        llvm::raw_string_ostream os(err);
-        if (llvm::verifyModule(*mod, &os)) {
-            copy_reason("internal: the JIT made invalid LLVM IR (" + os.str().substr(0, 200) + ")", reason, reason_size);
-            return nullptr;
-        }
+        emit_module(f, flags, **tm, *mod, sites, has_print);
         const std::string key = kernel_cache_key(*mod, sites, flags, **tm);
         const auto t_emit = clock::now();
         const bool times = std::getenv("TILEPLAY_JIT_TIMES") != nullptr;

@@ -29,6 +29,39 @@ double thread_cpu_ms() {
     return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
 }
 
+// TILEPLAY_JIT_TIMES: where a run's time goes (the blocks' CPU time, the threads that took part,
+// how late the last one joined).
+struct RunTimes {
+    const bool on = std::getenv("TILEPLAY_JIT_TIMES") != nullptr;
+    std::chrono::steady_clock::time_point t0;
+    std::atomic<int64_t> busy_ns{0}, late_ns{0};
+    std::atomic<int> took_part{0};
+    explicit RunTimes(std::chrono::steady_clock::time_point start) : t0(start) {}
+
+    struct Worker {  // one per thread that joins the run, for as long as it works on it
+        RunTimes& r;
+        double cpu0 = 0;
+        explicit Worker(RunTimes& rt) : r(rt) {
+            if (!r.on) return;
+            cpu0 = thread_cpu_ms();
+            r.took_part.fetch_add(1);
+            const auto late = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - r.t0).count();
+            int64_t cur = r.late_ns.load();
+            while (late > cur && !r.late_ns.compare_exchange_weak(cur, late)) {}
+        }
+        ~Worker() {
+            if (r.on) r.busy_ns.fetch_add(static_cast<int64_t>((thread_cpu_ms() - cpu0) * 1e6));
+        }
+    };
+
+    void report(size_t blocks, double wall_ms, int threads) const {
+        if (!on) return;
+        std::fprintf(stderr, "jit: run %zu blocks: wall %.3f ms, block CPU time %.3f ms on %d of %d thread(s), the last joined after %.3f ms\n",
+                     blocks, wall_ms, static_cast<double>(busy_ns.load()) * 1e-6, took_part.load(), threads,
+                     static_cast<double>(late_ns.load()) * 1e-6);
+    }
+};
+
 void set_stop(std::atomic<uint8_t>& stop, Stop why) {
     uint8_t expected = kRunning;
     stop.compare_exchange_strong(expected, why);
@@ -92,27 +125,9 @@ int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJ
         int32_t stop_site = -1;
         auto* progress = static_cast<std::atomic<int64_t>*>(o->progress_done);
         std::vector<std::string> prints(k.has_print ? blocks.size() : 0);
-        // TILEPLAY_JIT_TIMES: where a run's time goes (the blocks' CPU time, the threads that took
-        // part, how late the last one joined).
-        const bool times = std::getenv("TILEPLAY_JIT_TIMES") != nullptr;
-        std::atomic<int64_t> busy_ns{0}, late_ns{0};
-        std::atomic<int> took_part{0};
+        RunTimes times(t0);
         auto worker = [&] {
-            const double cpu0 = times ? thread_cpu_ms() : 0;
-            if (times) {
-                took_part.fetch_add(1);
-                const auto late = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
-                int64_t cur = late_ns.load();
-                while (late > cur && !late_ns.compare_exchange_weak(cur, late)) {}
-            }
-            struct Busy {
-                bool on;
-                double cpu0;
-                std::atomic<int64_t>& sum;
-                ~Busy() {
-                    if (on) sum.fetch_add(static_cast<int64_t>((thread_cpu_ms() - cpu0) * 1e6));
-                }
-            } busy{times, cpu0, busy_ns};
+            RunTimes::Worker timed(times);
             State st;
             st.stop = reinterpret_cast<const uint8_t*>(&stop);
             st.site = -1;
@@ -142,10 +157,7 @@ int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJ
         block_pool_run(threads - 1, worker);
         block_pool_unwatch(watch);
         out->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        if (times)
-            std::fprintf(stderr, "jit: run %zu blocks: wall %.3f ms, block CPU time %.3f ms on %d of %d thread(s), the last joined after %.3f ms\n",
-                         blocks.size(), out->ms, static_cast<double>(busy_ns.load()) * 1e-6, took_part.load(), threads,
-                         static_cast<double>(late_ns.load()) * 1e-6);
+        times.report(blocks.size(), out->ms, threads);
         out->blocks_run = ran.load();
         // The interpreter prints what its blocks printed, in block order, also after a timeout or
         // a cancel; after a fault its own re-run prints.
