@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -130,16 +131,14 @@ bool run_launch_on_jit(const ir::PrimFunc& f, std::map<std::string, HostTensor>&
                        std::string& note) {
     const TpJitApi* api = cpu_jit(&note);
     if (!api) return false;
-    // Thread-level kernels run each block as its threads, which only the interpreter does; a
-    // block-level kernel that reads the thread index gets the interpreter's warning.
+    // Thread-level kernels run each block as its threads, which only the interpreter does. A
+    // block-level kernel that reads the thread index runs as one program where it reads 0, on
+    // either engine, with the interpreter's warning (a fallback's report is the interpreter's).
     if (thread_level(f)) {
         note = "the kernel is written at thread level (its blocks run as their threads)";
         return false;
     }
-    if (thread_index_warning(f, "")) {
-        note = "the kernel reads the thread index";
-        return false;
-    }
+    if (auto w = thread_index_warning(f, opts.source_path)) rep.warnings.push_back(*w);
     std::map<std::string, int64_t> symbols;
     if (!args_fit(f, args, symbols)) {
         note = "the arguments do not match the signature";
@@ -147,7 +146,7 @@ bool run_launch_on_jit(const ir::PrimFunc& f, std::map<std::string, HostTensor>&
     }
     char reason[512] = {0};
     double compile_ms = 0;
-    void* kernel = api->compile(&f, (opts.jit_checked ? 1 : 0) | (opts.track_written ? 2 : 0), &compile_ms, reason, sizeof reason);
+    void* kernel = api->compile(&f, (opts.jit_checked ? 1 : 0) | (opts.track_written ? 2 : 0), &compile_ms, nullptr, reason, sizeof reason);
     rep.jit_compile_ms += compile_ms;
     if (!kernel) {
         note = reason[0] ? reason : "the JIT did not compile the kernel";
@@ -186,6 +185,15 @@ bool run_launch_on_jit(const ir::PrimFunc& f, std::map<std::string, HostTensor>&
     // bar and its "blocks interpreted" line), and is settled to what ran afterwards.
     if (opts.progress) opts.progress->total = done0;
     ro.progress_total = opts.progress ? &opts.progress->total : nullptr;
+    // T.print text goes where the interpreter's would: the caller's sink, else stdout.
+    ro.print = [](void* user, const char* text, int64_t size) {
+        const auto* o = static_cast<const InterpOptions*>(user);
+        if (o->print_sink)
+            o->print_sink(std::string(text, static_cast<size_t>(size)));
+        else
+            std::fwrite(text, 1, static_cast<size_t>(size), stdout);
+    };
+    ro.print_user = const_cast<InterpOptions*>(&opts);
     TpJitRunResult res{};
     api->run(kernel, params.data(), static_cast<int32_t>(params.size()), &ro, &res);
     api->release(kernel);

@@ -16,6 +16,11 @@ namespace tp::interp {
 // dlopen error, TILEPLAY_JIT=0) when there is none.
 const TpJitApi* cpu_jit(std::string* why);
 
+// T.print's line format (defined in tile_ops.cpp), shared with the JIT so both print alike: the
+// "msg='...' BlockIdx=(x, y, z), ThreadIdx=(0, 0, 0)" head of a line, and a value of `t`.
+std::string print_line_prefix(const int64_t* block, const std::string& msg);
+std::string print_value(double v, ir::DataType t);
+
 // Runs the one-launch function `f` on the JIT. True when the JIT settled the run (`rep` filled:
 // a result, a timeout or a cancel); false with `note` saying why the interpreter should run it
 // (the kernel has something the JIT does not lower, or a fault the interpreter will report).

@@ -9,7 +9,7 @@
 
 extern "C" {
 
-#define TP_JIT_ABI_VERSION 2
+#define TP_JIT_ABI_VERSION 3
 #define TP_JIT_MAX_RANK 8
 
 // One per PrimFunc parameter, in signature order.
@@ -31,6 +31,10 @@ typedef struct TpJitRunOptions {
     // std::atomic<int64_t>*: the blocks this run will do are added before the first starts, so
     // a progress bar has its total while the run goes on (may be null)
     void* progress_total;
+    // Receives the blocks' T.print text in block order once the run ends (not after a fault:
+    // the interpreter's re-run prints then). Null: the text is dropped.
+    void (*print)(void* user, const char* text, int64_t size);
+    void* print_user;
 } TpJitRunOptions;
 
 enum TpJitStatus {
@@ -63,11 +67,14 @@ typedef struct TpJitApi {
     // Lowers and compiles the launch `prim_func` (a const tp::ir::PrimFunc* of one T.Kernel
     // launch). Returns a handle, or null with `reason` saying what the JIT does not lower.
     // flags: 1 = bounds-check every buffer access (a fault, never a wild access); 2 = set the
-    // `written` flags of TpJitParam on global stores.
-    void* (*compile)(const void* prim_func, int32_t flags, double* compile_ms, char* reason, int32_t reason_size);
+    // `written` flags of TpJitParam on global stores. `cached` (may be null) says where the code
+    // came from: 0 compiled now, 1 this process's compile cache, 2 the object cache on disk.
+    void* (*compile)(const void* prim_func, int32_t flags, double* compile_ms, int32_t* cached, char* reason, int32_t reason_size);
     // Runs the grid's blocks on a pool of threads. Returns out->status.
     int32_t (*run)(void* kernel, TpJitParam* params, int32_t n_params, const TpJitRunOptions* opts, TpJitRunResult* out);
     void (*release)(void* kernel);
+    // Forgets the compiled kernels this process keeps (tests; the object cache on disk stays).
+    void (*forget_kernels)(void);
 } TpJitApi;
 
 typedef const TpJitApi* (*TpJitApiFn)(void);

@@ -165,8 +165,10 @@ struct AtomicAdd : CStmt {
     }
 };
 
+}  // namespace
+
 // Formats of TileLang's device-side debug printer (tl_templates/cuda/debug.h); the CUDA
-// code generator prints the same lines with printf.
+// code generator prints the same lines with printf, and the LLVM JIT calls these.
 std::string print_value(double v, ir::DataType t) {
     char buf[64];
     if (t.is_bool()) return v != 0 ? "true" : "false";
@@ -175,12 +177,15 @@ std::string print_value(double v, ir::DataType t) {
     return buf;
 }
 
-std::string print_prefix(const Frame& fr, const std::string& msg) {
+std::string print_line_prefix(const int64_t* block, const std::string& msg) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "BlockIdx=(%" PRId64 ", %" PRId64 ", %" PRId64 "), ThreadIdx=(0, 0, 0)", fr.block[0],
-                  fr.block[1], fr.block[2]);
+    std::snprintf(buf, sizeof buf, "BlockIdx=(%" PRId64 ", %" PRId64 ", %" PRId64 "), ThreadIdx=(0, 0, 0)", block[0], block[1], block[2]);
     return "msg='" + msg + "' " + buf;
 }
+
+namespace {
+
+std::string print_prefix(const Frame& fr, const std::string& msg) { return print_line_prefix(fr.block, msg); }
 
 struct PrintExpr : CStmt {
     std::string msg;

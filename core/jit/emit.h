@@ -35,6 +35,7 @@ struct State {
     uint8_t fault = 0;              // set by the block on an out-of-bounds access, x/0 or a failed assert
     const uint8_t* stop = nullptr;  // polled at outer loops: the watchdog or a cancel
     int32_t site = -1;              // the poll site (Emitter::sites) where the block stopped
+    std::string* prints = nullptr;  // the block's T.print text (value_helpers.cpp appends)
 };
 
 struct BufInfo {
@@ -93,9 +94,30 @@ public:
 
     void stmt(const ir::Stmt& s);
     void tile_copy(const ir::CopyOpNode& c);
+    void tile_copy_dynamic(const ir::CopyOpNode& c, BufInfo& sb, BufInfo& db);
     void tile_fill(const ir::FillOpNode& f);
     void tile_reduce(const ir::ReduceOpNode& r);
     void tile_gemm(const ir::GemmOpNode& g);
+    // T.atomic_add (emit_atomic.cpp) and T.print (emit_print.cpp).
+    void atomic_add_op(const ir::AtomicAddOpNode& a);
+    llvm::Value* atomic_add_prev(const ir::CallNode& c);
+    llvm::Value* atomic_add_elem(BufInfo& bi, llvm::Value* flat, llvm::Value* x, ir::DataType xt);  // returns the old value
+    llvm::Value* atomic_sum(llvm::Value* old, ir::DataType t, llvm::Value* x, ir::DataType xt);
+    void print_op(const ir::PrintOpNode& p);
+    // mbarriers and T.ws roles (emit_barrier.cpp); the threads an arrive counts.
+    void allocate_barrier(const ir::AllocateNode& a);
+    void barrier_op(const ir::BarrierOpNode& op);
+    void role_block(const ir::RoleBlockNode& r);
+    int64_t block_threads = 1, role_threads = 0;
+    bool has_print = false;
+    // An element's bits (an integer of its width) to the dtype's value type and back.
+    llvm::Value* decode_bits(llvm::Value* raw, ir::DataType t);
+    llvm::Value* encode_bits(llvm::Value* v, ir::DataType t);
+    llvm::Value* reinterpret(const ir::CallNode& c);  // T.reinterpret: the bits read as c.dtype
+    // fp8 (emit_print.cpp): a byte's value, a value's byte, a value rounded to the dtype.
+    llvm::Value* fp8_decode(llvm::Value* raw, ir::DataType t);
+    llvm::Value* fp8_encode(llvm::Value* v, ir::DataType t);
+    llvm::Value* fp8_round(llvm::Value* v, ir::DataType t);
     // The constant extents of a region (Reject when one is not constant), and its mins.
     std::vector<int64_t> const_extents(const ir::BufferRegion& r, const char* op);
     std::vector<llvm::Value*> region_mins(const ir::BufferRegion& r);
@@ -131,6 +153,10 @@ private:
     void launch(const ir::KernelLaunchNode& k);
     void store_stmt(const ir::BufferStoreNode& s);
 };
+
+// Pairs the region dims of a copy (or a tile atomic add) as the interpreter's map_regions does:
+// unit dims squeezed, a head index (every extent 1) spanning the other side's extents.
+bool pair_region_dims(std::vector<int64_t>& s, std::vector<int64_t>& d, std::vector<int>& sn, std::vector<int>& dn);
 
 // Whether a statement holds a loop or a tile op (outer loops poll the stop flag; inner ones do
 // not, so the vectoriser sees a loop with one exit).

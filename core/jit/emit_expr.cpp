@@ -33,6 +33,10 @@ double dtype_max(DataType t) {
             return std::ldexp(1.0, t.bits) - 1;
         case DataType::Bool:
             return 1;
+        case DataType::Float8E4M3:
+            return fp8_e4m3_bits_to_double(0x7E);
+        case DataType::Float8E5M2:
+            return fp8_e5m2_bits_to_double(0x7B);
         default:
             return 0;
     }
@@ -303,6 +307,8 @@ struct ExprEmitter {
         }
         // iket_event changes no kernel data (interp/compile_call.cpp says why it is a no-op here).
         if (op == "__syncthreads" || op == "named_barrier" || op == "fence_proxy_async" || op == "iket_event") return e.ci(0);
+        if (op == "atomic_add_prev" && c.args.size() == 2) return e.atomic_add_prev(c);
+        if (op == "reinterpret" && c.args.size() == 1) return e.reinterpret(c);
         std::vector<Value*> a;
         for (const auto& x : c.args) a.push_back(dbl(x));
         auto one = [&](const char* name) { return e.call_libm(name, {a.at(0)}); };

@@ -178,6 +178,8 @@ bool has_inner_work(const ir::Stmt& s) {
         case ir::NodeKind::GemmOp:
         case ir::NodeKind::FillOp:
         case ir::NodeKind::ReduceOp:
+        case ir::NodeKind::AtomicAddOp:
+        case ir::NodeKind::PrintOp:
             return true;
         case ir::NodeKind::SeqStmt:
             for (const auto& c : s->as<ir::SeqStmtNode>()->seq)
@@ -191,6 +193,8 @@ bool has_inner_work(const ir::Stmt& s) {
             return has_inner_work(s->as<ir::LetStmtNode>()->body);
         case ir::NodeKind::Allocate:
             return has_inner_work(s->as<ir::AllocateNode>()->body);
+        case ir::NodeKind::RoleBlock:
+            return has_inner_work(s->as<ir::RoleBlockNode>()->body);
         default:
             return false;
     }
@@ -217,6 +221,8 @@ bool has_break(const ir::Stmt& s) {
             return has_break(s->as<ir::LetStmtNode>()->body);
         case ir::NodeKind::Allocate:
             return has_break(s->as<ir::AllocateNode>()->body);
+        case ir::NodeKind::RoleBlock:
+            return has_break(s->as<ir::RoleBlockNode>()->body);
         default:
             return false;
     }
@@ -273,7 +279,7 @@ void Emitter::while_stmt(const ir::WhileNode& w) {
 
 void Emitter::allocate(const ir::AllocateNode& a) {
     const ir::Buffer& buf = a.buffer;
-    if (buf->scope == ir::Scope::Barrier) throw Reject{"mbarriers (`T.alloc_barrier`)"};
+    if (buf->scope == ir::Scope::Barrier) return allocate_barrier(a);
     value_type(buf->dtype);
     BufInfo bi;
     bi.node = buf.get();
@@ -311,6 +317,7 @@ void Emitter::allocate(const ir::AllocateNode& a) {
 void Emitter::launch(const ir::KernelLaunchNode& k) {
     if (in_launch) throw Reject{"a `T.Kernel` inside another"};
     in_launch = true;
+    block_threads = k.num_threads();
     for (size_t d = 0; d < k.block_vars.size() && d < 3; ++d) b.CreateStore(block_idx[d], var_slot(k.block_vars[d]));
     for (const auto& t : k.thread_vars) b.CreateStore(ci(0), var_slot(t));
     stmt(k.body);
@@ -387,13 +394,17 @@ void Emitter::stmt(const ir::Stmt& s) {
         case ir::NodeKind::AssertOp:
             fault_if(b.CreateNot(truthy(s->as<ir::AssertOpNode>()->cond)));
             return;
+        case ir::NodeKind::BarrierOp:
+            return barrier_op(*s->as<ir::BarrierOpNode>());
+        case ir::NodeKind::RoleBlock:
+            return role_block(*s->as<ir::RoleBlockNode>());
         case ir::NodeKind::SwizzleOp:  // block order only; results are the same
         case ir::NodeKind::LayoutAnnotationOp:
             return;
         case ir::NodeKind::PrintOp:
-            throw Reject{"`T.print`"};
+            return print_op(*s->as<ir::PrintOpNode>());
         case ir::NodeKind::AtomicAddOp:
-            throw Reject{"`T.atomic_add`"};
+            return atomic_add_op(*s->as<ir::AtomicAddOpNode>());
         default:
             throw Reject{std::string("`") + ir::node_kind_name(s->kind) + "` statements"};
     }

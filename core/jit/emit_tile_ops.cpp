@@ -58,9 +58,9 @@ int64_t volume(const std::vector<int64_t>& e) {
     return v;
 }
 
-// Pairs the region dims of a copy as the interpreter's map_regions does: unit dims squeezed,
-// a head index (every extent 1) spanning the other side's extents over its trailing dims.
-bool pair_dims(std::vector<int64_t>& s, std::vector<int64_t>& d, std::vector<int>& sn, std::vector<int>& dn) {
+}  // namespace
+
+bool pair_region_dims(std::vector<int64_t>& s, std::vector<int64_t>& d, std::vector<int>& sn, std::vector<int>& dn) {
     for (int x = 0; x < static_cast<int>(s.size()); ++x)
         if (s[x] != 1) sn.push_back(x);
     for (int x = 0; x < static_cast<int>(d.size()); ++x)
@@ -90,14 +90,41 @@ bool pair_dims(std::vector<int64_t>& s, std::vector<int64_t>& d, std::vector<int
     return same();
 }
 
-}  // namespace
+// A copy whose region extents are not all constants (`Q[b, s, H0:H1, D:]` of a tensor with a
+// symbolic dim) goes element by element through tp_jit_copy_dynamic, which pairs the regions at
+// run time as the interpreter does.
+void Emitter::tile_copy_dynamic(const ir::CopyOpNode& c, BufInfo& sb, BufInfo& db) {
+    if (c.src.region.size() != sb.shape.size() || c.dst.region.size() != db.shape.size())
+        throw Reject{"`T.copy` region rank differs from its buffer's"};
+    auto extents = [&](const ir::BufferRegion& r) {
+        llvm::AllocaInst* a = entry_alloca(llvm::ArrayType::get(i64, kRegionMaxRank), nullptr, "ext", 8);
+        for (size_t d = 0; d < r.region.size(); ++d)
+            b.CreateStore(convert(expr(r.region[d].extent), r.region[d].extent->dtype, DataType::int64()),
+                          b.CreateConstInBoundsGEP1_64(i64, a, static_cast<int64_t>(d)));
+        return a;
+    };
+    Value* sd = region_desc(sb, region_mins(c.src));
+    Value* dd = region_desc(db, region_mins(c.dst));
+    Value* se = extents(c.src);
+    Value* de = extents(c.dst);
+    llvm::FunctionCallee helper =
+        mod.getOrInsertFunction("tp_jit_copy_dynamic", llvm::FunctionType::get(b.getInt32Ty(), {ptr, ptr, ptr, ptr, ptr, ptr, ptr}, false));
+    Value* wr = db.written ? db.written : llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(ptr));
+    fault_if(b.CreateICmpNE(b.CreateCall(helper, {sb.base, sd, se, db.base, dd, de, wr}), b.getInt32(0)));
+}
 
 void Emitter::tile_copy(const ir::CopyOpNode& c) {
     BufInfo& sb = buffer(c.src.buffer);
     BufInfo& db = buffer(c.dst.buffer);
+    auto constant = [](const ir::BufferRegion& r) {
+        for (const auto& rg : r.region)
+            if (!ir::as_const_int(rg.extent)) return false;
+        return true;
+    };
+    if (!constant(c.src) || !constant(c.dst)) return tile_copy_dynamic(c, sb, db);
     std::vector<int64_t> se = const_extents(c.src, "T.copy"), de = const_extents(c.dst, "T.copy");
     std::vector<int> sn, dn;
-    if (!pair_dims(se, de, sn, dn)) throw Reject{"`T.copy` between regions of different shapes"};
+    if (!pair_region_dims(se, de, sn, dn)) throw Reject{"`T.copy` between regions of different shapes"};
     if (se.size() != sb.shape.size() || de.size() != db.shape.size()) throw Reject{"`T.copy` region rank differs from its buffer's"};
     std::vector<Value*> sm = region_mins(c.src), dm = region_mins(c.dst);
     std::vector<int64_t> ext;

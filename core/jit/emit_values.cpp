@@ -18,6 +18,8 @@ llvm::Type* Emitter::value_type(DataType t) {
             if (t.bits == 64) return f64;
             return f32;
         case DataType::BFloat:
+        case DataType::Float8E4M3:
+        case DataType::Float8E5M2:
             return f32;
         case DataType::Int:
         case DataType::UInt:
@@ -47,6 +49,7 @@ Value* Emitter::round_to(Value* v, DataType to) {
     if (to.code == DataType::Float && to.bits == 64) return v->getType() == f64 ? v : b.CreateFPExt(v, f64);
     if (to.code == DataType::Float && to.bits == 32) return v->getType() == f64 ? b.CreateFPTrunc(v, f32) : v;
     if (!to.is_float()) return convert(v, v->getType() == f64 ? DataType::float64() : DataType::float32(), to);
+    if (to.code == DataType::Float8E4M3 || to.code == DataType::Float8E5M2) return fp8_round(v, to);
     if (v->getType() == f64) {
         // One rounding from double (an f32 step first could round twice): the interpreter's routine.
         Value* r = call_libm(to.code == DataType::BFloat ? "tp_jit_round_bf16" : "tp_jit_round_f16", {v});
@@ -100,6 +103,23 @@ Value* Emitter::call_libm(const char* name, std::vector<Value*> args) {
     return b.CreateCall(f, args);
 }
 
+// T.reinterpret as the interpreter's Reinterpret (compile_call.cpp): the argument's bits in its
+// own dtype (an integer masked to its width), read back as the call's dtype.
+Value* Emitter::reinterpret(const ir::CallNode& c) {
+    const DataType from = c.args[0]->dtype, to = c.dtype;
+    value_type(from);
+    value_type(to);
+    Value* raw = encode_bits(expr(c.args[0]), from);  // an integer of the argument's width
+    if (!to.is_float()) {
+        // The interpreter's integer(): the bits, sign-extended from the call's width for Int.
+        Value* w = b.CreateZExtOrTrunc(raw, i64);
+        if (to.code != DataType::Int || to.bits >= 64) return w;
+        const int64_t sh = 64 - to.bits;
+        return b.CreateAShr(b.CreateShl(w, ci(sh)), ci(sh));
+    }
+    return decode_bits(b.CreateZExtOrTrunc(raw, llvm::IntegerType::get(ctx, static_cast<unsigned>(to.bytes() * 8))), to);
+}
+
 // ---------------------------------------------------------------- buffer elements
 
 Value* Emitter::flat_index(BufInfo& bi, const std::vector<Value*>& idx) {
@@ -140,6 +160,7 @@ Value* Emitter::load_elem(BufInfo& bi, Value* flat) {
         Value* u = b.CreateZExt(b.CreateLoad(b.getInt16Ty(), p), b.getInt32Ty());
         return b.CreateBitCast(b.CreateShl(u, 16), f32);
     }
+    if (t.code == DataType::Float8E4M3 || t.code == DataType::Float8E5M2) return fp8_decode(b.CreateLoad(i8, p), t);
     llvm::Type* it = llvm::IntegerType::get(ctx, static_cast<unsigned>(t.bytes() * 8));
     Value* raw = b.CreateLoad(it, p);
     if (it == i64) return raw;
@@ -156,6 +177,8 @@ void Emitter::store_elem(BufInfo& bi, Value* flat, Value* v) {
             b.CreateStore(v, p);
     } else if (t.code == DataType::BFloat) {
         b.CreateStore(b.CreateTrunc(b.CreateLShr(b.CreateBitCast(v, b.getInt32Ty()), 16), b.getInt16Ty()), p);
+    } else if (t.code == DataType::Float8E4M3 || t.code == DataType::Float8E5M2) {
+        b.CreateStore(fp8_encode(v, t), p);
     } else {
         llvm::Type* it = llvm::IntegerType::get(ctx, static_cast<unsigned>(t.bytes() * 8));
         b.CreateStore(it == i64 ? v : b.CreateTrunc(v, it), p);

@@ -2,6 +2,7 @@
 // optimises the module at O2 for this machine's CPU (vector widths from its features), JITs it
 // with ORC's LLJIT, and runs the grid's blocks on a pool of std::threads. No exception leaves
 // this file: every failure becomes a reason string or a TP_JIT_ERROR status.
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -12,6 +13,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -21,11 +23,17 @@
 #include <ctime>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <stdexcept>
 #include <thread>
 
 #include "interp/cpu_jit_abi.h"
+#include "jit/block_pool.h"
 #include "jit/kernel.h"
+#include "jit/kernel_cache.h"
 #include "jit/region_helpers.h"
+#include "jit/value_helpers.h"
+#include "runtime/jit_object_cache.h"
 #include "tensor/tensor.h"
 
 // Rounding helpers the generated code calls for a double rounded to fp16 / bf16 (one rounding,
@@ -98,18 +106,86 @@ void optimise(llvm::Module& m, llvm::TargetMachine& tm) {
     mpm.run(m, mam);
 }
 
-void* compile(const void* prim_func, int32_t flags, double* compile_ms, char* reason, int32_t reason_size) {
-    const auto t0 = std::chrono::steady_clock::now();
+// Generates the module's object code for the target (the cache stores these bytes).
+std::string codegen(llvm::Module& m, llvm::TargetMachine& tm) {
+    auto obj = llvm::orc::SimpleCompiler(tm)(m);
+    if (!obj) throw std::runtime_error("LLVM could not generate code: " + llvm::toString(obj.takeError()));
+    return (*obj)->getBuffer().str();
+}
+
+// A fresh LLJIT with the generated code's helpers defined, the object linked, and the two entry
+// points looked up.
+std::unique_ptr<Kernel> link(const std::string& object, llvm::orc::JITTargetMachineBuilder jtmb) {
+    auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create();
+    if (!jit) throw std::runtime_error("LLVM could not start ORC: " + llvm::toString(jit.takeError()));
+    auto& jd = (*jit)->getMainJITDylib();
+    auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
+    if (gen) jd.addGenerator(std::move(*gen));
+    llvm::orc::SymbolMap helpers;
+    auto& es = (*jit)->getExecutionSession();
+    auto add = [&](const char* name, auto* fn) {
+        helpers[es.intern(name)] = llvm::JITEvaluatedSymbol::fromPointer(fn, llvm::JITSymbolFlags::Exported);
+    };
+    add("tp_jit_round_f16", &tp_jit_round_f16);
+    add("tp_jit_round_bf16", &tp_jit_round_bf16);
+    add("tp_jit_copy_region", &tp_jit_copy_region);
+    add("tp_jit_fill_region", &tp_jit_fill_region);
+    add("tp_jit_copy_dynamic", &tp_jit_copy_dynamic);
+    add("tp_jit_print_scalar", &tp_jit_print_scalar);
+    add("tp_jit_print_buffer", &tp_jit_print_buffer);
+    add("tp_jit_fp8_round", &tp_jit_fp8_round);
+    add("tp_jit_fp8_bits", &tp_jit_fp8_bits);
+    if (auto e = jd.define(llvm::orc::absoluteSymbols(helpers)))
+        throw std::runtime_error("LLVM could not define the JIT's helpers: " + llvm::toString(std::move(e)));
+    if (auto e = (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, "tileplay_kernel.o")))
+        throw std::runtime_error("LLVM could not add the object: " + llvm::toString(std::move(e)));
+    auto block = (*jit)->lookup("tp_block");
+    auto grid = block ? (*jit)->lookup("tp_grid") : llvm::Expected<llvm::orc::ExecutorAddr>(block.takeError());
+    if (!block || !grid) throw std::runtime_error("LLVM could not link the kernel: " + llvm::toString(grid.takeError()));
+    auto k = std::make_unique<Kernel>();
+    k->block = block->toPtr<BlockFn>();
+    k->grid = grid->toPtr<GridFn>();
+    k->jit = std::move(*jit);
+    return k;
+}
+
+// The launch's two functions in `mod`, verified (an invalid module is the emitter's bug).
+void emit_module(const ir::PrimFunc& f, int32_t flags, llvm::TargetMachine& tm, llvm::Module& mod, std::vector<Span>& sites, bool& has_print) {
+    mod.setDataLayout(tm.createDataLayout());
+    mod.setTargetTriple(tm.getTargetTriple().str());
+    Emitter em(mod.getContext(), mod, f, (flags & 1) != 0, (flags & 2) != 0);
+    em.emit_block_function();
+    em.emit_grid_function();
+    sites = em.sites;
+    has_print = em.has_print;
+    std::string err;
+    llvm::raw_string_ostream os(err);
+    if (llvm::verifyModule(mod, &os)) throw std::runtime_error("the JIT made invalid LLVM IR (" + os.str().substr(0, 200) + ")");
+}
+
+// Emits the launch, then takes its kernel from this process's cache, or links the object code
+// the disk cache holds, or optimises and generates it (and stores it in both).
+void* compile(const void* prim_func, int32_t flags, double* compile_ms, int32_t* cached, char* reason, int32_t reason_size) {
+    using clock = std::chrono::steady_clock;
+    const auto t0 = clock::now();
     const double cpu0 = thread_cpu_ms();
+    if (cached) *cached = 0;
+    auto elapsed = [&] { return std::chrono::duration<double, std::milli>(clock::now() - t0).count(); };
     try {
         init_llvm();
+        // The run's helpers start while this compiles (or loads from the cache).
+        block_pool_warm(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) - 1);
         const auto& f = *static_cast<const ir::PrimFunc*>(prim_func);
         auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
         if (!jtmb) {
             copy_reason("LLVM has no target for this machine", reason, reason_size);
             return nullptr;
         }
+        // What LLJIT itself sets for JITLink, fixed here so the object made below (and stored)
+        // is one the linker takes.
         jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Default);
+        jtmb->setRelocationModel(llvm::Reloc::PIC_);
+        jtmb->setCodeModel(llvm::CodeModel::Small);
         auto tm = jtmb->createTargetMachine();
         if (!tm) {
             copy_reason("LLVM could not make a target machine", reason, reason_size);
@@ -117,67 +193,44 @@ void* compile(const void* prim_func, int32_t flags, double* compile_ms, char* re
         }
         auto ctx = std::make_unique<llvm::LLVMContext>();
         auto mod = std::make_unique<llvm::Module>("tileplay_kernel", *ctx);
-        mod->setDataLayout((*tm)->createDataLayout());
-        mod->setTargetTriple((*tm)->getTargetTriple().str());
         std::vector<Span> sites;
-        {
-            Emitter em(*ctx, *mod, f, (flags & 1) != 0, (flags & 2) != 0);
-            em.emit_block_function();
-            em.emit_grid_function();
-            sites = em.sites;
+        bool has_print = false;
+        emit_module(f, flags, **tm, *mod, sites, has_print);
+        const std::string key = kernel_cache_key(*mod, sites, flags, **tm);
+        const auto t_emit = clock::now();
+        const bool times = std::getenv("TILEPLAY_JIT_TIMES") != nullptr;
+        auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+        if (auto hit = kernel_cache_find(key)) {
+            if (cached) *cached = 1;
+            if (times) std::fprintf(stderr, "jit: cache hit (memory), emit %.1f ms (wall)\n", ms(t0, t_emit));
+            if (compile_ms) *compile_ms = elapsed();
+            return new Handle{std::move(hit)};
         }
-        std::string err;
-        llvm::raw_string_ostream os(err);
-        if (llvm::verifyModule(*mod, &os)) {
-            copy_reason("internal: the JIT made invalid LLVM IR (" + os.str().substr(0, 200) + ")", reason, reason_size);
-            return nullptr;
+        std::optional<std::string> object = runtime::jit_cache_read(key);
+        if (object && cached) *cached = 2;
+        const bool from_disk = object.has_value();
+        auto t_opt = clock::now();
+        if (!object) {
+            optimise(*mod, **tm);
+            t_opt = clock::now();
+            if (std::getenv("TILEPLAY_JIT_DUMP")) mod->print(llvm::errs(), nullptr);
+            object = codegen(*mod, **tm);
+            runtime::jit_cache_write(key, *object);
         }
-        const auto t_emit = std::chrono::steady_clock::now();
-        optimise(*mod, **tm);
-        const auto t_opt = std::chrono::steady_clock::now();
-        if (std::getenv("TILEPLAY_JIT_DUMP")) mod->print(llvm::errs(), nullptr);
-        auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
-        if (!jit) {
-            copy_reason("LLVM could not start ORC: " + llvm::toString(jit.takeError()), reason, reason_size);
-            return nullptr;
-        }
-        auto& jd = (*jit)->getMainJITDylib();
-        auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
-        if (gen) jd.addGenerator(std::move(*gen));
-        llvm::orc::SymbolMap helpers;
-        auto& es = (*jit)->getExecutionSession();
-        helpers[es.intern("tp_jit_round_f16")] = llvm::JITEvaluatedSymbol::fromPointer(&tp_jit_round_f16, llvm::JITSymbolFlags::Exported);
-        helpers[es.intern("tp_jit_round_bf16")] = llvm::JITEvaluatedSymbol::fromPointer(&tp_jit_round_bf16, llvm::JITSymbolFlags::Exported);
-        helpers[es.intern("tp_jit_copy_region")] = llvm::JITEvaluatedSymbol::fromPointer(&tp_jit_copy_region, llvm::JITSymbolFlags::Exported);
-        helpers[es.intern("tp_jit_fill_region")] = llvm::JITEvaluatedSymbol::fromPointer(&tp_jit_fill_region, llvm::JITSymbolFlags::Exported);
-        if (auto e = jd.define(llvm::orc::absoluteSymbols(helpers))) {
-            copy_reason("LLVM could not define the JIT's helpers: " + llvm::toString(std::move(e)), reason, reason_size);
-            return nullptr;
-        }
-        if (auto e = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
-            copy_reason("LLVM could not add the module: " + llvm::toString(std::move(e)), reason, reason_size);
-            return nullptr;
-        }
-        auto block = (*jit)->lookup("tp_block");
-        auto grid = block ? (*jit)->lookup("tp_grid") : llvm::Expected<llvm::orc::ExecutorAddr>(block.takeError());
-        if (!block || !grid) {
-            copy_reason("LLVM could not link the kernel: " + llvm::toString(grid.takeError()), reason, reason_size);
-            return nullptr;
-        }
-        const auto t_end = std::chrono::steady_clock::now();
-        if (std::getenv("TILEPLAY_JIT_TIMES")) {
-            auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-            std::fprintf(stderr, "jit: emit %.1f ms, optimise %.1f ms, codegen+link %.1f ms (wall); %.1f ms of CPU time\n", ms(t0, t_emit),
-                         ms(t_emit, t_opt), ms(t_opt, t_end), thread_cpu_ms() - cpu0);
-        }
-        auto k = std::make_unique<Kernel>();
-        k->block = block->toPtr<BlockFn>();
-        k->grid = grid->toPtr<GridFn>();
-        k->jit = std::move(*jit);
+        std::shared_ptr<Kernel> k = link(*object, std::move(*jtmb));
         k->n_params = static_cast<int>(f.params.size());
         k->sites = std::move(sites);
-        if (compile_ms) *compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        return k.release();
+        k->has_print = has_print;
+        kernel_cache_store(key, k);
+        const auto t_end = clock::now();
+        if (times && from_disk)
+            std::fprintf(stderr, "jit: cache hit (disk), emit %.1f ms, link %.1f ms (wall); %.1f ms of CPU time\n", ms(t0, t_emit), ms(t_emit, t_end),
+                         thread_cpu_ms() - cpu0);
+        else if (times)
+            std::fprintf(stderr, "jit: emit %.1f ms, optimise %.1f ms, codegen+link %.1f ms (wall); %.1f ms of CPU time\n", ms(t0, t_emit),
+                         ms(t_emit, t_opt), ms(t_opt, t_end), thread_cpu_ms() - cpu0);
+        if (compile_ms) *compile_ms = elapsed();
+        return new Handle{std::move(k)};
     } catch (const Reject& r) {
         copy_reason(r.reason, reason, reason_size);
     } catch (const std::exception& e) {
@@ -185,7 +238,7 @@ void* compile(const void* prim_func, int32_t flags, double* compile_ms, char* re
     } catch (...) {
         copy_reason("internal: an unknown error in the JIT", reason, reason_size);
     }
-    if (compile_ms) *compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (compile_ms) *compile_ms = elapsed();
     return nullptr;
 }
 
@@ -196,7 +249,9 @@ const char* describe() {
     init_llvm();
     return describe_text().c_str();
 }
-void* compile_launch(const void* f, int32_t flags, double* ms, char* reason, int32_t size) { return compile(f, flags, ms, reason, size); }
+void* compile_launch(const void* f, int32_t flags, double* ms, int32_t* cached, char* reason, int32_t size) {
+    return compile(f, flags, ms, cached, reason, size);
+}
 
 int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJitRunOptions* opts, TpJitRunResult* out);  // run_blocks.cpp
 
@@ -206,10 +261,13 @@ extern "C" {
 
 static const char* tp_jit_describe() { return tp::jit::describe(); }
 
-static void tp_jit_release(void* k) { delete static_cast<tp::jit::Kernel*>(k); }
+static void tp_jit_release(void* k) { delete static_cast<tp::jit::Handle*>(k); }
+
+static void tp_jit_forget_kernels() { tp::jit::kernel_cache_clear(); }
 
 __attribute__((visibility("default"))) const TpJitApi* tileplay_jit_api(void) {
-    static const TpJitApi api = {TP_JIT_ABI_VERSION, &tp_jit_describe, &tp::jit::compile_launch, &tp::jit::run_blocks, &tp_jit_release};
+    static const TpJitApi api = {TP_JIT_ABI_VERSION,   &tp_jit_describe, &tp::jit::compile_launch,
+                                 &tp::jit::run_blocks, &tp_jit_release,  &tp_jit_forget_kernels};
     return &api;
 }
 

@@ -1,5 +1,7 @@
 // A compiled launch: the ORC JIT that owns its code and the two entry points the emitter made
-// (tp_block runs one block, tp_grid evaluates the grid). Shared by jit_api.cpp and run_blocks.cpp.
+// (tp_block runs one block, tp_grid evaluates the grid). Shared by jit_api.cpp, run_blocks.cpp
+// and the compile cache (kernel_cache.h): a handle holds a shared reference, so a kernel the
+// cache keeps lives on after the caller releases its handle.
 #pragma once
 
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -19,7 +21,13 @@ struct Kernel {
     BlockFn block = nullptr;
     GridFn grid = nullptr;
     int n_params = 0;
+    bool has_print = false;   // the blocks' T.print text is collected
     std::vector<Span> sites;  // the polling loops' spans (State::site)
+};
+
+// What the ABI's compile hands out and release deletes.
+struct Handle {
+    std::shared_ptr<const Kernel> kernel;
 };
 
 }  // namespace tp::jit

@@ -5,6 +5,9 @@
 // conversions, as in the interpreter.
 #include <cstdint>
 #include <cstring>
+#include <vector>
+
+#include "jit/emit.h"
 
 #include "jit/region_helpers.h"
 #include "tensor/tensor.h"
@@ -61,6 +64,10 @@ double get(const uint8_t* base, DataType t, int64_t i) {
             }
         case DataType::Bool:
             return *p ? 1.0 : 0.0;
+        case DataType::Float8E4M3:
+            return fp8_e4m3_bits_to_double(*p);
+        case DataType::Float8E5M2:
+            return fp8_e5m2_bits_to_double(*p);
         default:
             return 0.0;
     }
@@ -77,6 +84,12 @@ void set(uint8_t* base, DataType t, int64_t i, double v) {
             return store_as<uint16_t>(p, double_to_bf16_bits(v));
         case DataType::Bool:
             *p = v != 0 ? 1 : 0;
+            return;
+        case DataType::Float8E4M3:
+            *p = double_to_fp8_e4m3_bits(v);
+            return;
+        case DataType::Float8E5M2:
+            *p = double_to_fp8_e5m2_bits(v);
             return;
         default: {
             const auto w = static_cast<int64_t>(round_to_dtype(v, t));
@@ -156,6 +169,24 @@ extern "C" int32_t tp_jit_copy_region(const uint8_t* src, const int64_t* sdesc, 
         return true;
     });
     return fault;
+}
+
+// A copy whose extents are known only at run time: the regions are paired here, as the
+// interpreter's map_regions does (a pairing that fails is a fault: the interpreter's re-run
+// reports the shape mismatch), then walked as above.
+extern "C" int32_t tp_jit_copy_dynamic(const uint8_t* src, const int64_t* sdesc, const int64_t* sext, uint8_t* dst, const int64_t* ddesc,
+                                       const int64_t* dext, uint8_t* written) {
+    std::vector<int64_t> se(sext, sext + sdesc[3]), de(dext, dext + ddesc[3]);
+    std::vector<int> sn, dn;
+    if (!pair_region_dims(se, de, sn, dn)) return 1;
+    int64_t map[1 + 3 * kRegionMaxRank] = {};
+    map[0] = static_cast<int64_t>(sn.size());
+    for (size_t x = 0; x < sn.size(); ++x) {
+        map[1 + x] = se[static_cast<size_t>(sn[x])];
+        map[1 + kRegionMaxRank + x] = sn[x];
+        map[1 + 2 * kRegionMaxRank + x] = dn[x];
+    }
+    return tp_jit_copy_region(src, sdesc, dst, ddesc, map, written);
 }
 
 extern "C" int32_t tp_jit_fill_region(uint8_t* dst, const int64_t* ddesc, const int64_t* map, double value, uint8_t* written) {

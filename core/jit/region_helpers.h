@@ -15,4 +15,7 @@ constexpr int64_t kRegionMaxRank = 8;
 // Return 1 on a fault (an element outside a buffer that is not global), else 0.
 extern "C" int32_t tp_jit_copy_region(const uint8_t* src, const int64_t* sdesc, uint8_t* dst, const int64_t* ddesc, const int64_t* map,
                                       uint8_t* written);
+// The same with extents known only at run time (i64[rank] each side), paired here.
+extern "C" int32_t tp_jit_copy_dynamic(const uint8_t* src, const int64_t* sdesc, const int64_t* sext, uint8_t* dst, const int64_t* ddesc,
+                                       const int64_t* dext, uint8_t* written);
 extern "C" int32_t tp_jit_fill_region(uint8_t* dst, const int64_t* ddesc, const int64_t* map, double value, uint8_t* written);

@@ -1,17 +1,20 @@
-// The JIT's block loop: evaluates the grid, then runs the blocks (all, or a sample) on a pool of
-// std::threads, each with its own State. A monitor thread turns the watchdog and a cancel into
-// the stop flag the generated code polls at outer loops; a fault stops the run so the caller
-// can re-run the launch on the interpreter for its diagnostic.
+// The JIT's block loop: evaluates the grid, then runs the blocks (all, or a sample) on the
+// process's pool of block workers (block_pool.h), each with its own State. The pool's monitor
+// turns the watchdog and a cancel into the stop flag the generated code polls at outer loops; a
+// fault stops the run so the caller can re-run the launch on the interpreter for its diagnostic.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "interp/cpu_jit_abi.h"
+#include "jit/block_pool.h"
 #include "jit/kernel.h"
 
 namespace tp::jit {
@@ -19,6 +22,45 @@ namespace tp::jit {
 namespace {
 
 enum Stop : uint8_t { kRunning = 0, kFault = 1, kTimeout = 2, kCancel = 3 };
+
+double thread_cpu_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
+// TILEPLAY_JIT_TIMES: where a run's time goes (the blocks' CPU time, the threads that took part,
+// how late the last one joined).
+struct RunTimes {
+    const bool on = std::getenv("TILEPLAY_JIT_TIMES") != nullptr;
+    std::chrono::steady_clock::time_point t0;
+    std::atomic<int64_t> busy_ns{0}, late_ns{0};
+    std::atomic<int> took_part{0};
+    explicit RunTimes(std::chrono::steady_clock::time_point start) : t0(start) {}
+
+    struct Worker {  // one per thread that joins the run, for as long as it works on it
+        RunTimes& r;
+        double cpu0 = 0;
+        explicit Worker(RunTimes& rt) : r(rt) {
+            if (!r.on) return;
+            cpu0 = thread_cpu_ms();
+            r.took_part.fetch_add(1);
+            const auto late = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - r.t0).count();
+            int64_t cur = r.late_ns.load();
+            while (late > cur && !r.late_ns.compare_exchange_weak(cur, late)) {}
+        }
+        ~Worker() {
+            if (r.on) r.busy_ns.fetch_add(static_cast<int64_t>((thread_cpu_ms() - cpu0) * 1e6));
+        }
+    };
+
+    void report(size_t blocks, double wall_ms, int threads) const {
+        if (!on) return;
+        std::fprintf(stderr, "jit: run %zu blocks: wall %.3f ms, block CPU time %.3f ms on %d of %d thread(s), the last joined after %.3f ms\n",
+                     blocks, wall_ms, static_cast<double>(busy_ns.load()) * 1e-6, took_part.load(), threads,
+                     static_cast<double>(late_ns.load()) * 1e-6);
+    }
+};
 
 void set_stop(std::atomic<uint8_t>& stop, Stop why) {
     uint8_t expected = kRunning;
@@ -32,7 +74,7 @@ int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJ
     out->fault_block = -1;
     out->stop_block = -1;
     try {
-        Kernel& k = *static_cast<Kernel*>(handle);
+        const Kernel& k = *static_cast<Handle*>(handle)->kernel;
         if (n_params != k.n_params) {
             std::snprintf(out->message, sizeof out->message, "the JIT got %d arguments for %d parameters", n_params, k.n_params);
             return out->status = TP_JIT_ERROR;
@@ -71,21 +113,10 @@ int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJ
         threads = static_cast<int>(std::min<int64_t>(threads, std::max<int64_t>(static_cast<int64_t>(blocks.size()), 1)));
         out->threads_used = threads;
 
-        // The monitor: the watchdog's limit and the caller's cancel become the stop flag.
+        // The pool's monitor turns the watchdog's limit and the caller's cancel into the stop flag.
         const auto* cancel = static_cast<const std::atomic<bool>*>(o->cancel);
-        std::mutex mu;
-        std::condition_variable cv;
-        bool finished = false;
         const auto t0 = std::chrono::steady_clock::now();
-        std::thread monitor([&] {
-            std::unique_lock<std::mutex> lock(mu);
-            while (!finished) {
-                cv.wait_for(lock, std::chrono::milliseconds(10));
-                const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                if (o->watchdog_s > 0 && s > o->watchdog_s) set_stop(stop, kTimeout);
-                if (cancel && cancel->load(std::memory_order_relaxed)) set_stop(stop, kCancel);
-            }
-        });
+        const uint64_t watch = block_pool_watch(&stop, o->watchdog_s, cancel, kTimeout, kCancel);
         std::atomic<size_t> next{0};
         std::atomic<int64_t> ran{0};
         std::atomic<int64_t> fault_pos{INT64_MAX};
@@ -93,7 +124,10 @@ int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJ
         int64_t stop_pos = INT64_MAX;
         int32_t stop_site = -1;
         auto* progress = static_cast<std::atomic<int64_t>*>(o->progress_done);
+        std::vector<std::string> prints(k.has_print ? blocks.size() : 0);
+        RunTimes times(t0);
         auto worker = [&] {
+            RunTimes::Worker timed(times);
             State st;
             st.stop = reinterpret_cast<const uint8_t*>(&stop);
             st.site = -1;
@@ -102,6 +136,7 @@ int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJ
                 if (pos >= blocks.size()) break;
                 const int64_t b = blocks[pos];
                 st.fault = 0;
+                st.prints = k.has_print ? &prints[pos] : nullptr;
                 k.block(&ctx, &st, b % grid[0], (b / grid[0]) % grid[1], b / (grid[0] * grid[1]));
                 if (st.fault) {
                     int64_t cur = fault_pos.load();
@@ -118,20 +153,17 @@ int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJ
                 if (progress) progress->fetch_add(1, std::memory_order_relaxed);
             }
         };
-        // The calling thread is one of the workers: a grid of a few blocks waits for one thread
-        // start fewer (a small run's time is mostly thread starts).
-        std::vector<std::thread> pool;
-        for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-        worker();
-        for (auto& t : pool) t.join();
-        {
-            std::lock_guard<std::mutex> lock(mu);
-            finished = true;
-        }
-        cv.notify_all();
-        monitor.join();
+        // The calling thread is one of the workers; the pool's threads help as they wake.
+        block_pool_run(threads - 1, worker);
+        block_pool_unwatch(watch);
         out->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        times.report(blocks.size(), out->ms, threads);
         out->blocks_run = ran.load();
+        // The interpreter prints what its blocks printed, in block order, also after a timeout or
+        // a cancel; after a fault its own re-run prints.
+        if (o->print && stop.load() != kFault)
+            for (const auto& text : prints)
+                if (!text.empty()) o->print(o->print_user, text.data(), static_cast<int64_t>(text.size()));
         switch (stop.load()) {
             case kFault:
                 out->fault_block = blocks[static_cast<size_t>(fault_pos.load())];

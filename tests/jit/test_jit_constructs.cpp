@@ -136,22 +136,20 @@ def oob(N=64):
     return main
 )";
 
-const char* kPrint = R"(
+const char* kThreadLevel = R"(
 import tilelang
 import tilelang.language as T
 
 @tilelang.jit(out_idx=[1])
-def printed(N=8):
+def per_thread(N=32):
     @T.prim_func
     def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
         with T.Kernel(1, threads=32) as bx:
-            T.print(A[0])
-            for i in T.Parallel(N):
-                B[i] = A[i]
+            tx = T.get_thread_binding()
+            B[tx] = A[tx] * 2.0
 
     return main
 )";
-
 TEST(Jit, ElementwiseMathAndIntegersAreBitwiseEqual) {
     require_jit();
     for (const char* dtype : {"float16", "bfloat16", "float32"}) {
@@ -230,11 +228,113 @@ TEST(Jit, FaultReRunsOnTheInterpreterForItsDiagnostic) {
     EXPECT_EQ(r.jit.diagnostics[0].message, r.interp.diagnostics.at(0).message);
 }
 
+// Warp roles and mbarriers: a block runs its roles in program order on both engines, and the
+// arrive counts move the phases alike; a wait that program order cannot complete faults on the
+// JIT and the interpreter's re-run reports it at its line.
+const char* kRoles = R"(
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[1])
+def roles(N=512, block=64, first_wait=0):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(T.ceildiv(N, block), threads=256) as bx:
+            s = T.alloc_shared((block,), "float32")
+            acc = T.alloc_fragment((block,), "float32")
+            ready = T.alloc_barrier(arrive_count=128)
+            done = T.alloc_barrier(arrive_count=128)
+            with T.ws(0):
+                T.clear(acc)
+                if first_wait == 1:
+                    T.barrier_wait(ready, 0)
+            for ko in T.serial(3):
+                with T.ws(1):
+                    T.barrier_wait(done, (ko + 1) % 2)
+                    T.copy(A[bx * block], s)
+                    T.barrier_arrive(ready)
+                with T.ws(0):
+                    T.barrier_wait(ready, ko % 2)
+                    for i in T.Parallel(block):
+                        acc[i] = acc[i] + s[i] * (ko + 1)
+                    T.barrier_arrive(done)
+            with T.ws(0):
+                T.copy(acc, B[bx * block])
+
+    return main
+)";
+
+TEST(Jit, RolesAndMbarriersRunInProgramOrder) {
+    require_jit();
+    Both r = run_both(compile_ir(kRoles, {}));
+    expect_jit(r);
+    expect_bitwise(r);
+    Both bad = run_both(compile_ir(kRoles, {{"first_wait", "1"}}));
+    EXPECT_EQ(bad.jit.engine, "interpreter");
+    EXPECT_NE(bad.jit.jit_note.find("fault"), std::string::npos) << bad.jit.jit_note;
+    ASSERT_FALSE(bad.jit.diagnostics.empty());
+    EXPECT_EQ(bad.jit.diagnostics[0].kind, DiagKind::BarrierWaitNeverCompletes);
+    EXPECT_EQ(bad.jit.diagnostics[0].message, bad.interp.diagnostics.at(0).message);
+}
+
+// A copy whose source extent is symbolic (`A[bx, D:]` of a tensor with a dynamic dim): the
+// regions are paired at run time, element by element, as the interpreter does.
+const char* kDynamicCopy = R"(
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit(out_idx=[1])
+def tail(D=16, block=32):
+    n = T.dynamic("n")
+
+    @T.prim_func
+    def main(A: T.Tensor((4, n), "float16"), B: T.Tensor((4, block), "float32")):
+        with T.Kernel(4, threads=32) as bx:
+            s = T.alloc_shared((block,), "float32")
+            T.copy(A[bx, D:], s)
+            for i in T.Parallel(block):
+                s[i] = s[i] * 2.0
+            T.copy(s, B[bx, 0:block])
+
+    return main
+)";
+
+TEST(Jit, CopyWithRuntimeExtentsPairsRegionsAtRunTime) {
+    require_jit();
+    auto f = compile_ir(kDynamicCopy, {});
+    Both r = run_both(f, nullptr, {{"n", 48}});
+    expect_jit(r);
+    expect_bitwise(r);
+    // Extents that do not pair (n - D != block) are the interpreter's shape mismatch.
+    Both bad = run_both(f, nullptr, {{"n", 40}});
+    EXPECT_EQ(bad.jit.engine, "interpreter");
+    ASSERT_FALSE(bad.jit.diagnostics.empty());
+    EXPECT_EQ(bad.jit.diagnostics[0].kind, DiagKind::ShapeMismatch);
+    EXPECT_EQ(bad.jit.diagnostics[0].message, bad.interp.diagnostics.at(0).message);
+}
+
+// A block-level kernel that reads the thread index: both engines run a block as one program
+// where it reads 0, and the JIT's run carries the interpreter's warning.
+TEST(Jit, ThreadIndexReadsZeroWithTheInterpretersWarning) {
+    require_jit();
+    std::ifstream in(TILEPLAY_SOURCE_DIR "/tests/errors/warn_thread_index_on_interpreter.py");
+    std::stringstream text;
+    text << in.rdbuf();
+    Both r = run_both(compile_ir(text.str(), {}, "warn.py"), [](InterpOptions& o) { o.source_path = "warn.py"; });
+    expect_jit(r);
+    expect_bitwise(r);
+    ASSERT_EQ(r.jit.warnings.size(), 1u);
+    ASSERT_EQ(r.interp.warnings.size(), 1u);
+    EXPECT_EQ(r.jit.warnings[0].kind, DiagKind::ThreadIndexOnInterpreter);
+    EXPECT_EQ(r.jit.warnings[0].message, r.interp.warnings[0].message);
+    EXPECT_EQ(r.jit.warnings[0].span, r.interp.warnings[0].span);
+}
+
 TEST(Jit, UnsupportedConstructFallsBackWithTheReason) {
     require_jit();
-    Both r = run_both(compile_ir(kPrint, {}), [](InterpOptions& o) { o.print_sink = [](const std::string&) {}; });
+    Both r = run_both(compile_ir(kThreadLevel, {}));
     EXPECT_EQ(r.jit.engine, "interpreter");
-    EXPECT_NE(r.jit.jit_note.find("T.print"), std::string::npos) << r.jit.jit_note;
+    EXPECT_NE(r.jit.jit_note.find("thread"), std::string::npos) << r.jit.jit_note;
     expect_bitwise(r);
 }
 
