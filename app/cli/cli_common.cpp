@@ -87,4 +87,27 @@ int report_failure(const tp::CompileResult& r, bool remarks) {
     return kUserError;
 }
 
+void add_worker_option(CLI::App* cmd, std::vector<std::string>& specs, bool many) {
+    auto* o = cmd->add_option("--worker", specs,
+                              many ? "where workers run: local or ssh://[user@]HOST[:PORT][/path/to/tilec]; repeat for a pool"
+                                   : "where the worker runs: local or ssh://[user@]HOST[:PORT][/path/to/tilec]");
+    if (!many) o->expected(1);
+}
+
+bool workers_from_specs(const std::vector<std::string>& specs, const tp::WorkerOptions& base, std::vector<tp::WorkerOptions>& out,
+                        const char* command) {
+    out.clear();
+    for (const auto& spec : specs) {
+        tp::WorkerOptions w = base;
+        std::string why;
+        if (!tp::parse_worker_spec(spec, w, &why)) {
+            std::fprintf(stderr, "tilec %s: error: %s\n", command, why.c_str());
+            return false;
+        }
+        out.push_back(std::move(w));
+    }
+    if (out.empty()) out.push_back(base);
+    return true;
+}
+
 }  // namespace tilec
