@@ -86,10 +86,10 @@ std::vector<WorkerReply> WorkerPool::hello_all() {
             }
             continue;
         }
-        // Workers on one GPU share a lock: the same host (the part of `where` before any
-        // " #n") and the same PCI bus id.
+        // Workers on one GPU share a lock: the same host (as the worker names it: two Slurm
+        // jobs may land on one node) and the same PCI bus id.
         const Json& d = r.body["device"];
-        std::string host = mb.where.rfind("local", 0) == 0 ? "local" : mb.where;
+        std::string host = r.body.value("host", mb.where);
         mb.device_key = d.is_object() ? host + " " + d.value("pci_bus_id", std::string()) : mb.where;
     }
     return replies;

@@ -120,6 +120,7 @@ std::vector<Rule> rules_for(const std::string& op) {
     if (op == "hello") {
         v.insert(v.end(), {{"version", Type::String},
                            {"protocol", Type::Number},
+                           {"host", Type::String},
                            {"pid", Type::Number},
                            {"device", Type::ObjectOrNull, true},
                            {"device.name", Type::String},

@@ -57,7 +57,9 @@ std::vector<std::pair<std::string, std::string>> string_pairs(const Json& j, con
 
 
 Json handle_hello(WorkerState& st) {
-    Json j = {{"ok", true}, {"version", TILEPLAY_VERSION}, {"protocol", kWorkerProtocol}, {"pid", static_cast<int>(::getpid())}};
+    char host[256] = "";
+    ::gethostname(host, sizeof host - 1);
+    Json j = {{"ok", true}, {"version", TILEPLAY_VERSION}, {"protocol", kWorkerProtocol}, {"pid", static_cast<int>(::getpid())}, {"host", host}};
     std::string why;
     auto info = runtime::query_device(st.opts.device, &why);
     if (info) {

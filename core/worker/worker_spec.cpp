@@ -1,6 +1,7 @@
 // parse_worker_spec (tileplay/worker_client.h): turns a --worker value into the command that
 // starts the worker. A remote worker is the same protocol over `ssh HOST tilec worker`: ssh
 // carries stdin/stdout, so nothing on the other side listens on a port of its own.
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <sstream>
@@ -97,6 +98,30 @@ bool parse_ssh(const std::string& rest, const std::string& spec, WorkerOptions& 
     return true;
 }
 
+// slurm:PARTITION: `srun` allocates one task on a node of the partition and runs the worker
+// there, its stdin and stdout forwarded (--unbuffered: each reply as it is written). The path
+// is this tilec's (clusters share a file system) unless $TILEPLAY_REMOTE_TILEC says;
+// $TILEPLAY_SRUN_OPTIONS adds flags (--gpus-per-task=1, --time=30, an account).
+bool parse_slurm(const std::string& partition, const std::string& spec, WorkerOptions& out, std::string* error) {
+    if (!plain_name(partition) || partition.find(':') != std::string::npos) {
+        if (error) *error = "cannot read the worker `" + spec + "`: expected slurm:PARTITION with a plain partition name";
+        return false;
+    }
+    const char* path = std::getenv("TILEPLAY_REMOTE_TILEC");
+    out.command = {"srun", "--partition=" + partition, "--nodes=1", "--ntasks=1", "--unbuffered", "--job-name=tilec-worker"};
+    if (const char* extra = std::getenv("TILEPLAY_SRUN_OPTIONS"); extra && *extra) {
+        std::istringstream words(extra);
+        for (std::string w; words >> w;) out.command.push_back(w);
+    }
+    out.command.push_back(path && *path ? path : default_tilec_path());
+    out.command.push_back("worker");
+    out.where = spec;
+    out.handshake = true;
+    // The job may wait in the queue before the worker can answer its hello.
+    out.start_timeout_s = std::max(out.start_timeout_s, 300.0);
+    return true;
+}
+
 }  // namespace
 
 bool parse_worker_spec(const std::string& spec, WorkerOptions& out, std::string* error) {
@@ -106,7 +131,8 @@ bool parse_worker_spec(const std::string& spec, WorkerOptions& out, std::string*
         return true;
     }
     if (spec.rfind("ssh://", 0) == 0) return parse_ssh(spec.substr(6), spec, out, error);
-    if (error) *error = "cannot read the worker `" + spec + "`: expected `local` or ssh://[user@]HOST[:PORT][/path/to/tilec]";
+    if (spec.rfind("slurm:", 0) == 0) return parse_slurm(spec.substr(6), spec, out, error);
+    if (error) *error = "cannot read the worker `" + spec + "`: expected `local`, ssh://[user@]HOST[:PORT][/path/to/tilec] or slurm:PARTITION";
     return false;
 }
 

@@ -45,6 +45,25 @@ TEST(WorkerSpec, DefaultsAndHomeRelativePath) {
     EXPECT_EQ(o.where, "local");
 }
 
+TEST(WorkerSpec, SlurmPartition) {
+    ::setenv("TILEPLAY_REMOTE_TILEC", "/shared/tilec", 1);
+    ::setenv("TILEPLAY_SRUN_OPTIONS", "--gpus-per-task=1 --time=30", 1);
+    tp::WorkerOptions o;
+    ASSERT_TRUE(tp::parse_worker_spec("slurm:gpu", o, nullptr));
+    EXPECT_EQ(joined(o.command),
+              "srun --partition=gpu --nodes=1 --ntasks=1 --unbuffered --job-name=tilec-worker --gpus-per-task=1 --time=30 "
+              "/shared/tilec worker");
+    EXPECT_EQ(o.where, "slurm:gpu");
+    EXPECT_TRUE(o.handshake);
+    EXPECT_GE(o.start_timeout_s, 300);  // the job may queue
+    ::unsetenv("TILEPLAY_REMOTE_TILEC");
+    ::unsetenv("TILEPLAY_SRUN_OPTIONS");
+    std::string err;
+    EXPECT_FALSE(tp::parse_worker_spec("slurm:", o, &err));
+    EXPECT_FALSE(tp::parse_worker_spec("slurm:a;b", o, &err));
+    EXPECT_NE(err.find("slurm:PARTITION"), std::string::npos) << err;
+}
+
 TEST(WorkerSpec, RefusesWhatItCannotRead) {
     tp::WorkerOptions o;
     for (const char* bad :

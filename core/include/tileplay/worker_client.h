@@ -134,7 +134,9 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// Reads a --worker value: "local" (or empty), "ssh://[user@]HOST[:PORT][/PATH/TO/tilec]". A
+// Reads a --worker value: "local" (or empty), "ssh://[user@]HOST[:PORT][/PATH/TO/tilec]" or
+// "slurm:PARTITION" (`srun --partition=PARTITION --nodes=1 --ntasks=1 --unbuffered tilec worker`,
+// $TILEPLAY_SRUN_OPTIONS added, a 300 s handshake for the queue). A
 // remote worker is started as `ssh [-p PORT] [user@]HOST -- PATH worker` (PATH defaults to
 // $TILEPLAY_REMOTE_TILEC, else `tilec` on the remote PATH) with batch mode, a connect timeout
 // and keep-alives, so a dead connection ends the ssh process instead of hanging; $TILEPLAY_SSH
