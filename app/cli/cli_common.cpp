@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 namespace tilec {
@@ -85,6 +86,34 @@ int report_failure(const tp::CompileResult& r, bool remarks) {
         return kInternalError;
     }
     return kUserError;
+}
+
+void add_worker_option(CLI::App* cmd, std::vector<std::string>& specs, bool many) {
+    auto* o = cmd->add_option("--worker", specs,
+                              many ? "where workers run: local, ssh://[user@]HOST[:PORT][/path/to/tilec] or slurm:PARTITION; repeat for a pool"
+                                   : "where the worker runs: local, ssh://[user@]HOST[:PORT][/path/to/tilec] or slurm:PARTITION");
+    if (!many) o->expected(1);
+}
+
+bool workers_from_specs(const std::vector<std::string>& specs, const tp::WorkerOptions& base, std::vector<tp::WorkerOptions>& out,
+                        const char* command) {
+    out.clear();
+    std::map<std::string, int> seen;
+    for (const auto& spec : specs) seen[spec]++;
+    std::map<std::string, int> nth;
+    for (const auto& spec : specs) {
+        tp::WorkerOptions w = base;
+        std::string why;
+        if (!tp::parse_worker_spec(spec, w, &why)) {
+            std::fprintf(stderr, "tilec %s: error: %s\n", command, why.c_str());
+            return false;
+        }
+        // The same SPEC twice is two workers (two Slurm jobs, two ssh sessions): name them apart.
+        if (seen[spec] > 1) w.where += " #" + std::to_string(++nth[spec]);
+        out.push_back(std::move(w));
+    }
+    if (out.empty()) out.push_back(base);
+    return true;
 }
 
 }  // namespace tilec

@@ -9,6 +9,7 @@
 
 #include "tileplay/compiler.h"
 #include "tileplay/sample_header.h"
+#include "tileplay/worker_client.h"
 
 namespace tilec {
 
@@ -50,5 +51,14 @@ tp::CompileRequest make_request(const std::string& path, const std::string& sour
 int report_failure(const tp::CompileResult& r, bool remarks = false);
 
 bool use_color();
+
+// `--worker SPEC` on a command that starts a worker: where it runs (local, ssh://[user@]HOST
+// [:PORT][/path/to/tilec]); repeatable when `many` (a pool for sweep and tune).
+void add_worker_option(CLI::App* cmd, std::vector<std::string>& specs, bool many);
+
+// `base` (its timeouts) placed at each SPEC, or once, locally, when there is none; false with
+// a message on stderr naming `command` when a SPEC cannot be read.
+bool workers_from_specs(const std::vector<std::string>& specs, const tp::WorkerOptions& base, std::vector<tp::WorkerOptions>& out,
+                        const char* command);
 
 }  // namespace tilec

@@ -20,7 +20,7 @@ namespace {
 struct BenchArgs {
     std::string file, suite, kernel;
     std::string arch = "auto";  // sm_90a on an H100/H200 takes the wgmma path
-    std::vector<std::string> defines, baselines, pass_configs;
+    std::vector<std::string> defines, baselines, pass_configs, worker;
     bool json = false, no_flush = false, no_check = false;
     std::string json_out;  // also write the JSON report here while printing the table
     std::string markdown;  // and the Markdown table here
@@ -168,10 +168,16 @@ int run_bench(const BenchArgs& a, const std::string& command_line) {
         std::fprintf(stderr, "tilec bench: --timeline writes one kernel's trace; give a FILE, not `--suite`\n");
         return kUsage;
     }
-    tp::WorkerOptions wo;
-    wo.watchdog_s = a.timeout;
-    tp::WorkerClient client(wo);
+    tp::WorkerOptions base;
+    base.watchdog_s = a.timeout;
+    std::vector<tp::WorkerOptions> wo;
+    if (!workers_from_specs(a.worker, base, wo, "bench")) return kUsage;
+    tp::WorkerClient client(wo[0]);
     tp::WorkerReply hello = client.hello();
+    if (!hello.ok && (hello.kind == "version_mismatch" || wo[0].where != "local")) {
+        std::fprintf(stderr, "tilec bench: error: %s\n", hello.error.c_str());
+        return kUserError;
+    }
     if (!hello.ok || hello.body["device"].is_null()) {
         std::string why = hello.ok ? hello.body.value("why", "") : hello.error;
         if (a.json) std::printf("%s\n", tp::Json{{"ok", false}, {"error", "no CUDA device: " + why}}.dump(2).c_str());
@@ -237,6 +243,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                     "after the timed runs, run the kernel once with its pipeline events stamped (tp.timeline=true) and write "
                     "their Chrome trace to FILE");
     cmd->add_option("--check-blocks", a->check_blocks, "thread blocks the CPU interpreter checks (0 = all)")->capture_default_str();
+    add_worker_option(cmd, a->worker, false);
     cmd->callback([&exit_code, a] {
         std::string line = "tilec bench";
         if (!a->suite.empty()) line += " --suite " + a->suite;

@@ -22,7 +22,7 @@ using Json = nlohmann::json;
 
 struct InspectArgs {
     std::string file, device = "auto";
-    std::vector<std::string> kernels, defines, archs;
+    std::vector<std::string> kernels, defines, archs, worker;
     bool all_kernels = false, json = false, line_info = false;
     std::string layout;  // --layout BUF: the layout model of that buffer instead
     bool pipeline = false, pipeline_all = false;  // --pipeline: the pipeline view instead
@@ -267,8 +267,14 @@ int run_inspect(const InspectArgs& a) {
     std::unique_ptr<tp::WorkerClient> gpu;
     std::string gpu_target, device_text = "no GPU used";
     if (a.device != "cpu") {
-        auto c = std::make_unique<tp::WorkerClient>();
+        std::vector<tp::WorkerOptions> wo;
+        if (!workers_from_specs(a.worker, {}, wo, "inspect")) return kUsage;
+        auto c = std::make_unique<tp::WorkerClient>(wo[0]);
         tp::WorkerReply hello = c->hello();
+        if (!hello.ok && wo[0].where != "local") {
+            std::fprintf(stderr, "tilec inspect: error: %s\n", hello.error.c_str());
+            return kUserError;
+        }
         if (hello.ok && !hello.body["device"].is_null()) {
             gpu_target = hello.body["device"].value("target", "");
             device_text = hello.body["device"].value("name", "gpu") + " (" + gpu_target + ")";
@@ -323,6 +329,7 @@ void add_inspect_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--device", a->device, "gpu: also read cuFuncGetAttribute through the worker; cpu: never start it")
         ->check(CLI::IsMember({"cpu", "gpu", "auto"}))
         ->capture_default_str();
+    add_worker_option(cmd, a->worker, false);
     cmd->add_flag("-g,--line-info", a->line_info, "disassemble SASS with line info (nvdisasm -g)");
     cmd->add_flag("--json", a->json, "print one JSON object");
     cmd->add_option("--layout", a->layout,

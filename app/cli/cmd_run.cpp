@@ -11,6 +11,7 @@
 #include "timeline_file.h"
 #include "tileplay/doctor.h"
 #include "tileplay/interp.h"
+#include "tileplay/tensor_stats.h"
 #include "tileplay/worker_client.h"
 
 namespace tilec {
@@ -20,7 +21,7 @@ namespace {
 struct RunOptions {
     std::string file, kernel, device = "auto", arch = "auto", save_inputs, load_inputs, save_outputs;
     std::string timeline;  // --timeline FILE: the Chrome trace of the stamped pipeline events (GPU)
-    std::vector<std::string> defines, pass_configs;
+    std::vector<std::string> defines, pass_configs, worker;
     uint64_t seed = 0;
     int threads = 0;
     double timeout = 0;  // 0: the defaults below
@@ -41,23 +42,6 @@ bool gpu_present(std::string& why) {
         }
     if (why.empty()) why = "no CUDA device";
     return false;
-}
-
-json tensor_stats(const tp::HostTensor& t) {
-    double sum = 0, sq = 0, mn = INFINITY, mx = -INFINITY;
-    int64_t nonfinite = 0;
-    for (int64_t i = 0; i < t.numel(); ++i) {
-        double v = t.get(i);
-        if (!std::isfinite(v)) {
-            ++nonfinite;
-            continue;
-        }
-        sum += v, sq += v * v, mn = std::min(mn, v), mx = std::max(mx, v);
-    }
-    int64_t n = t.numel() - nonfinite;
-    double mean = n ? sum / n : 0;
-    return {{"dtype", t.dtype.name()}, {"shape", t.shape}, {"mean", mean}, {"rms", n ? std::sqrt(sq / n) : 0.0},
-            {"min", n ? mn : 0.0}, {"max", n ? mx : 0.0}, {"nonfinite", nonfinite}};
 }
 
 std::string fmt(double v) {
@@ -85,13 +69,24 @@ std::map<std::string, int64_t> int_symbols(const std::vector<std::pair<std::stri
     return m;
 }
 
-int run_gpu(const RunOptions& o, const std::vector<std::pair<std::string, std::string>>& defs, const tp::SampleHeader& h,
+// The worker the run goes through: local, or where --worker says, with the GPU's watchdog.
+bool worker_for(const RunOptions& o, tp::WorkerOptions& wo) {
+    std::vector<tp::WorkerOptions> one;
+    tp::WorkerOptions base;
+    base.watchdog_s = o.timeout > 0 ? o.timeout : kGpuTimeoutS;
+    if (!workers_from_specs(o.worker, base, one, "run")) return false;
+    wo = one[0];
+    return true;
+}
+
+int run_gpu(const RunOptions& o, const std::string& source, const std::vector<std::pair<std::string, std::string>>& defs, const tp::SampleHeader& h,
             const std::string& reason) {
     tp::WorkerOptions wo;
-    wo.watchdog_s = o.timeout > 0 ? o.timeout : kGpuTimeoutS;
+    if (!worker_for(o, wo)) return kUsage;
     tp::WorkerClient client(wo);
     tp::LoadSpec ls;
     ls.path = o.file;
+    ls.source = source;  // a worker on another host has no copy of the file
     ls.kernel = o.kernel.empty() ? h.kernel : o.kernel;
     ls.defines = defs;
     ls.fallback_defines = h.args;
@@ -100,7 +95,10 @@ int run_gpu(const RunOptions& o, const std::vector<std::pair<std::string, std::s
     if (!o.timeline.empty()) ls.pass_configs.emplace_back(kTimelineConfig, "true");
     tp::WorkerReply lr = client.load(ls);
     if (!lr.ok) {
-        std::cerr << "tilec run: the GPU worker could not load the kernel (" << lr.kind << "): " << lr.error << "\n";
+        if (tp::worker_died(lr.kind))
+            std::cerr << "tilec run: " << lr.error << "\n";
+        else
+            std::cerr << "tilec run: the GPU worker could not load the kernel (" << lr.kind << "): " << lr.error << "\n";
         return kUserError;
     }
     tp::RunSpec rs;
@@ -132,6 +130,114 @@ int run_gpu(const RunOptions& o, const std::vector<std::pair<std::string, std::s
     return rr.ok && check_ok && timeline_ok ? kOk : kUserError;
 }
 
+// "output C: float16[256, 256] mean=... rms=..." from tensor_stats: the same line for a local
+// run and one through a worker.
+void print_output_line(const std::string& name, const json& s) {
+    std::cout << "output " << name << ": " << s["dtype"].get<std::string>() << '[';
+    const json& shape = s["shape"];
+    for (size_t i = 0; i < shape.size(); ++i) std::cout << (i ? ", " : "") << shape[i].get<int64_t>();
+    std::cout << "] mean=" << fmt(s["mean"]) << " rms=" << fmt(s["rms"]) << " min=" << fmt(s["min"]) << " max=" << fmt(s["max"]);
+    if (s["nonfinite"].get<int64_t>()) std::cout << " nonfinite=" << s["nonfinite"].get<int64_t>();
+    std::cout << "\n";
+}
+
+// A CPU run in a worker (--worker with --device cpu): the kernel travels as source and
+// defines, the worker compiles, runs and checks it, and the reply's summary is printed as a
+// local run prints its own.
+int run_cpu_worker(const RunOptions& o, const std::string& source, const std::vector<std::pair<std::string, std::string>>& defs,
+                   const tp::SampleHeader& h, tp::WorkerOptions wo) {
+    wo.watchdog_s = std::max(wo.watchdog_s, 30.0);  // heartbeats arrive every second; a long JIT compile may not
+    tp::WorkerClient client(wo);
+    tp::LoadSpec ls;
+    ls.path = o.file;
+    ls.source = source;
+    ls.kernel = o.kernel.empty() ? h.kernel : o.kernel;
+    ls.defines = defs;
+    ls.fallback_defines = h.cpu_args;  // CPU sizes first, as a local CPU run takes them
+    ls.fallback_defines.insert(ls.fallback_defines.end(), h.args.begin(), h.args.end());
+    ls.target = o.arch;
+    ls.device = "cpu";
+    tp::WorkerReply lr = client.load(ls);
+    if (!lr.ok) {
+        if (lr.body.is_object() && lr.body.contains("diagnostics")) std::cerr << lr.body["diagnostics"].get<std::string>();
+        if (tp::worker_died(lr.kind))
+            std::cerr << "tilec run: " << lr.error << "\n";  // it says where and why
+        else
+            std::cerr << "tilec run: the worker" << (wo.where == "local" ? "" : " at " + wo.where) << " could not load the kernel (" << lr.kind
+                      << "): " << lr.error << "\n";
+        return kUserError;
+    }
+    tp::RunSpec rs;
+    rs.inputs_dir = o.load_inputs;
+    rs.outputs_dir = o.save_outputs;
+    rs.seed = o.seed;
+    rs.check = o.check;
+    rs.check_races = o.check_races;
+    if (o.device == "cpu-interp") rs.engine = "cpu-interp";
+    rs.scalars = int_symbols(defs, h);
+    tp::WorkerReply rr = client.run(rs);
+    client.shutdown();
+    const json& b = rr.body.is_object() ? rr.body : json::object();
+    const json check = b.value("check", json());
+    bool check_ok = !o.check || (check.is_object() && check.value("ok", false));
+    bool raced = o.check_races && b.contains("races") && !b["races"].value("findings", json::array()).empty();
+    int rc = rr.ok && check_ok && !raced ? kOk : kUserError;
+    if (o.json) {
+        json j = {{"device", "cpu"}, {"worker", wo.where}, {"ok", rc == kOk},
+                  {"load", lr.body}, {"run", rr.body},     {"outputs", b.value("outputs", json::object())}};
+        if (!rr.ok) j["error"] = rr.error;
+        std::cout << j.dump() << "\n";
+        return rc;
+    }
+    if (b.contains("printed")) std::cout << b["printed"].get<std::string>();
+    std::cout << "device: cpu (worker " << wo.where << ")\n";
+    if (!rr.ok) {
+        std::cerr << "tilec run: the run failed (" << rr.kind << "): " << rr.error << "\n";
+        return kUserError;
+    }
+    std::cout << "cpu: " << b.value("engine", std::string("?")) << "\n";
+    const json k = lr.body.value("kernel", json::object());
+    std::string problem;
+    const json bound = k.value("bound_params", json::object()), outs = b.value("outputs", json::object());
+    for (const auto& [name, v] : bound.items()) problem += (problem.empty() ? "" : " ") + name + "=" + v.get<std::string>();
+    std::cout << "kernel: " << k.value("factory", std::string("?")) << "  problem: " << (problem.empty() ? "(no parameters)" : problem) << "\n";
+    for (const auto& [name, st] : outs.items()) print_output_line(name, st);
+    std::cout << "time: " << b.value("note", std::string()) << "\n";
+    const json findings = o.check_races && b.contains("races") ? b["races"].value("findings", json::array()) : json::array();
+    for (const auto& f : findings)
+        std::cerr << o.file << ":" << f.value("line", 0) << ":" << f.value("col", 0) << ": " << f.value("message", "") << "\n";
+    if (o.check && check.is_object() && check.contains("outputs") && !check["outputs"].empty()) {
+        const json& c = check["outputs"][0];
+        std::string against = check.value("against", std::string());
+        if (against.rfind("cpu reference: ", 0) == 0) against = against.substr(15);
+        std::cout << "check: " << against << " on `" << c.value("name", "") << "` rel_fro=" << tp::format_sci(c.value("rel_fro", 0.0))
+                  << " max_abs=" << tp::format_sci(c.value("max_abs", 0.0)) << " tol=" << tp::format_sci(c.value("tol", 0.0))
+                  << (c.value("pass", false) ? " PASS" : " FAIL") << "\n";
+    } else if (o.check) {
+        std::cout << "check: no reference for this kernel\n";
+    }
+    return rc;
+}
+
+// --worker: the worker decides what `auto` means (its GPU, else its CPU), not this machine.
+int run_via_worker(const RunOptions& o, const std::string& source, const std::vector<std::pair<std::string, std::string>>& defs,
+                   const tp::SampleHeader& h) {
+    tp::WorkerOptions wo;
+    if (!worker_for(o, wo)) return kUsage;
+    bool cpu = o.device == "cpu" || o.device == "cpu-interp" || o.check_races;
+    if (o.device == "auto" && !cpu) {
+        tp::WorkerClient probe(wo);
+        tp::WorkerReply hello = probe.hello();
+        if (!hello.ok) {
+            std::cerr << "tilec run: " << hello.error << "\n";
+            return kUserError;
+        }
+        cpu = hello.body["device"].is_null();
+    }
+    if (cpu) return run_cpu_worker(o, source, defs, h, wo);
+    return run_gpu(o, source, defs, h, "worker " + wo.where);
+}
+
 int run_cmd(const RunOptions& o) {
     std::string source;
     if (!read_file(o.file, source)) return kUserError;
@@ -147,15 +253,16 @@ int run_cmd(const RunOptions& o) {
         std::cerr << "tilec run: --timeline reads %globaltimer stamps on the GPU; use --device gpu (or auto on a machine with one)\n";
         return kUsage;
     }
+    if (!o.worker.empty()) return run_via_worker(o, source, defs, h);
     if (o.check_races) {
         reason = o.device == "cpu" || o.device == "cpu-interp" ? "requested" : "--check-races runs on the CPU interpreter";
     } else if (o.device == "gpu") {
-        return run_gpu(o, defs, h, "requested");
+        return run_gpu(o, source, defs, h, "requested");
     } else if (o.device == "cpu-interp") {
         reason = "requested, interpreter";
     } else if (o.device == "auto") {
         std::string why;
-        if (gpu_present(why)) return run_gpu(o, defs, h, "auto: CUDA device found");
+        if (gpu_present(why)) return run_gpu(o, source, defs, h, "auto: CUDA device found");
         if (!o.timeline.empty()) {
             std::cerr << "tilec run: --timeline needs a GPU: " << why << "\n";
             return kUserError;
@@ -275,7 +382,7 @@ int run_cmd(const RunOptions& o) {
 
     json outs = json::object();
     for (const auto& p : params)
-        if (!p.is_scalar && p.is_output) outs[p.name] = tensor_stats(args[p.name]);
+        if (!p.is_scalar && p.is_output) outs[p.name] = tp::tensor_stats(args[p.name]);
     j["outputs"] = outs;
     int rc = raced ? kUserError : kOk;
     if (o.check) {
@@ -306,12 +413,7 @@ int run_cmd(const RunOptions& o) {
     std::cout << "  problem: " << (problem.empty() ? "(no parameters)" : problem) << "\n";
     if (!loaded.empty()) std::cout << "inputs: loaded " << loaded.size() << " from " << o.load_inputs << ", others seeded (seed " << o.seed << ")\n";
     else std::cout << "inputs: random, seed " << o.seed << "\n";
-    for (auto& [name, s] : outs.items()) {
-        std::cout << "output " << name << ": " << args[name].describe() << " mean=" << fmt(s["mean"]) << " rms=" << fmt(s["rms"])
-                  << " min=" << fmt(s["min"]) << " max=" << fmt(s["max"]);
-        if (s["nonfinite"].get<int64_t>()) std::cout << " nonfinite=" << s["nonfinite"].get<int64_t>();
-        std::cout << "\n";
-    }
+    for (auto& [name, s] : outs.items()) print_output_line(name, s);
     std::cout << "time: " << fmt(rep.ms) << " ms (" << (rep.engine == "interpreter" ? "CPU interpreter" : "CPU " + rep.engine) << ", "
               << rep.threads_used << " thread(s), " << rep.blocks_run << " blocks)\n";
     if (o.check) {
@@ -364,6 +466,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                     "GPU: stamp the pipeline events (pass config tp.timeline=true) and write their Chrome trace to FILE "
                     "(one process per SM, one thread per sampled block and warp role)");
     sub->add_flag("--json", o->json, "print one JSON object");
+    add_worker_option(sub, o->worker, false);
     sub->callback([o, &exit_code]() { exit_code = run_cmd(*o); });
 }
 

@@ -2,7 +2,9 @@
 // values is compiled, checked and (on a GPU) timed; the table is sorted by time with the best
 // passing config marked. Without a GPU each config is checked on the CPU interpreter at the
 // sample's cpu-args (correctness only). A config that fails to compile, faults or hangs is a
-// row with its reason; the sweep carries on.
+// row with its reason; the sweep carries on. Configs spread across a pool of workers (--workers
+// N local ones, one per GPU by default; --worker ssh://HOST for each remote one); a worker
+// that dies hands its config to another.
 #include <algorithm>
 #include <optional>
 #include <cstdio>
@@ -13,6 +15,7 @@
 #include "tileplay/interp.h"
 #include "tileplay/tune.h"
 #include "tileplay/worker_client.h"
+#include "tileplay/worker_pool.h"
 
 namespace tilec {
 
@@ -22,9 +25,9 @@ using Json = nlohmann::json;
 
 struct SweepArgs {
     std::string file, kernel, arch = "auto", device = "auto", csv;
-    std::vector<std::string> defines, baselines;
+    std::vector<std::string> defines, baselines, worker;
     bool json = false;
-    int iters = 30, warmup = 5, check_blocks = 16;
+    int iters = 30, warmup = 5, check_blocks = 16, workers = 0;
     double timeout = 10;
 };
 
@@ -74,8 +77,50 @@ Json check_on_cpu(const SweepArgs& a, const std::string& source, const tp::Sampl
     return rec;
 }
 
+// CPU in a pool's worker: the same lowering check here (cheap, no NVRTC), then the run and the
+// reference check in the worker, which reports them in the shape check_on_cpu gives.
+Json check_in_worker(tp::WorkerClient& client, const SweepArgs& a, const std::string& source, const tp::SampleHeader& h, const Config& c) {
+    Json rec = {{"config", config_text(c)}, {"device", "cpu"}};
+    tp::CompileRequest req = make_request(a.file, source, a.kernel, c, a.arch == "auto" ? "sm_90a" : a.arch, true);
+    req.stop_after = tp::Stage::Cuda;
+    tp::CompileResult r = tp::compile(req);
+    if (!r.ok || !r.func) {
+        rec["error"] = r.diagnostics.empty() ? "compile failed" : r.diagnostics[0].message;
+        rec["kind"] = r.diagnostics.empty() ? "compile_failed" : tp::diag_info(r.diagnostics[0].kind).name;
+        return rec;
+    }
+    tp::LoadSpec ls;
+    ls.path = a.file;
+    ls.source = source;
+    ls.kernel = a.kernel.empty() ? h.kernel : a.kernel;
+    ls.defines = c;
+    ls.fallback_defines = h.cpu_args;
+    ls.fallback_defines.insert(ls.fallback_defines.end(), h.args.begin(), h.args.end());
+    ls.target = a.arch;
+    ls.device = "cpu";
+    tp::WorkerReply lr = client.load(ls);
+    tp::WorkerReply rr = lr.ok ? client.run(tp::RunSpec{}) : lr;
+    if (!rr.ok) {
+        rec["error"] = rr.error;
+        rec["kind"] = rr.kind;
+        return rec;
+    }
+    rec["cpu_ms"] = rr.body.value("interp", Json::object()).value("ms", 0.0);
+    const Json check = rr.body.value("check", Json());
+    if (check.is_object() && check.contains("outputs") && !check["outputs"].empty()) {
+        const Json& o = check["outputs"][0];
+        rec["check"] = {{"ok", check.value("ok", false)},
+                        {"rel_fro", o.value("rel_fro", 0.0)},
+                        {"max_abs", o.value("max_abs", 0.0)},
+                        {"tol", o.value("tol", 0.0)}};
+    } else {
+        rec["check"] = {{"ok", false}, {"error", "no reference for this kernel"}};
+    }
+    return rec;
+}
+
 // GPU: load (compile) in the worker and benchmark with a check against the interpreter.
-Json bench_on_gpu(tp::WorkerClient& client, const SweepArgs& a, const std::string& source, const tp::SampleHeader& h,
+Json bench_on_gpu(tp::WorkerClient& client, std::mutex& gpu_lock, const SweepArgs& a, const std::string& source, const tp::SampleHeader& h,
                   const Config& c, bool with_baselines) {
     Json rec = {{"config", config_text(c)}, {"device", "gpu"}};
     tp::LoadSpec ls;
@@ -99,7 +144,12 @@ Json bench_on_gpu(tp::WorkerClient& client, const SweepArgs& a, const std::strin
     if (!h.flops.empty()) bs.flops = tp::eval_formula(h.flops, vars).value_or(0);
     if (!h.bytes.empty()) bs.bytes = tp::eval_formula(h.bytes, vars).value_or(0);
     if (with_baselines) bs.baselines = a.baselines.empty() ? h.baselines : a.baselines;
-    tp::WorkerReply br = client.bench(bs);
+    tp::WorkerReply br;
+    {
+        // Workers of a pool on one GPU take turns: timed launches never overlap.
+        std::lock_guard<std::mutex> l(gpu_lock);
+        br = client.bench(bs);
+    }
     if (!br.ok) {
         rec["error"] = br.error;
         rec["kind"] = br.kind;
@@ -218,15 +268,29 @@ int run_sweep(const SweepArgs& a) {
         configs = space.configs;
     }
 
-    std::unique_ptr<tp::WorkerClient> client;
+    // The pool: --workers N local workers (one per GPU where there are several) and each
+    // --worker SPEC; without either, one local worker, as a lone sweep always had.
+    tp::WorkerOptions base;
+    base.watchdog_s = a.timeout;
+    std::vector<tp::WorkerOptions> members, remote;
+    if (!a.worker.empty() && !workers_from_specs(a.worker, base, remote, "sweep")) return kUsage;
+    if (a.worker.empty() || a.workers > 0) members = tp::local_workers(a.workers, base);
+    members.insert(members.end(), remote.begin(), remote.end());
+    const bool explicit_pool = !a.worker.empty() || a.workers > 0;
+    std::unique_ptr<tp::WorkerPool> pool;
     bool gpu = false;
     std::string device_line = "cpu interpreter (correctness only, at the sample's cpu-args)";
-    if (a.device != "cpu") {
-        tp::WorkerOptions wo;
-        wo.watchdog_s = a.timeout;
-        client = std::make_unique<tp::WorkerClient>(wo);
-        tp::WorkerReply hello = client->hello();
-        gpu = hello.ok && !hello.body["device"].is_null();
+    if (a.device != "cpu" || explicit_pool) {
+        pool = std::make_unique<tp::WorkerPool>(members);
+        std::vector<tp::WorkerReply> hellos = pool->hello_all();
+        size_t first = 0;
+        while (first + 1 < hellos.size() && !pool->alive(first)) ++first;
+        const tp::WorkerReply& hello = hellos[first];
+        if (!hello.ok && (explicit_pool || hello.kind == "version_mismatch")) {
+            std::fprintf(stderr, "tilec sweep: error: %s\n", hello.error.c_str());
+            return kUserError;
+        }
+        gpu = a.device != "cpu" && hello.ok && !hello.body["device"].is_null();
         if (gpu) {
             const Json& d = hello.body["device"];
             device_line = d.value("name", "gpu") + " (" + d.value("arch", d.value("target", "")) + ", target " +
@@ -236,13 +300,34 @@ int run_sweep(const SweepArgs& a) {
                          (hello.ok ? hello.body.value("why", "") : hello.error).c_str());
             return kUserError;
         }
+        if (!gpu && !explicit_pool) pool.reset();  // CPU checks run here, as they always did
+    }
+    if (pool && pool->size() > 1) {
+        device_line += "; pool of " + std::to_string(pool->size()) + " workers:";
+        for (size_t i = 0; i < pool->size(); ++i) device_line += (i ? ", " : " ") + pool->where(i);
     }
     if (!a.json) std::printf("sweep of %zu configs on %s\n", configs.size(), device_line.c_str());
     Json rows = Json::array();
-    for (size_t i = 0; i < configs.size(); ++i) {
-        if (!a.json) std::fprintf(stderr, "\r  [%zu/%zu] %s\033[K", i + 1, configs.size(), config_text(configs[i]).c_str());
-        rows.push_back(gpu ? bench_on_gpu(*client, a, source, h, configs[i], false)
-                           : check_on_cpu(a, source, h, configs[i]));
+    for (size_t i = 0; i < configs.size(); ++i) rows.push_back(Json());
+    size_t finished = 0;
+    auto progress = [&](size_t i) {
+        ++finished;
+        if (!a.json) std::fprintf(stderr, "\r  [%zu/%zu] %s\033[K", finished, configs.size(), config_text(configs[i]).c_str());
+    };
+    if (pool) {
+        pool->run(
+            configs.size(),
+            [&](tp::WorkerClient& c, size_t member, size_t i) {
+                rows[i] =
+                    gpu ? bench_on_gpu(c, pool->device_lock(member), a, source, h, configs[i], false) : check_in_worker(c, a, source, h, configs[i]);
+                rows[i]["worker"] = pool->where(member);
+            },
+            progress);
+    } else {
+        for (size_t i = 0; i < configs.size(); ++i) {
+            rows[i] = check_on_cpu(a, source, h, configs[i]);
+            progress(i);
+        }
     }
     if (!a.json) std::fprintf(stderr, "\r\033[K");
     std::vector<Json> sorted(rows.begin(), rows.end());
@@ -258,13 +343,19 @@ int run_sweep(const SweepArgs& a) {
         for (const auto& c : configs)
             if (config_text(c) == rows[0].value("config", "")) best = c;
         if (!a.json) std::fprintf(stderr, "  timing the best config beside its peers\n");
-        peers = bench_on_gpu(*client, a, source, h, best, true);
+        size_t m = 0;
+        while (m + 1 < pool->size() && !pool->alive(m)) ++m;
+        peers = bench_on_gpu(pool->client(m), pool->device_lock(m), a, source, h, best, true);
         peers["config"] = rows[0].value("config", "");
     }
     if (!a.csv.empty()) write_csv(a.csv, rows);
+    // Which worker died and where its configs went: never silent.
+    std::vector<std::string> pool_notes = pool ? pool->notes() : std::vector<std::string>{};
     if (a.json) {
-        std::printf("%s\n", Json{{"device", device_line}, {"gpu", gpu}, {"configs", rows}, {"peers", peers}}.dump(2).c_str());
+        std::printf("%s\n",
+                    Json{{"device", device_line}, {"gpu", gpu}, {"configs", rows}, {"peers", peers}, {"pool_notes", pool_notes}}.dump(2).c_str());
     } else {
+        for (const auto& n : pool_notes) std::printf("note: %s\n", n.c_str());
         print_table(rows, gpu);
         print_peers(peers);
         if (any_pass) std::printf("best: %s\n", rows[0].value("config", "").c_str());
@@ -290,6 +381,8 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--check-blocks", a->check_blocks, "thread blocks the CPU interpreter checks per config (0 = all)")->capture_default_str();
     cmd->add_option("--csv", a->csv, "also write the table as CSV to this file");
     cmd->add_flag("--json", a->json, "print JSON instead of the table");
+    add_worker_option(cmd, a->worker, true);
+    cmd->add_option("--workers", a->workers, "local workers in the pool (default: one per GPU; with --worker, none unless given)");
     cmd->callback([a, &exit_code] { exit_code = run_sweep(*a); });
 }
 

@@ -13,6 +13,7 @@
 #include "cli_common.h"
 #include "tileplay/tune.h"
 #include "tileplay/worker_client.h"
+#include "tileplay/worker_pool.h"
 
 namespace tilec {
 
@@ -20,7 +21,7 @@ namespace {
 
 struct TuneArgs {
     tp::TuneOptions o;
-    std::vector<std::string> defines, axes;
+    std::vector<std::string> defines, axes, worker;
     std::string csv;
     bool json = false, all = false, no_cache = false;
 };
@@ -144,6 +145,15 @@ int run_tune_command(TuneArgs& a) {
     }
     if (!read_file(a.o.path, a.o.source)) return kUserError;
     a.o.use_cache = !a.no_cache;
+    // A pool when asked for: --workers N local workers and each --worker SPEC.
+    if (!a.worker.empty() || a.o.gpu_workers > 0) {
+        tp::WorkerOptions base;
+        base.command = a.o.worker_command;
+        std::vector<tp::WorkerOptions> remote;
+        if (!a.worker.empty() && !workers_from_specs(a.worker, base, remote, "tune")) return kUsage;
+        if (a.worker.empty() || a.o.gpu_workers > 0) a.o.pool = tp::local_workers(a.o.gpu_workers, base);
+        a.o.pool.insert(a.o.pool.end(), remote.begin(), remote.end());
+    }
     bool bar = !a.json && isatty(STDERR_FILENO);
     tp::TuneReport r = tp::run_tune(a.o, bar ? tp::TuneProgress(draw_progress) : tp::TuneProgress());
     if (bar) std::fprintf(stderr, "\r\033[K");
@@ -180,7 +190,9 @@ void add_tune_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--device", a->o.device, "cpu, gpu or auto")->check(CLI::IsMember({"cpu", "gpu", "auto"}))->capture_default_str();
     cmd->add_flag("--dry-run", a->o.dry_run, "list every config kept or rejected with its reason; compile nothing");
     cmd->add_option("-j,--jobs", a->o.jobs, "compile threads (0: one per core)")->capture_default_str();
-    cmd->add_option("--workers", a->o.gpu_workers, "worker processes loading configs in parallel on a GPU (0: min(jobs, 4))");
+    cmd->add_option("--workers", a->o.gpu_workers,
+                    "local workers in the pool (default: min(jobs, 4) sharing the GPU, one per GPU where there are several)");
+    add_worker_option(cmd, a->worker, true);
     cmd->add_option("--top", a->o.top_k, "rows of the table")->capture_default_str();
     cmd->add_flag("--all", a->all, "list every config, ranked, with its reason");
     cmd->add_option("--iters", a->o.iters, "timed launches per config")->capture_default_str();

@@ -194,6 +194,44 @@ std::map<std::string, double> bound_values(const WorkerReply& lr) {
 
 }  // namespace
 
+void check_in_worker(WorkerClient& client, const TuneJob& job, TuneResult& r) {
+    LoadSpec ls;
+    ls.path = job.path;
+    ls.source = job.source;
+    ls.kernel = job.kernel;
+    ls.defines = job.defines;
+    ls.defines.insert(ls.defines.end(), r.config.begin(), r.config.end());
+    ls.fallback_defines = job.header.cpu_args;  // CPU sizes, as check_on_cpu takes them
+    ls.fallback_defines.insert(ls.fallback_defines.end(), job.header.args.begin(), job.header.args.end());
+    ls.target = job.target;
+    ls.device = "cpu";
+    WorkerReply lr = client.load(ls);
+    WorkerReply rr = lr.ok ? client.run(RunSpec{}) : lr;
+    if (!rr.ok) {
+        r.status = TuneStatus::Failed;
+        r.kind = rr.kind;
+        r.reason = rr.error;
+        return;
+    }
+    r.cpu_ms = rr.body.value("interp", Json::object()).value("ms", 0.0);
+    const Json check = rr.body.value("check", Json());
+    if (!check.is_object() || !check.contains("outputs") || check["outputs"].empty()) {
+        r.status = TuneStatus::Compiled;
+        r.reason = "ran on the CPU but was not checked: no reference for this kernel";
+        return;
+    }
+    const Json& o = check["outputs"][0];
+    r.rel_fro = o.value("rel_fro", -1.0);
+    r.status = check.value("ok", false) ? TuneStatus::Passed : TuneStatus::Wrong;
+    if (r.status == TuneStatus::Wrong) {
+        r.kind = "check_failed";
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "output `%s` differs from the %s reference: rel_fro %.2e > tol %.1e", o.value("name", "").c_str(),
+                      check.value("against", std::string("cpu")).c_str(), o.value("rel_fro", 0.0), o.value("tol", 0.0));
+        r.reason = buf;
+    }
+}
+
 void bench_on_gpu(WorkerClient& client, std::mutex& gpu, const TuneJob& job, const TuneOptions& opts, TuneResult& r) {
     WorkerReply lr = load_config(client, job, r.config);
     if (!lr.ok) {

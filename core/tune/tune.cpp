@@ -8,9 +8,11 @@
 #include <sstream>
 #include <thread>
 
+#include "runtime/cuda_driver.h"
 #include "runtime/nvrtc.h"
 #include "tileplay/compiler.h"
 #include "tileplay/source_reader.h"
+#include "tileplay/worker_pool.h"
 #include "tune/tune_internal.h"
 
 #ifndef TILEPLAY_VERSION
@@ -102,6 +104,12 @@ private:
     int done_ = 0, total_ = 0;
 };
 
+size_t first_alive(const WorkerPool& pool) {
+    size_t i = 0;
+    while (i + 1 < pool.size() && !pool.alive(i)) ++i;
+    return i;
+}
+
 std::vector<size_t> with_status(const TuneReport& r, TuneStatus s) {
     std::vector<size_t> idx;
     for (size_t i = 0; i < r.results.size(); ++i)
@@ -132,34 +140,43 @@ TuneReport run_tune(const TuneOptions& opts, const TuneProgress& progress_cb, co
     int jobs = opts.jobs > 0 ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
     rep.jobs = jobs;
 
-    // The device decides the target (auto) and whether configs are timed.
-    std::vector<std::unique_ptr<WorkerClient>> clients;
+    // The device decides the target (auto) and whether configs are timed: the first worker
+    // of the pool that answers says.
+    std::unique_ptr<WorkerPool> pool;
     std::string driver;
     rep.device = "cpu interpreter";
     std::string gpu_target;
-    if (opts.device != "cpu") {
+    if (opts.device != "cpu" || !opts.pool.empty()) {
         WorkerOptions wo;
         wo.command = opts.worker_command;
         wo.watchdog_s = opts.timeout_s;
-        wo.replay_load = true;
-        clients.push_back(std::make_unique<WorkerClient>(wo));
-        WorkerReply hello = clients[0]->hello();
-        rep.gpu = hello.ok && hello.body.contains("device") && !hello.body["device"].is_null();
+        std::vector<WorkerOptions> members = opts.pool;
+        for (auto& m : members) m.watchdog_s = opts.timeout_s;
+        if (members.empty()) members.push_back(wo);
+        pool = std::make_unique<WorkerPool>(members);
+        std::vector<WorkerReply> hellos = pool->hello_all();
+        const WorkerReply& hello = hellos[first_alive(*pool)];
+        if (!hello.ok && (!opts.pool.empty() || hello.kind == "version_mismatch")) {
+            rep.error = hello.error;
+            return rep;
+        }
+        rep.gpu = opts.device != "cpu" && hello.ok && hello.body.contains("device") && !hello.body["device"].is_null();
         if (rep.gpu) {
             // "target" is what auto compiles for (sm_90a on Hopper), "arch" the GPU's own.
             gpu_target = hello.body["device"].value("target", "");
             rep.device = hello.body["device"].value("name", "gpu") + " (" + hello.body["device"].value("arch", gpu_target) + ")";
             driver = hello.body.value("driver", "");
-        } else {
+        } else if (opts.device != "cpu") {
             std::string why = hello.ok ? hello.body.value("why", "") : hello.error;
             if (opts.device == "gpu") {
                 rep.error = "no CUDA device: " + why;
                 return rep;
             }
-            rep.notes.push_back("no CUDA device (" + why + "): configs are filtered, compiled and checked on the CPU "
+            rep.notes.push_back("no CUDA device (" + why +
+                                "): configs are filtered, compiled and checked on the CPU "
                                 "interpreter; timing and ranking need a GPU");
-            clients.clear();
         }
+        if (!rep.gpu && opts.pool.empty()) pool.reset();
     }
     job.target = opts.target != "auto" && !opts.target.empty() ? opts.target : rep.gpu ? gpu_target : "sm_90";
     if (rep.gpu && !target_runs_on(job.target, gpu_target)) {
@@ -167,7 +184,7 @@ TuneReport run_tune(const TuneOptions& opts, const TuneProgress& progress_cb, co
                             ": configs are compiled for " + job.target + " but not timed");
         rep.gpu = false;
         rep.device = "cpu interpreter";
-        clients.clear();
+        if (opts.pool.empty()) pool.reset();
     }
     rep.target = job.target;
 
@@ -230,33 +247,37 @@ TuneReport run_tune(const TuneOptions& opts, const TuneProgress& progress_cb, co
 
     // 3. Validate (and time, on a GPU) what compiled.
     std::vector<size_t> runnable = opts.dry_run ? std::vector<size_t>{} : with_status(rep, TuneStatus::Compiled);
+    // Per-config jobs over the pool's workers; a worker that dies hands its config on.
+    auto run_pool_phase = [&](const std::string& phase, const std::vector<size_t>& idx, auto&& fn) {
+        progress.start(phase, static_cast<int>(idx.size()));
+        pool->run(
+            idx.size(), [&](WorkerClient& c, size_t member, size_t k) { fn(c, member, rep.results[idx[k]]); },
+            [&](size_t k) { progress.step(rep.results[idx[k]].config); }, cancel);
+    };
     if (rep.gpu && !runnable.empty()) {
-        int workers = opts.gpu_workers > 0 ? opts.gpu_workers : std::min(jobs, 4);
-        workers = std::max(1, std::min<int>(workers, static_cast<int>(runnable.size())));
-        WorkerOptions wo = clients[0]->options();
-        while (static_cast<int>(clients.size()) < workers) clients.push_back(std::make_unique<WorkerClient>(wo));
-        std::mutex pool_m, gpu_m;
-        std::vector<WorkerClient*> free_clients;
-        for (auto& c : clients) free_clients.push_back(c.get());
-        run_phase("bench", runnable, workers, [&](TuneResult& t) {
-            WorkerClient* c;
-            {
-                std::lock_guard<std::mutex> l(pool_m);
-                c = free_clients.back();
-                free_clients.pop_back();
-            }
-            tune::bench_on_gpu(*c, gpu_m, job, opts, t);
-            std::lock_guard<std::mutex> l(pool_m);
-            free_clients.push_back(c);
-        });
+        if (opts.pool.empty()) {
+            // Several local workers load (compile) side by side and take turns on the GPU; with
+            // several GPUs here, one worker per GPU unless --workers says otherwise.
+            int count = opts.gpu_workers > 0 ? opts.gpu_workers : runtime::cuda_device_count() > 1 ? 0 : std::min(jobs, 4);
+            if (count > 0) count = std::max(1, std::min<int>(count, static_cast<int>(runnable.size())));
+            WorkerOptions wo = pool->client(0).options();
+            pool = std::make_unique<WorkerPool>(local_workers(count, wo));
+            pool->hello_all();
+        }
+        run_pool_phase("bench", runnable,
+                       [&](WorkerClient& c, size_t member, TuneResult& t) { tune::bench_on_gpu(c, pool->device_lock(member), job, opts, t); });
     } else if (!runnable.empty()) {
         if (opts.max_cpu_checks >= 0 && runnable.size() > static_cast<size_t>(opts.max_cpu_checks)) {
             rep.notes.push_back("checked " + std::to_string(opts.max_cpu_checks) + " of " +
                                 std::to_string(runnable.size()) + " compiled configs on the CPU (--max-cpu-checks)");
             runnable.resize(static_cast<size_t>(opts.max_cpu_checks));
         }
-        job.interp_threads = runnable.size() >= static_cast<size_t>(jobs) ? 1 : std::max(1, jobs / static_cast<int>(runnable.size()));
-        run_phase("check", runnable, jobs, [&](TuneResult& t) { tune::check_on_cpu(job, t); });
+        if (pool) {
+            run_pool_phase("check", runnable, [&](WorkerClient& c, size_t, TuneResult& t) { tune::check_in_worker(c, job, t); });
+        } else {
+            job.interp_threads = runnable.size() >= static_cast<size_t>(jobs) ? 1 : std::max(1, jobs / static_cast<int>(runnable.size()));
+            run_phase("check", runnable, jobs, [&](TuneResult& t) { tune::check_on_cpu(job, t); });
+        }
     }
     rep.cancelled = cancel && cancel->load();
     rank_tune_results(rep);
@@ -264,9 +285,12 @@ TuneReport run_tune(const TuneOptions& opts, const TuneProgress& progress_cb, co
     // peer is never taken between two runs.
     if (rep.gpu && rep.best >= 0 && !rep.cancelled && !job.header.baselines.empty()) {
         if (progress_cb) progress_cb({"peers", 0, 1, config_text(rep.results[rep.best].config)});
-        rep.peers = tune::bench_beside_peers(*clients[0], job, opts, rep.results[rep.best]);
+        rep.peers = tune::bench_beside_peers(pool->client(first_alive(*pool)), job, opts, rep.results[rep.best]);
     }
-    for (auto& c : clients) c->shutdown();
+    if (pool) {
+        for (const auto& n : pool->notes()) rep.notes.push_back(n);
+        pool->shutdown();
+    }
     rep.seconds = seconds_since(t0);
     if (progress_cb) progress_cb({"done", static_cast<int>(rep.results.size()), static_cast<int>(rep.results.size()), ""});
     if (caching && !rep.cancelled) {

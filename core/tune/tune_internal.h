@@ -33,6 +33,9 @@ void compile_config(const TuneJob& job, TuneResult& r);
 // output with the named reference (Passed / Wrong / Failed).
 void check_on_cpu(const TuneJob& job, TuneResult& r);
 
+// No GPU, a pool of workers: the same check in a worker (its CPU engines, its C++ reference).
+void check_in_worker(WorkerClient& client, const TuneJob& job, TuneResult& r);
+
 // GPU: loads the config in `client` (a worker process), then, holding `gpu`, benchmarks it with
 // the worker's check against the interpreter (Timed / Wrong / Failed).
 void bench_on_gpu(WorkerClient& client, std::mutex& gpu, const TuneJob& job, const TuneOptions& opts, TuneResult& r);

@@ -13,6 +13,10 @@
 #include "worker/reply_schema.h"
 #include "worker/subprocess.h"
 
+#ifndef TILEPLAY_VERSION
+#define TILEPLAY_VERSION "dev"
+#endif
+
 namespace tp {
 
 namespace {
@@ -32,19 +36,28 @@ std::string tail_lines(const std::string& text, int max_lines) {
     return text.substr(pos, end - pos);
 }
 
-Json pairs_to_json(const std::vector<std::pair<std::string, std::string>>& v) {
+// A JSON object holds one value per name: the last one given wins (`defines`: the config
+// over -D), or with `first_wins` the first (`fallback_defines`: a CPU run's cpu-args before
+// the header's GPU args, as CompileRequest reads them).
+Json pairs_to_json(const std::vector<std::pair<std::string, std::string>>& v, bool first_wins = false) {
     Json o = Json::object();
-    for (const auto& [k, val] : v) o[k] = val;
+    for (const auto& [k, val] : v)
+        if (!first_wins || !o.contains(k)) o[k] = val;
     return o;
 }
 
 }  // namespace
 
 Json to_json(const LoadSpec& s) {
-    Json j = {{"op", "load"}, {"path", s.path}, {"kernel", s.kernel}, {"target", s.target},
-              {"defines", pairs_to_json(s.defines)}, {"fallback_defines", pairs_to_json(s.fallback_defines)}};
+    Json j = {{"op", "load"},
+              {"path", s.path},
+              {"kernel", s.kernel},
+              {"target", s.target},
+              {"defines", pairs_to_json(s.defines)},
+              {"fallback_defines", pairs_to_json(s.fallback_defines, true)}};
     if (!s.source.empty()) j["source"] = s.source;
     if (!s.pass_configs.empty()) j["pass_configs"] = pairs_to_json(s.pass_configs);
+    if (s.device != "gpu") j["device"] = s.device;
     return j;
 }
 
@@ -53,6 +66,8 @@ Json to_json(const RunSpec& s) {
               {"scalars", s.scalars}};
     if (!s.inputs_dir.empty()) j["inputs_dir"] = s.inputs_dir;
     if (!s.outputs_dir.empty()) j["outputs_dir"] = s.outputs_dir;
+    if (!s.engine.empty()) j["engine"] = s.engine;
+    if (s.check_races) j["check_races"] = true;
     return j;
 }
 
@@ -87,6 +102,16 @@ struct WorkerClient::Impl {
     int64_t next_id = 1;
     std::optional<Json> last_load;  // replayed after a restart
     std::string loaded_kernel;      // "matmul (M=4096, N=4096)" for messages
+    int deaths = 0;
+    WorkerReply last_death;
+
+    WorkerReply note_death(WorkerReply r) {
+        if (!r.ok && worker_died(r.kind)) {
+            ++deaths;
+            last_death = r;
+        }
+        return r;
+    }
 
     bool alive() { return proc && proc->running(); }
 
@@ -98,12 +123,44 @@ struct WorkerClient::Impl {
         std::string why;
         if (!proc->start(cmd, &why)) {
             fail.kind = "start_failed";
-            fail.error = "cannot start the worker: " + why;
+            fail.error = "cannot start the worker" + at() + ": " + why;
             proc.reset();
             return false;
         }
         ++started;
-        return true;
+        return !opts.handshake || handshake(fail);
+    }
+
+    // " at ssh://host" (or " (local #2)" in a pool) for messages: which worker it was.
+    std::string at() const {
+        if (opts.where.empty() || opts.where == "local") return "";
+        return opts.where.rfind("local", 0) == 0 ? " (" + opts.where + ")" : " at " + opts.where;
+    }
+
+    // The two ends must be the same build: a remote tilec of another version compiles and
+    // checks differently, and one of another protocol misreads requests.
+    bool handshake(WorkerReply& fail) {
+        WorkerReply h = exchange({{"op", "hello"}}, {}, opts.start_timeout_s);
+        if (!h.ok) {
+            fail = std::move(h);
+            if (fail.kind != "exited" && fail.kind != "crashed" && fail.kind != "hang" && fail.kind != "protocol") return false;
+            // ssh's own last words ("Connection refused", "Permission denied") say most.
+            std::string last = tail_lines(fail.stderr_tail, 1);
+            fail.error = "cannot reach the worker" + at() + ": " + (last.empty() ? fail.error : last);
+            return false;
+        }
+        const Json& b = h.body;
+        int protocol = b.contains("protocol") && b["protocol"].is_number_integer() ? b["protocol"].get<int>() : 0;
+        std::string version = b.value("version", std::string("?"));
+        if (protocol == kWorkerProtocol && version == TILEPLAY_VERSION) return true;
+        fail.kind = "version_mismatch";
+        fail.body = b;
+        fail.error = "the worker" + at() + " is tilec " + version + " (protocol " + std::to_string(protocol) + "), this is tilec " +
+                     TILEPLAY_VERSION + " (protocol " + std::to_string(kWorkerProtocol) +
+                     "); install the same build there or point --worker at it (ssh://HOST/path/to/tilec)";
+        proc->kill();
+        proc.reset();
+        return false;
     }
 
     // The worker broke the protocol: it cannot be trusted with the next request either.
@@ -126,14 +183,16 @@ struct WorkerClient::Impl {
             r.kind = "exited";
             r.exit_code = st.exited ? st.code : -1;
         }
-        r.error = "the worker died during " + what + " (" + st.describe() + ")";
+        r.error = "the worker" + at() + " died during " + what + " (" + st.describe() + ")";
         // A CUDA error the worker printed before dying is the most useful part.
         if (!r.stderr_tail.empty()) r.error += ": " + tail_lines(r.stderr_tail, 1);
         proc.reset();
     }
 
-    WorkerReply exchange(Json req, const std::function<void(const Json&)>& on_event) {
+    // `load_limit_s` (> 0) replaces load_timeout_s for this exchange (the handshake's).
+    WorkerReply exchange(Json req, const std::function<void(const Json&)>& on_event, double load_limit_s = -1) {
         WorkerReply r;
+        const double load_timeout_s = load_limit_s > 0 ? load_limit_s : opts.load_timeout_s;
         std::string op = req.value("op", "");
         int64_t id = next_id++;
         req["id"] = id;
@@ -143,9 +202,9 @@ struct WorkerClient::Impl {
             return r;
         }
         bool is_load = op == "load" || op == "hello";
-        double silence_s = is_load ? opts.load_timeout_s : opts.watchdog_s;
+        double silence_s = is_load ? load_timeout_s : opts.watchdog_s;
         auto ms = [](double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000)); };
-        auto overall = Clock::now() + ms(opts.load_timeout_s);
+        auto overall = Clock::now() + ms(load_timeout_s);
         // Two clocks: silence (reset by any message of the worker's) and progress (reset only
         // by a message that moves the request on); stray non-JSON lines reset neither.
         auto silence_deadline = Clock::now() + ms(silence_s);
@@ -167,10 +226,11 @@ struct WorkerClient::Impl {
                 r.stderr_tail = tail_lines(proc->stderr_text(), 6);
                 char secs[32];
                 std::snprintf(secs, sizeof(secs), "%g", stalled ? std::max(opts.progress_timeout_s, silence_s) : silence_s);
-                r.error = what + (stalled ? " made no progress within " + std::string(secs) + " s (only heartbeats" +
-                                                (stage.empty() ? std::string() : " from stage `" + stage + "`") + ")"
-                                          : " did not finish within " + std::string(secs) + " s") +
-                          "; the worker was killed and a new one starts on the next request";
+                r.error = what +
+                          (stalled ? " made no progress within " + std::string(secs) + " s (only heartbeats" +
+                                         (stage.empty() ? std::string() : " from stage `" + stage + "`") + ")"
+                                   : " did not finish within " + std::string(secs) + " s") +
+                          "; the worker" + at() + " was killed and a new one starts on the next request";
                 proc.reset();
                 return r;
             }
@@ -222,17 +282,21 @@ WorkerClient::WorkerClient(WorkerOptions opts) : impl_(std::make_unique<Impl>())
 
 WorkerClient::~WorkerClient() { shutdown(); }
 
+bool worker_died(const std::string& kind) {
+    return kind == "exited" || kind == "crashed" || kind == "protocol" || kind == "start_failed" || kind == "version_mismatch";
+}
+
 WorkerReply WorkerClient::request(Json req, const std::function<void(const Json&)>& on_event) {
     Impl& m = *impl_;
     WorkerReply fail;
     bool was_alive = m.alive();
-    if (!m.ensure_started(fail)) return fail;
+    if (!m.ensure_started(fail)) return m.note_death(std::move(fail));
     std::string op = req.value("op", "");
     // A fresh worker has no kernel: bring back the last one before a run or bench.
     if (!was_alive && m.started > 1 && m.opts.replay_load && m.last_load && op != "load" && op != "hello" &&
         op != "shutdown") {
         WorkerReply rl = m.exchange(*m.last_load, on_event);
-        if (!rl.ok) return rl;
+        if (!rl.ok) return m.note_death(std::move(rl));
     }
     Json saved = op == "load" ? req : Json();
     WorkerReply r = m.exchange(std::move(req), on_event);
@@ -247,7 +311,7 @@ WorkerReply WorkerClient::request(Json req, const std::function<void(const Json&
             m.loaded_kernel.clear();
         }
     }
-    return r;
+    return m.note_death(std::move(r));
 }
 
 WorkerReply WorkerClient::hello() { return request({{"op", "hello"}}); }
@@ -277,6 +341,8 @@ void WorkerClient::shutdown() {
 }
 
 int WorkerClient::restarts() const { return impl_->started > 0 ? impl_->started - 1 : 0; }
+int WorkerClient::deaths() const { return impl_->deaths; }
+const WorkerReply& WorkerClient::last_death() const { return impl_->last_death; }
 int WorkerClient::pid() const { return impl_->proc ? impl_->proc->pid() : -1; }
 const WorkerOptions& WorkerClient::options() const { return impl_->opts; }
 

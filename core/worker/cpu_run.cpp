@@ -13,6 +13,7 @@
 #include "ir/ir.h"
 #include "tileplay/interp.h"
 #include "tileplay/sample_header.h"
+#include "tileplay/tensor_stats.h"
 #include "worker/worker_state.h"
 
 namespace tp::worker {
@@ -68,6 +69,34 @@ Json reference_check(const KernelSession& s, std::map<std::string, HostTensor>& 
     return {{"ok", c.pass}, {"against", "cpu reference: " + ref.name}, {"outputs", Json::array({out})}};
 }
 
+// `inputs_dir`/<param>.npy replaces the seeded values where present, as on the GPU.
+void load_inputs(const KernelInfo& k, const std::string& dir, std::map<std::string, HostTensor>& args) {
+    if (dir.empty()) return;
+    for (const auto& p : k.params) {
+        std::string path = dir + "/" + p.name + ".npy", why;
+        if (p.is_scalar || !std::filesystem::exists(path)) continue;
+        HostTensor& t = args.at(p.name);
+        HostTensor loaded;
+        if (!load_npy_as(path, t.dtype, t.shape, loaded, &why)) throw WorkerError("io_error", path + ": " + why);
+        t = std::move(loaded);
+    }
+}
+
+// Every output as `dir`/<param>.npy; the reply's `files`.
+Json save_outputs(const KernelInfo& k, const std::string& dir, const std::map<std::string, HostTensor>& args) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    Json files = Json::array();
+    for (const auto& p : k.params) {
+        if (p.is_scalar || !p.is_output) continue;
+        const HostTensor& h = args.at(p.name);
+        std::string path = dir + "/" + p.name + ".npy", why;
+        if (!write_npy(path, h, &why)) throw WorkerError("io_error", "cannot write " + path + ": " + why);
+        files.push_back({{"name", p.name}, {"path", path}, {"is_output", true}, {"dtype", h.dtype.name()}, {"shape", h.shape}});
+    }
+    return files;
+}
+
 std::string interp_error(const InterpReport& rep) {
     if (!rep.diagnostics.empty()) return rep.diagnostics.front().message;
     return rep.error.empty() ? std::string("the interpreter stopped") : rep.error;
@@ -120,6 +149,7 @@ Json handle_cpu_run(const Json& req, WorkerState& st, Emitter& em) {
         Heartbeat hb(em, req["id"], "inputs", st.opts.heartbeat_s);
         if (!allocate_args(f, req.value("seed", uint64_t{0}), symbols, args, &why, &budget))
             throw WorkerError("bad_request", why);
+        load_inputs(k, req.value("inputs_dir", ""), args);
     }
     InterpOptions opts;
     InterpOptions::Progress progress;
@@ -183,6 +213,13 @@ Json handle_cpu_run(const Json& req, WorkerState& st, Emitter& em) {
         if (Json check = reference_check(st.session, args, note); !check.is_null()) j["check"] = check;
     }
     j["note"] = note;
+    // The outputs' summary, so a client on another host sees what a local `tilec run` prints;
+    // the arrays themselves go to `outputs_dir` on this host when asked for.
+    Json outs = Json::object();
+    for (const auto& p : k.params)
+        if (!p.is_scalar && p.is_output) outs[p.name] = tensor_stats(args.at(p.name));
+    j["outputs"] = outs;
+    if (std::string dir = req.value("outputs_dir", ""); !dir.empty()) j["files"] = save_outputs(k, dir, args);
     return j;
 }
 

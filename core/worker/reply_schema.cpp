@@ -119,6 +119,8 @@ std::vector<Rule> rules_for(const std::string& op) {
                            {"cuda_error", Type::Number}};
     if (op == "hello") {
         v.insert(v.end(), {{"version", Type::String},
+                           {"protocol", Type::Number},
+                           {"host", Type::String},
                            {"pid", Type::Number},
                            {"device", Type::ObjectOrNull, true},
                            {"device.name", Type::String},
@@ -153,6 +155,8 @@ std::vector<Rule> rules_for(const std::string& op) {
         // A CPU run (the interpreter or the LLVM JIT): what it ran, and a refusal over the memory budget.
         v.insert(v.end(), {{"device", Type::String},
                            {"note", Type::String},
+                           {"outputs", Type::Object},
+                           {"outputs.*", Type::Object},
                            {"interp", Type::Object},
                            {"interp.*", Type::Number},
                            {"engine", Type::String},

@@ -2,6 +2,7 @@
 // server.h and docs/worker-protocol.md.
 #include "worker/server.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 
 #include "runtime/cuda_driver.h"
 #include "runtime/nvrtc.h"
+#include "tileplay/worker_client.h"
 #include "tensor/npy.h"
 #include "worker/json_limits.h"
 #include "worker/launch_args.h"
@@ -56,7 +58,9 @@ std::vector<std::pair<std::string, std::string>> string_pairs(const Json& j, con
 
 
 Json handle_hello(WorkerState& st) {
-    Json j = {{"ok", true}, {"version", TILEPLAY_VERSION}, {"pid", static_cast<int>(::getpid())}};
+    char host[256] = "";
+    ::gethostname(host, sizeof host - 1);
+    Json j = {{"ok", true}, {"version", TILEPLAY_VERSION}, {"protocol", kWorkerProtocol}, {"pid", static_cast<int>(::getpid())}, {"host", host}};
     std::string why;
     auto info = runtime::query_device(st.opts.device, &why);
     if (info) {
@@ -205,6 +209,35 @@ void Emitter::emit(const Json& j) {
     std::fflush(out_);
 }
 
+namespace {
+
+// Test hook: with TILEPLAY_WORKER_EXIT_AFTER=K the worker exits (code 7, no reply) at its
+// (K+1)-th `load`, after serving K configurations: how the pool tests kill a worker mid-sweep
+// at a known point instead of racing a signal against it. With `K:PATH` only the one worker
+// that creates PATH first does, so exactly one worker of a pool dies.
+void exit_if_test_hook_says() {
+    static int loads = 0;
+    static int armed = -1;  // not yet decided
+    const char* env = std::getenv("TILEPLAY_WORKER_EXIT_AFTER");
+    if (!env || !*env) return;
+    std::string spec = env;
+    size_t colon = spec.find(':');
+    if (armed < 0) {
+        armed = 1;
+        if (colon != std::string::npos) {
+            int fd = ::open(spec.substr(colon + 1).c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+            armed = fd >= 0;
+            if (fd >= 0) ::close(fd);
+        }
+    }
+    if (!armed || loads++ < std::atoi(spec.substr(0, colon).c_str())) return;
+    std::fprintf(stderr, "tilec worker: exiting after %d loads (TILEPLAY_WORKER_EXIT_AFTER)\n", loads - 1);
+    std::fflush(stderr);
+    std::_Exit(7);
+}
+
+}  // namespace
+
 void handle_line(const std::string& line, Emitter& em, int& exit_code) {
     WorkerState& st = worker_state();
     if (line.find_first_not_of(" \t\r") == std::string::npos) return;
@@ -224,8 +257,11 @@ void handle_line(const std::string& line, Emitter& em, int& exit_code) {
     try {
         Json reply;
         if (op == "hello") reply = handle_hello(st);
-        else if (op == "load") reply = handle_load(req, st, em);
-        else if (op == "run") reply = handle_run(req, st, em);
+        else if (op == "load") {
+            exit_if_test_hook_says();
+            reply = handle_load(req, st, em);
+        } else if (op == "run")
+            reply = handle_run(req, st, em);
         else if (op == "bench") {
             if (st.session.cpu) throw WorkerError("bad_request", "the kernel was loaded for the CPU interpreter, which is not timed; load it for the GPU to benchmark it");
             reply = handle_bench(req, st, em);

@@ -18,6 +18,7 @@
 
 #include "tileplay/compiler.h"
 #include "tileplay/diagnostics.h"
+#include "tileplay/worker_client.h"
 
 namespace tp {
 
@@ -68,6 +69,10 @@ struct TuneOptions {
     bool force = false;                // ignore a cached answer (and replace it)
     std::string cache_dir;             // empty: default_tune_cache_dir()
     std::vector<std::string> worker_command;  // empty: {tilec, "worker"} (default_tilec_path)
+    // Workers to spread the configs over (ssh:// hosts, local ones); empty: `gpu_workers`
+    // local workers, one GPU each where this host has several. With a pool and no GPU the
+    // CPU checks run in the pool's workers too.
+    std::vector<WorkerOptions> pool;
 };
 
 // Where a config ended up.
@@ -119,7 +124,7 @@ struct TuneReport {
     double seconds = 0;               // wall time of the tune (of the original run on a cache hit)
     double compile_seconds = 0;
     int jobs = 0;
-    std::vector<std::string> notes;   // e.g. "timing needs a GPU: ..."
+    std::vector<std::string> notes;  // e.g. "timing needs a GPU: ...", "worker 2 (...) died ..."
     // The best config timed once more beside the header's peers, alternating in one bench call
     // (the worker's bench reply: ours, baselines, best_peer, semantics); null when not run.
     nlohmann::json peers;

@@ -2,7 +2,8 @@
 // requests (docs/worker-protocol.md), forwards progress events, and when the worker faults
 // (illegal address loses the CUDA context) or hangs (watchdog) kills it, reports what happened
 // and starts a fresh one on the next request. `tilec run --device gpu`, `tilec bench` and
-// the playground all use it.
+// the playground all use it; the worker may run here or on another host (`ssh HOST tilec
+// worker`, parse_worker_spec).
 #pragma once
 
 #include <cstdint>
@@ -20,8 +21,18 @@ namespace tp {
 
 using Json = nlohmann::json;
 
+// The protocol's number, sent in `hello` as `protocol`: bumped when a request or reply changes
+// incompatibly, so a client refuses a worker on another host that speaks another version.
+constexpr int kWorkerProtocol = 1;
+
 struct WorkerOptions {
     std::vector<std::string> command;  // empty: {default_tilec_path(), "worker"}
+    std::string where = "local";       // for messages: "local", "ssh://gpu-box", "local (GPU 1)"
+    // Before the first request of each started worker, a `hello` whose `protocol` and `version`
+    // must equal this build's; a mismatch is the failure kind "version_mismatch". Remote
+    // workers always check: the two ends may be different builds.
+    bool handshake = false;
+    double start_timeout_s = 30;       // the handshake's limit (an ssh login included)
     double watchdog_s = 10;            // longest silence (no reply, no progress) during run/bench
     double load_timeout_s = 300;       // longest a load (compile + module load) may take
     // Longest a request may go without progress: heartbeats prove the worker is alive and
@@ -54,6 +65,7 @@ struct LoadSpec {
     std::vector<std::pair<std::string, std::string>> fallback_defines;  // the sample header's args
     std::vector<std::pair<std::string, std::string>> pass_configs;      // --pass-config KEY=VALUE
     std::string target = "auto";  // "auto" = the worker's GPU (e.g. sm_90)
+    std::string device = "gpu";   // "cpu": compiled to Tile IR for the worker's CPU engines
 };
 
 struct RunSpec {
@@ -63,6 +75,8 @@ struct RunSpec {
     bool check = true;        // compare outputs with the CPU interpreter on the same inputs
     int check_blocks = 64;    // blocks the interpreter runs for large grids (0 = all)
     std::map<std::string, int64_t> scalars;  // values of symbolic-dimension parameters
+    std::string engine;                      // CPU loads: "cpu-interp" keeps the run on the interpreter
+    bool check_races = false;                // CPU loads: the race checker (docs/race_checker.md)
 };
 
 // Whether a kernel's rate is best read as bandwidth: under 20 FLOP per byte (softmax is 1.25),
@@ -107,6 +121,11 @@ public:
 
     void shutdown();             // asks the worker to exit, kills it if it does not
     int restarts() const;        // workers started after the first
+    // Workers lost without a reply (exited, crashed, protocol, start_failed,
+    // version_mismatch) and the last such failure: how a pool tells a dead worker from a
+    // failed job.
+    int deaths() const;
+    const WorkerReply& last_death() const;
     int pid() const;             // current worker's pid, -1 when none
     const WorkerOptions& options() const;
 
@@ -115,9 +134,22 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// Reads a --worker value: "local" (or empty), "ssh://[user@]HOST[:PORT][/PATH/TO/tilec]" or
+// "slurm:PARTITION" (`srun --partition=PARTITION --nodes=1 --ntasks=1 --unbuffered tilec worker`,
+// $TILEPLAY_SRUN_OPTIONS added, a 300 s handshake for the queue). A
+// remote worker is started as `ssh [-p PORT] [user@]HOST -- PATH worker` (PATH defaults to
+// $TILEPLAY_REMOTE_TILEC, else `tilec` on the remote PATH) with batch mode, a connect timeout
+// and keep-alives, so a dead connection ends the ssh process instead of hanging; $TILEPLAY_SSH
+// replaces the `ssh` command (e.g. "ssh -F my_config"). Fills `out` (command, where, handshake)
+// and keeps its timeouts; false with `error` set when the text cannot be read.
+bool parse_worker_spec(const std::string& spec, WorkerOptions& out, std::string* error);
+
 // Path of the `tilec` binary to run as a worker: $TILEC when set, this executable when it is
 // tilec, else the tilec next to this executable, else "tilec" from PATH.
 std::string default_tilec_path();
+
+// Whether a failure kind means the worker itself is gone (not the request's own failure).
+bool worker_died(const std::string& kind);
 
 Json to_json(const LoadSpec& s);
 Json to_json(const RunSpec& s);
