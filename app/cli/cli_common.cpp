@@ -1,16 +1,20 @@
 // Helpers shared by the tilec commands.
 #include "cli_common.h"
 
+#include "tileplay/diagnostics.h"
 #include "tileplay/source_reader.h"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 namespace tilec {
 
@@ -114,6 +118,18 @@ bool workers_from_specs(const std::vector<std::string>& specs, const tp::WorkerO
     }
     if (out.empty()) out.push_back(base);
     return true;
+}
+
+int inspect_failed(const std::string& file, bool json, const std::string& error, const std::vector<tp::Diagnostic>& diags,
+                   const tp::SourceFile* source) {
+    if (json) {
+        std::printf("%s\n", nlohmann::json{{"file", file}, {"ok", false}, {"error", error}}.dump(2).c_str());
+        return kUserError;
+    }
+    bool failed = std::any_of(diags.begin(), diags.end(), [](const tp::Diagnostic& d) { return d.severity == tp::Severity::Error; });
+    if (failed) std::fputs(tp::render_diagnostics(diags, source, use_color()).c_str(), stderr);
+    std::fprintf(stderr, "tilec inspect: error: %s\n", error.c_str());
+    return kUserError;
 }
 
 }  // namespace tilec

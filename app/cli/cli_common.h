@@ -51,6 +51,10 @@ tp::CompileRequest make_request(const std::string& path, const std::string& sour
 int report_failure(const tp::CompileResult& r, bool remarks = false);
 
 bool use_color();
+// An inspect report that could not be made: `{file, ok: false, error}` with --json, else the
+// error diagnostics and the reason on stderr. Returns the exit code (kUserError).
+int inspect_failed(const std::string& file, bool json, const std::string& error, const std::vector<tp::Diagnostic>& diags,
+                   const tp::SourceFile* source);
 
 // `--worker SPEC` on a command that starts a worker: where it runs (local, ssh://[user@]HOST
 // [:PORT][/path/to/tilec]); repeatable when `many` (a pool for sweep and tune).

@@ -79,18 +79,35 @@ bool worker_for(const RunOptions& o, tp::WorkerOptions& wo) {
     return true;
 }
 
+// The kernel as a worker loads it: source and defines travel, so a worker on another host needs
+// no copy of the file.
+tp::LoadSpec load_spec_of(const RunOptions& o, const std::string& source, const std::vector<std::pair<std::string, std::string>>& defs,
+                          const tp::SampleHeader& h) {
+    tp::LoadSpec ls;
+    ls.path = o.file;
+    ls.source = source;
+    ls.kernel = o.kernel.empty() ? h.kernel : o.kernel;
+    ls.defines = defs;
+    ls.target = o.arch;
+    return ls;
+}
+
+tp::RunSpec run_spec_of(const RunOptions& o) {
+    tp::RunSpec rs;
+    rs.inputs_dir = o.load_inputs;
+    rs.outputs_dir = o.save_outputs;
+    rs.seed = o.seed;
+    rs.check = o.check;
+    return rs;
+}
+
 int run_gpu(const RunOptions& o, const std::string& source, const std::vector<std::pair<std::string, std::string>>& defs, const tp::SampleHeader& h,
             const std::string& reason) {
     tp::WorkerOptions wo;
     if (!worker_for(o, wo)) return kUsage;
     tp::WorkerClient client(wo);
-    tp::LoadSpec ls;
-    ls.path = o.file;
-    ls.source = source;  // a worker on another host has no copy of the file
-    ls.kernel = o.kernel.empty() ? h.kernel : o.kernel;
-    ls.defines = defs;
+    tp::LoadSpec ls = load_spec_of(o, source, defs, h);
     ls.fallback_defines = h.args;
-    ls.target = o.arch;
     parse_defines(o.pass_configs, ls.pass_configs, true);
     if (!o.timeline.empty()) ls.pass_configs.emplace_back(kTimelineConfig, "true");
     tp::WorkerReply lr = client.load(ls);
@@ -101,11 +118,7 @@ int run_gpu(const RunOptions& o, const std::string& source, const std::vector<st
             std::cerr << "tilec run: the GPU worker could not load the kernel (" << lr.kind << "): " << lr.error << "\n";
         return kUserError;
     }
-    tp::RunSpec rs;
-    rs.inputs_dir = o.load_inputs;
-    rs.outputs_dir = o.save_outputs;
-    rs.seed = o.seed;
-    rs.check = o.check;
+    tp::RunSpec rs = run_spec_of(o);
     tp::WorkerReply rr = client.run(rs);
     json j = {{"device", "gpu"}, {"device_reason", reason}, {"ok", rr.ok}, {"load", lr.body}, {"run", rr.body}};
     if (!rr.ok) j["error"] = rr.error;
@@ -148,14 +161,9 @@ int run_cpu_worker(const RunOptions& o, const std::string& source, const std::ve
                    const tp::SampleHeader& h, tp::WorkerOptions wo) {
     wo.watchdog_s = std::max(wo.watchdog_s, 30.0);  // heartbeats arrive every second; a long JIT compile may not
     tp::WorkerClient client(wo);
-    tp::LoadSpec ls;
-    ls.path = o.file;
-    ls.source = source;
-    ls.kernel = o.kernel.empty() ? h.kernel : o.kernel;
-    ls.defines = defs;
+    tp::LoadSpec ls = load_spec_of(o, source, defs, h);
     ls.fallback_defines = h.cpu_args;  // CPU sizes first, as a local CPU run takes them
     ls.fallback_defines.insert(ls.fallback_defines.end(), h.args.begin(), h.args.end());
-    ls.target = o.arch;
     ls.device = "cpu";
     tp::WorkerReply lr = client.load(ls);
     if (!lr.ok) {
@@ -167,11 +175,7 @@ int run_cpu_worker(const RunOptions& o, const std::string& source, const std::ve
                       << "): " << lr.error << "\n";
         return kUserError;
     }
-    tp::RunSpec rs;
-    rs.inputs_dir = o.load_inputs;
-    rs.outputs_dir = o.save_outputs;
-    rs.seed = o.seed;
-    rs.check = o.check;
+    tp::RunSpec rs = run_spec_of(o);
     rs.check_races = o.check_races;
     if (o.device == "cpu-interp") rs.engine = "cpu-interp";
     rs.scalars = int_symbols(defs, h);

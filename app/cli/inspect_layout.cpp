@@ -132,17 +132,7 @@ void print_layout(const tp::LayoutReport& r, const LayoutArgs& a) {
 int run_inspect_layout(const LayoutArgs& a, const std::string& source) {
     tp::CompileRequest req = make_request(a.file, source, a.kernel, a.defines, a.target, false);
     tp::LayoutReport r = tp::inspect_layout(req, a.buffer);
-    if (!r.ok) {
-        if (a.json)
-            std::printf("%s\n", Json{{"file", a.file}, {"ok", false}, {"error", r.error}}.dump(2).c_str());
-        else {
-            bool failed =
-                std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](const tp::Diagnostic& d) { return d.severity == tp::Severity::Error; });
-            if (failed) std::fputs(tp::render_diagnostics(r.diagnostics, r.file.get(), use_color()).c_str(), stderr);
-            std::fprintf(stderr, "tilec inspect: error: %s\n", r.error.c_str());
-        }
-        return kUserError;
-    }
+    if (!r.ok) return inspect_failed(a.file, a.json, r.error, r.diagnostics, r.file.get());
     if (a.json) {
         Json j = layout_json(r);
         j["file"] = a.file;

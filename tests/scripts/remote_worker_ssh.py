@@ -18,23 +18,9 @@ import sys
 import tempfile
 import time
 
+from worker_test_util import fail, free_port, skip
+
 SSHD = "/usr/sbin/sshd"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def skip(why):
-    print(f"[SKIP] {why}")
-    sys.exit(0)
-
-
-def fail(why):
-    print(f"FAIL: {why}")
-    sys.exit(1)
 
 
 def start_sshd(tmp):

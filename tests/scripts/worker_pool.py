@@ -12,12 +12,9 @@ import subprocess
 import sys
 import tempfile
 
+from worker_test_util import fail
+
 AXES = ["block_N=64,128,256,512", "threads=64,128"]  # 8 configs
-
-
-def fail(why):
-    print(f"FAIL: {why}")
-    sys.exit(1)
 
 
 def run(tilec, args, env=None):

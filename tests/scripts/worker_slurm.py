@@ -11,29 +11,14 @@ missing, or a node that never comes up). Usage: worker_slurm.py TILEC SOURCE_DIR
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
+from worker_test_util import fail, free_port, skip
+
 AXES = ["block_N=64,128,256", "threads=64,128"]  # 6 configs
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def skip(why):
-    print(f"[SKIP] {why}")
-    sys.exit(0)
-
-
-def fail(why):
-    print(f"FAIL: {why}")
-    sys.exit(1)
 
 
 def write_conf(tmp, host):
