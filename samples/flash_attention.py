@@ -14,10 +14,10 @@
 # variants take 128 keys a tile (S is 64 x 128 a warpgroup): two K/V stages of that size need
 # 160 KB of shared memory, which only sm_80 and sm_90 have.
 #
-# Fast math (`tl.enable_fast_math`, as TileLang's own attention examples set it): T.exp2 is the
-# hardware's ex2.approx (2 ulp, subnormal results flushed to 0) instead of exp2f's exact
-# subnormal path; exp2 of the score minus the row max runs 8192 times a tile and sits on the
-# loop's critical path, and a probability below 2^-126 adds nothing to a row sum of at least 1.
+# Fast math (`tl.enable_fast_math`, as TileLang's own attention examples set it; NVRTC gets
+# --use_fast_math, as nvcc does there): T.exp2 is the hardware's ex2.approx and `/` the
+# approximate division (2 ulp, subnormals flushed to 0): exp2 runs 8192 times a tile on the
+# loop's critical path, and the epilogue's O / l would otherwise be an IEEE divide per element.
 #
 # tileplay: kernel=flashattn
 # tileplay: args batch=1 heads=32 seq_q=4096 seq_kv=4096 dim=128 is_causal=False threads=256 num_stages=2
