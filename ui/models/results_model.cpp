@@ -75,7 +75,11 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
         switch (index.column()) {
             // Where the numbers come from is part of the name: the interpreter or which GPU.
             case Name:
-                if (r.cpu) return tr("%1 (CPU interpreter)").arg(r.config);
+                if (r.cpu) {
+                    if (r.engine == "jit") return tr("%1 (CPU, LLVM JIT)").arg(r.config);
+                    if (r.engine == "jit+interpreter") return tr("%1 (CPU, JIT and interpreter)").arg(r.config);
+                    return tr("%1 (CPU interpreter)").arg(r.config);
+                }
                 return r.device.isEmpty() ? tr("%1 (GPU)").arg(r.config) : tr("%1 (GPU: %2)").arg(r.config, r.device);
             case Latency: return r.cpu ? tr("n/a on CPU") : format_ms(r.median_ms);
             case Tflops: return r.cpu ? QString() : format_number(r.tflops, 2);

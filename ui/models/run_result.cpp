@@ -97,6 +97,7 @@ RunResult run_result_from_json(const QJsonObject& o) {
     r.ok = o.value("ok").toBool(true);
     r.error = o.value("error").toString();
     r.note = o.value("note").toString();
+    r.engine = o.value("engine").toString();
     r.printed = cap_printed(o.value("printed").toString());
     // The worker's bench reply keeps our kernel's statistics under "ours".
     QJsonObject timing = o.contains("ours") ? o.value("ours").toObject() : o.value("timing").toObject();
@@ -160,6 +161,7 @@ QJsonObject run_result_to_json(const RunResult& r) {
     o["device"] = r.cpu ? QStringLiteral("cpu") : r.device.isEmpty() ? QStringLiteral("gpu") : r.device;
     o["ok"] = r.ok;
     if (!r.error.isEmpty()) o["error"] = r.error;
+    if (!r.engine.isEmpty()) o["engine"] = r.engine;
     o["timing"] = QJsonObject{{"min_ms", r.min_ms}, {"median_ms", r.median_ms}, {"spread_pct", r.spread_pct}};
     if (r.wall_ms >= 0) o["wall_ms"] = r.wall_ms;
     o["tflops"] = r.tflops;

@@ -37,6 +37,7 @@ struct RunResult {
     QString config;  // "block_M=128 block_N=128 ..." for sweeps, or the kernel name
     std::vector<std::pair<QString, QString>> params;
     bool cpu = false;  // CPU interpreter: correctness only, no GPU timings
+    QString engine;    // a CPU run's engine as the worker names it: "jit", "interpreter", "jit+interpreter"
     QString device;    // the GPU's name as the worker reports it ("NVIDIA H200"); empty on CPU
     bool ok = true;    // ran (whether or not it was correct)
     bool correct = true;
