@@ -97,7 +97,8 @@ std::optional<LaneDiagram> lanes_from_trace(const QByteArray& json, QString* err
         if (ph == "M" && o.value("name") == "thread_name") thread[{pid, tid}] = o.value("args").toObject().value("name").toString();
         if (ph != "X") continue;
         LaneSlice s;
-        s.start = o.value("ts").toDouble(), s.duration = o.value("dur").toDouble();
+        s.start = o.value("ts").toDouble();
+        s.duration = o.value("dur").toDouble();
         s.label = o.value("name").toString();
         const QJsonObject args = o.value("args").toObject();
         s.kind = args.value("kind").toString(o.value("cat").toString());
