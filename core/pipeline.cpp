@@ -30,6 +30,7 @@
 #include "transform/simplify.h"
 #include "transform/stage_fragments.h"
 #include "transform/timeline_stamps.h"
+#include "transform/unstage_shared.h"
 #include "transform/verify.h"
 #include "transform/wgmma_waits.h"
 
@@ -72,6 +73,10 @@ const std::vector<Pass>& passes() {
         // User-facing limits on the kernel as written, before lowering changes its shape.
         {"check-resources", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
              return transform::check_resources(*f, o.target, d) ? f : nullptr; }},
+        // Shared buffers that only relay global memory to element-wise code are bypassed
+        // (after the limits are checked on the kernel as written; before coarsening and layout
+        // inference see the loops that now read and write global memory themselves).
+        {"unstage-shared", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::unstage_shared(f); }},
         // Element-wise kernels with a huge 1-D grid run several blocks per launched block, so
         // each thread keeps more loads in flight; decided on the tile-level IR it inspects.
         {"coarsen-blocks", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::coarsen_blocks(f); }},

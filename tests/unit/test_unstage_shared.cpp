@@ -1,0 +1,97 @@
+// unstage_shared keeps what a kernel computes: the interpreter runs the Tile IR before and after
+// the pass on the same inputs and every output matches bit for bit (tests/transform/
+// unstage_shared.py holds the kernels and checks the rewritten IR itself).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "ir/functor.h"
+#include "tileplay/compiler.h"
+#include "tileplay/interp.h"
+#include "transform/unstage_shared.h"
+
+using namespace tp;
+
+namespace {
+
+std::string read_kernels() {
+    std::ifstream in(TILEPLAY_SOURCE_DIR "/tests/transform/unstage_shared.py");
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+ir::PrimFuncPtr compile_ir(const std::string& kernel, std::vector<std::pair<std::string, std::string>> defines) {
+    static const std::string src = read_kernels();
+    CompileRequest req;
+    req.path = "unstage_shared.py";
+    req.source = src;
+    req.kernel = kernel;
+    req.defines = std::move(defines);
+    req.stop_after = Stage::Ir;
+    CompileResult r = compile(req);
+    EXPECT_TRUE(r.ok) << r.render_diagnostics();
+    return r.func;
+}
+
+struct SharedAllocs : ir::IRVisitor {
+    int n = 0;
+    void visit_Allocate(const ir::AllocateNode& a, const ir::Stmt& s) override {
+        n += a.buffer->scope == ir::Scope::Shared;
+        ir::IRVisitor::visit_Allocate(a, s);
+    }
+};
+
+int shared_allocs(const ir::PrimFunc& f) {
+    SharedAllocs v;
+    v.visit(f.body);
+    return v.n;
+}
+
+// Runs `f` and its unstaged form on the same inputs; returns the number of shared buffers the
+// pass removed.
+int expect_same_outputs(const ir::PrimFuncPtr& f) {
+    ir::PrimFuncPtr g = transform::unstage_shared(f);
+    std::map<std::string, HostTensor> a, b;
+    EXPECT_TRUE(allocate_args(*f, 5, {}, a, nullptr));
+    EXPECT_TRUE(allocate_args(*g, 5, {}, b, nullptr));
+    InterpReport ra = run_on_cpu(*f, a), rb = run_on_cpu(*g, b);
+    EXPECT_TRUE(ra.ok) << ra.error;
+    EXPECT_TRUE(rb.ok) << rb.error;
+    for (const auto& [name, t] : a) {
+        EXPECT_TRUE(b.count(name)) << name;
+        if (b.count(name)) EXPECT_EQ(t.bytes, b.at(name).bytes) << "tensor " << name << " differs after unstage_shared";
+    }
+    return shared_allocs(*f) - shared_allocs(*g);
+}
+
+}  // namespace
+
+TEST(UnstageShared, OneRowBlocksLoseAllStagingAndComputeTheSame) {
+    auto f = compile_ir("norm_rows", {});
+    ASSERT_TRUE(f);
+    EXPECT_EQ(expect_same_outputs(f), 3);
+}
+
+TEST(UnstageShared, EdgeRowsReadZeroAndAreNotStored) {
+    // 100 rows in blocks of 8: the last block's rows 100..103 read 0 and are never stored.
+    auto f = compile_ir("norm_rows", {{"M", "100"}, {"blk_m", "8"}});
+    ASSERT_TRUE(f);
+    EXPECT_EQ(expect_same_outputs(f), 1);  // X's staging goes; gamma and beta (read 8 times) stay
+}
+
+TEST(UnstageShared, StagedStoreBeforeAReadBackStays) {
+    auto f = compile_ir("read_back", {});
+    ASSERT_TRUE(f);
+    EXPECT_EQ(expect_same_outputs(f), 0);
+}
+
+TEST(UnstageShared, SwitchedOffByThePassConfig) {
+    auto f = compile_ir("norm_rows", {});
+    ASSERT_TRUE(f);
+    auto g = std::make_shared<ir::PrimFunc>(*f);
+    g->attrs["tp.unstage_shared"] = "false";
+    EXPECT_EQ(transform::unstage_shared(g), g);
+}
