@@ -76,7 +76,7 @@ const std::vector<Pass>& passes() {
         // Shared buffers that only relay global memory to element-wise code are bypassed
         // (after the limits are checked on the kernel as written; before coarsening and layout
         // inference see the loops that now read and write global memory themselves).
-        {"unstage-shared", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::unstage_shared(f); }},
+        {"unstage-shared", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine&) { return transform::unstage_shared(f, o.target); }},
         // Element-wise kernels with a huge 1-D grid run several blocks per launched block, so
         // each thread keeps more loads in flight; decided on the tile-level IR it inspects.
         {"coarsen-blocks", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::coarsen_blocks(f); }},

@@ -10,13 +10,16 @@
 // which limits how many blocks an SM holds: TileLang's layernorm stages X, gamma and beta (48 KB
 // a one-row block) and runs at half occupancy. Loads that would read each global element more
 // than once, and loops on T.gemm operands (whose staging makes stores coalesced or feeds TMA),
-// keep their staging. `tp.unstage_shared=false` switches the pass off.
+// keep their staging. It runs where shared memory limits how many blocks an SM holds (the target's
+// limits): elsewhere staging costs little. `tp.unstage_shared=true` runs it on every kernel,
+// `false` on none.
 #pragma once
 
 #include "ir/ir.h"
+#include "target.h"
 
 namespace tp::transform {
 
-ir::PrimFuncPtr unstage_shared(const ir::PrimFuncPtr& func);
+ir::PrimFuncPtr unstage_shared(const ir::PrimFuncPtr& func, const Target& target);
 
 }  // namespace tp::transform

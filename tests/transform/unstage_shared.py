@@ -2,12 +2,15 @@
 # RUN: %tilec compile %s -k norm_rows -D M=100 -D blk_m=8 --print-after=unstage-shared 2>&1 | FileCheck %s --check-prefix=EDGE
 # RUN: %tilec compile %s -k norm_rows -D blk_m=4 --print-after=unstage-shared 2>&1 | FileCheck %s --check-prefix=REUSE
 # RUN: %tilec compile %s -k norm_rows --pass-config tp.unstage_shared=false --print-after=unstage-shared 2>&1 | FileCheck %s --check-prefix=OFF
-# RUN: %tilec compile %s -k read_back --print-after=unstage-shared 2>&1 | FileCheck %s --check-prefix=READBACK
-# RUN: %tilec compile %s -k gemm_staged --print-after=unstage-shared 2>&1 | FileCheck %s --check-prefix=GEMM
+# RUN: %tilec compile %s -k norm_rows -D N=256 --print-after=unstage-shared 2>&1 | FileCheck %s --check-prefix=SMALL
+# RUN: %tilec compile %s -k norm_rows -D N=256 --pass-config tp.unstage_shared=true --print-after=unstage-shared 2>&1 | FileCheck %s --check-prefix=FORCED
+# RUN: %tilec compile %s -k read_back --pass-config tp.unstage_shared=true --print-after=unstage-shared 2>&1 | FileCheck %s --check-prefix=READBACK
+# RUN: %tilec compile %s -k gemm_staged --pass-config tp.unstage_shared=true --print-after=unstage-shared 2>&1 | FileCheck %s --check-prefix=GEMM
 # That the rewritten kernels compute what the staged ones do is tests/unit/test_unstage_shared.cpp
 # (the interpreter runs the Tile IR before and after the pass).
 #
-# One row per block (blk_m=1): X's row, gamma and beta are each read once, so the loads go to
+# One row per block (blk_m=1, 24 KB of staging: 6 blocks an sm_80 SM where 128 threads allow 16):
+# X's row, gamma and beta are each read once, so the loads go to
 # global memory and the staged result is stored straight to Y; no shared buffer is left.
 # NORM-LABEL: IR after unstage-shared
 # NORM-NOT: alloc_shared
@@ -18,19 +21,26 @@
 # 100 rows in blocks of 8: the last block's rows past 99 read 0 and are not stored, as the copies
 # give; gamma is read 8 times per element, so it stays staged.
 # EDGE-LABEL: IR after unstage-shared
-# EDGE: G_s = T.alloc_shared((256,), "float16")
-# EDGE: T.copy(G[0:256], G_s[0:256])
+# EDGE: G_s = T.alloc_shared((4096,), "float16")
+# EDGE: T.copy(G[0:4096], G_s[0:4096])
 # EDGE: T.if_then_else(bx * 8 + i < 100, X[bx * 8 + i, j], T.float16(0.0))
 # EDGE: if bx * 8 + i < 100:
 # EDGE-NEXT: Y[bx * 8 + i, j] =
 #
+# With rows of 256 the staging (1.5 KB) does not limit the blocks an SM holds: it stays, unless
+# tp.unstage_shared=true asks for the pass everywhere.
+# SMALL-LABEL: IR after unstage-shared
+# SMALL: T.copy(X[bx, 0:256], X_s[0, 0:256])
+# FORCED-LABEL: IR after unstage-shared
+# FORCED-NOT: alloc_shared
+#
 # REUSE-LABEL: IR after unstage-shared
-# REUSE: T.copy(G[0:256], G_s[0:256])
-# REUSE: T.copy(B[0:256], B_s[0:256])
+# REUSE: T.copy(G[0:4096], G_s[0:4096])
+# REUSE: T.copy(B[0:4096], B_s[0:4096])
 #
 # OFF-LABEL: IR after unstage-shared
-# OFF: T.copy(X[bx, 0:256], X_s[0, 0:256])
-# OFF: T.copy(X_s[0, 0:256], Y[bx, 0:256])
+# OFF: T.copy(X[bx, 0:4096], X_s[0, 0:4096])
+# OFF: T.copy(X_s[0, 0:4096], Y[bx, 0:4096])
 #
 # The kernel reads Y back after the staged store: the store must stay behind the copy.
 # READBACK-LABEL: IR after unstage-shared
@@ -45,7 +55,7 @@ import tilelang.language as T
 
 
 @tilelang.jit(out_idx=[-1])
-def norm_rows(M=64, N=256, blk_m=1):
+def norm_rows(M=64, N=4096, blk_m=1):
     @T.prim_func
     def main(X: T.Tensor((M, N), "float16"), G: T.Tensor((N,), "float16"), B: T.Tensor((N,), "float16"),
              Y: T.Tensor((M, N), "float16")):
