@@ -131,14 +131,11 @@ bool run_launch_on_jit(const ir::PrimFunc& f, std::map<std::string, HostTensor>&
                        std::string& note) {
     const TpJitApi* api = cpu_jit(&note);
     if (!api) return false;
-    // Thread-level kernels run each block as its threads, which only the interpreter does. A
-    // block-level kernel that reads the thread index runs as one program where it reads 0, on
-    // either engine, with the interpreter's warning (a fallback's report is the interpreter's).
-    if (thread_level(f)) {
-        note = "the kernel is written at thread level (its blocks run as their threads)";
-        return false;
-    }
-    if (auto w = thread_index_warning(f, opts.source_path)) rep.warnings.push_back(*w);
+    // A thread-level kernel runs each block as its threads on either engine. A block-level
+    // kernel that reads the thread index runs as one program where it reads 0, on either engine,
+    // with the interpreter's warning (a fallback's report is the interpreter's).
+    if (!thread_level(f))
+        if (auto w = thread_index_warning(f, opts.source_path)) rep.warnings.push_back(*w);
     std::map<std::string, int64_t> symbols;
     if (!args_fit(f, args, symbols)) {
         note = "the arguments do not match the signature";

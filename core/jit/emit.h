@@ -36,6 +36,11 @@ struct State {
     const uint8_t* stop = nullptr;  // polled at outer loops: the watchdog or a cancel
     int32_t site = -1;              // the poll site (Emitter::sites) where the block stopped
     std::string* prints = nullptr;  // the block's T.print text (value_helpers.cpp appends)
+    // Thread mode (block_threads.h): this fiber's thread rank, the block's area for its shared
+    // and fragment buffers, and the team the barrier and shuffle helpers switch through.
+    int64_t rank = 0;
+    uint8_t* shared = nullptr;
+    void* team = nullptr;
 };
 
 struct BufInfo {
@@ -110,6 +115,22 @@ public:
     void role_block(const ir::RoleBlockNode& r);
     int64_t block_threads = 1, role_threads = 0;
     bool has_print = false;
+    // Thread mode (emit_threads.cpp): a thread-level kernel (interp::thread_level), each block
+    // run as its threads on fibers. Block-wide statements (tile ops, T.Parallel) are run by
+    // thread 0 between two barriers, as the interpreter does; shared and fragment buffers live
+    // in the block's area (`shared_bytes`), local ones in each thread's frame.
+    bool thread_mode = false;
+    int wide_depth = 0;        // inside a block-wide statement, which thread 0 runs alone
+    int64_t barrier_keys = 0;  // barrier sites so far; site k waits at keys 2k and 2k + 1
+    int64_t shared_bytes = 0;
+    std::vector<int64_t> thread_extents;
+    bool collective(const ir::Stmt& s);  // emitted s as a block-wide statement; false if it is not one
+    void barrier(int64_t key);
+    llvm::Value* warp_shuffle(const ir::CallNode& c);
+    void bind_thread_vars(const ir::KernelLaunchNode& k);
+    // The base of a block-local buffer of `bytes` that belongs to the block (thread mode, not
+    // local scope): a slice of the shared area, set up by thread 0 (`init`) alone.
+    llvm::Value* block_area(const ir::BufferNode& buf, int64_t bytes, const std::function<void(llvm::Value*)>& init);
     // An element's bits (an integer of its width) to the dtype's value type and back.
     llvm::Value* decode_bits(llvm::Value* raw, ir::DataType t);
     llvm::Value* encode_bits(llvm::Value* v, ir::DataType t);
@@ -136,6 +157,7 @@ private:
     llvm::BasicBlock* exit_bb = nullptr;
     llvm::AllocaInst* fault_slot = nullptr;
     llvm::Value *ctx_arg = nullptr, *state_arg = nullptr, *stop_ptr = nullptr;
+    llvm::Value *rank_val = nullptr, *shared_base = nullptr;  // thread mode: State::rank, State::shared
     llvm::Value* block_idx[3] = {nullptr, nullptr, nullptr};
     std::unordered_map<const ir::VarNode*, llvm::AllocaInst*> vars;
     std::unordered_map<const ir::BufferNode*, BufInfo> bufs;

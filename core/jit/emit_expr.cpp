@@ -309,6 +309,7 @@ struct ExprEmitter {
         if (op == "__syncthreads" || op == "named_barrier" || op == "fence_proxy_async" || op == "iket_event") return e.ci(0);
         if (op == "atomic_add_prev" && c.args.size() == 2) return e.atomic_add_prev(c);
         if (op == "reinterpret" && c.args.size() == 1) return e.reinterpret(c);
+        if (op == "warp_shuffle") return e.warp_shuffle(c);
         std::vector<Value*> a;
         for (const auto& x : c.args) a.push_back(dbl(x));
         auto one = [&](const char* name) { return e.call_libm(name, {a.at(0)}); };

@@ -1,7 +1,10 @@
 // Statements of the JIT: the function frame (parameters, variables, block-local buffers), loops
 // of every kind in program order as the interpreter runs them (core/interp/compile_stmt.cpp),
 // branches, stores and the launch. Block-local buffers live in the block function's frame and
-// are zeroed (or filled with T.alloc_var's init) each time the block reaches them.
+// are zeroed (or filled with T.alloc_var's init) each time the block reaches them; in a
+// thread-level kernel the shared and fragment ones live in the block's area (emit_threads.cpp).
+#include <cstddef>
+
 #include "jit/emit.h"
 
 namespace tp::jit {
@@ -64,6 +67,10 @@ void Emitter::begin_function(const char* name, bool block) {
     b.CreateStore(b.getFalse(), fault_slot);
     stop_ptr = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(i8, state_arg, 8), "stop");
     for (int d = 0; d < 3; ++d) block_idx[d] = block ? fn->getArg(2 + d) : ci(0);
+    if (block && thread_mode) {
+        rank_val = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(i8, state_arg, offsetof(State, rank)), "rank");
+        shared_base = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(i8, state_arg, offsetof(State, shared)), "shared");
+    }
     exit_bb = llvm::BasicBlock::Create(ctx, "exit", fn);
     bind_params();
 }
@@ -297,20 +304,30 @@ void Emitter::allocate(const ir::AllocateNode& a) {
             ci(llvm::cast<llvm::ConstantInt>(bi.strides[d])->getSExtValue() * llvm::cast<llvm::ConstantInt>(bi.shape[d])->getSExtValue());
     bi.size = ci(n);
     const int64_t bytes = n * buf->dtype.bytes();
-    local_bytes += bytes;
-    if (local_bytes > kMaxLocalBytes) throw Reject{"block-local buffers over " + std::to_string(kMaxLocalBytes >> 20) + " MiB"};
-    bi.base = entry_alloca(llvm::ArrayType::get(i8, static_cast<uint64_t>(std::max<int64_t>(bytes, 1))), nullptr, buf->name);
-    BufInfo& stored = bufs[buf.get()] = bi;
-    if (a.init) {
-        Value* v = expr(a.init);
-        if (!buf->dtype.is_float() && a.init->dtype.is_float())
-            v = convert(v, a.init->dtype, DataType::int64()), v = convert(v, DataType::int64(), buf->dtype);
-        else
-            v = convert(v, a.init->dtype, buf->dtype);
-        loop(ci(0), ci(n), [&](Value* i) { store_elem(stored, i, v); });
-    } else if (bytes > 0) {
-        b.CreateMemSet(bi.base, b.getInt8(0), static_cast<uint64_t>(bytes), llvm::MaybeAlign(64));
+    auto init = [&](Value* base) {
+        BufInfo at = bi;
+        at.base = base;
+        if (a.init) {
+            Value* v = expr(a.init);
+            if (!buf->dtype.is_float() && a.init->dtype.is_float())
+                v = convert(v, a.init->dtype, DataType::int64()), v = convert(v, DataType::int64(), buf->dtype);
+            else
+                v = convert(v, a.init->dtype, buf->dtype);
+            loop(ci(0), ci(n), [&](Value* i) { store_elem(at, i, v); });
+        } else if (bytes > 0) {
+            b.CreateMemSet(base, b.getInt8(0), static_cast<uint64_t>(bytes), llvm::MaybeAlign(64));
+        }
+    };
+    // Thread mode: a shared or fragment buffer is the block's; a local one each thread's.
+    if (thread_mode && buf->scope != ir::Scope::Local && buf->scope != ir::Scope::Var) {
+        bi.base = block_area(*buf, bytes, init);
+    } else {
+        local_bytes += bytes;
+        if (local_bytes > kMaxLocalBytes) throw Reject{"block-local buffers over " + std::to_string(kMaxLocalBytes >> 20) + " MiB"};
+        bi.base = entry_alloca(llvm::ArrayType::get(i8, static_cast<uint64_t>(std::max<int64_t>(bytes, 1))), nullptr, buf->name);
+        init(bi.base);
     }
+    bufs[buf.get()] = bi;
     stmt(a.body);
 }
 
@@ -319,7 +336,10 @@ void Emitter::launch(const ir::KernelLaunchNode& k) {
     in_launch = true;
     block_threads = k.num_threads();
     for (size_t d = 0; d < k.block_vars.size() && d < 3; ++d) b.CreateStore(block_idx[d], var_slot(k.block_vars[d]));
-    for (const auto& t : k.thread_vars) b.CreateStore(ci(0), var_slot(t));
+    if (thread_mode)
+        bind_thread_vars(k);
+    else
+        for (const auto& t : k.thread_vars) b.CreateStore(ci(0), var_slot(t));
     stmt(k.body);
     in_launch = false;
 }
@@ -339,7 +359,7 @@ void Emitter::store_stmt(const ir::BufferStoreNode& s) {
 }
 
 void Emitter::stmt(const ir::Stmt& s) {
-    if (!s) return;
+    if (!s || collective(s)) return;
     switch (s->kind) {
         case ir::NodeKind::SeqStmt:
             for (const auto& c : s->as<ir::SeqStmtNode>()->seq) stmt(c);

@@ -28,13 +28,16 @@
 #include <thread>
 
 #include "interp/cpu_jit_abi.h"
+#include "interp/program.h"
 #include "jit/block_pool.h"
+#include "jit/block_threads.h"
 #include "jit/kernel.h"
 #include "jit/kernel_cache.h"
 #include "jit/region_helpers.h"
 #include "jit/value_helpers.h"
 #include "runtime/jit_object_cache.h"
 #include "tensor/tensor.h"
+#include "transform/insert_syncs.h"
 
 // Rounding helpers the generated code calls for a double rounded to fp16 / bf16 (one rounding,
 // the interpreter's own routine); the value comes back as a double.
@@ -135,6 +138,8 @@ std::unique_ptr<Kernel> link(const std::string& object, llvm::orc::JITTargetMach
     add("tp_jit_print_buffer", &tp_jit_print_buffer);
     add("tp_jit_fp8_round", &tp_jit_fp8_round);
     add("tp_jit_fp8_bits", &tp_jit_fp8_bits);
+    add("tp_jit_barrier", &tp_jit_barrier);
+    add("tp_jit_shuffle", &tp_jit_shuffle);
     if (auto e = jd.define(llvm::orc::absoluteSymbols(helpers)))
         throw std::runtime_error("LLVM could not define the JIT's helpers: " + llvm::toString(std::move(e)));
     if (auto e = (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, "tileplay_kernel.o")))
@@ -149,15 +154,31 @@ std::unique_ptr<Kernel> link(const std::string& object, llvm::orc::JITTargetMach
     return k;
 }
 
-// The launch's two functions in `mod`, verified (an invalid module is the emitter's bug).
-void emit_module(const ir::PrimFunc& f, int32_t flags, llvm::TargetMachine& tm, llvm::Module& mod, std::vector<Span>& sites, bool& has_print) {
+// The launch's two functions in `mod`, verified (an invalid module is the emitter's bug), and
+// in `info` what the block loop needs to know of them.
+void emit_module(const ir::PrimFunc& f, int32_t flags, llvm::TargetMachine& tm, llvm::Module& mod, Kernel& info) {
     mod.setDataLayout(tm.createDataLayout());
     mod.setTargetTriple(tm.getTargetTriple().str());
-    Emitter em(mod.getContext(), mod, f, (flags & 1) != 0, (flags & 2) != 0);
+    // A thread-level kernel runs as its threads with the barriers the compiler places between
+    // one thread's shared write and another's read, as on the interpreter (interp/run.cpp).
+    const bool threads = interp::thread_level(f);
+    if (threads && !block_threads_supported()) throw Reject{"a thread-level kernel (fibers are built for x86-64 only)"};
+    ir::PrimFuncPtr synced = threads ? transform::insert_syncs(std::make_shared<ir::PrimFunc>(f)) : nullptr;
+    Emitter em(mod.getContext(), mod, synced ? *synced : f, (flags & 1) != 0, (flags & 2) != 0);
+    em.thread_mode = threads;
     em.emit_block_function();
     em.emit_grid_function();
-    sites = em.sites;
-    has_print = em.has_print;
+    info.sites = em.sites;
+    info.has_print = em.has_print;
+    info.thread_mode = threads;
+    info.threads = std::max<int64_t>(em.block_threads, 1);
+    info.shared_bytes = em.shared_bytes;
+    // A thread's fiber needs room for the block function's frame: its allocas (local buffers,
+    // T.gemm's operand tiles, descriptors), whatever the emitter put there.
+    info.stack_bytes = 0;
+    for (auto& inst : mod.getFunction("tp_block")->getEntryBlock())
+        if (auto* a = llvm::dyn_cast<llvm::AllocaInst>(&inst))
+            if (auto size = a->getAllocationSizeInBits(mod.getDataLayout())) info.stack_bytes += static_cast<int64_t>(*size / 8) + 64;
     std::string err;
     llvm::raw_string_ostream os(err);
     if (llvm::verifyModule(mod, &os)) throw std::runtime_error("the JIT made invalid LLVM IR (" + os.str().substr(0, 200) + ")");
@@ -193,10 +214,9 @@ void* compile(const void* prim_func, int32_t flags, double* compile_ms, int32_t*
         }
         auto ctx = std::make_unique<llvm::LLVMContext>();
         auto mod = std::make_unique<llvm::Module>("tileplay_kernel", *ctx);
-        std::vector<Span> sites;
-        bool has_print = false;
-        emit_module(f, flags, **tm, *mod, sites, has_print);
-        const std::string key = kernel_cache_key(*mod, sites, flags, **tm);
+        Kernel info;
+        emit_module(f, flags, **tm, *mod, info);
+        const std::string key = kernel_cache_key(*mod, info.sites, flags, **tm);
         const auto t_emit = clock::now();
         const bool times = std::getenv("TILEPLAY_JIT_TIMES") != nullptr;
         auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
@@ -219,8 +239,12 @@ void* compile(const void* prim_func, int32_t flags, double* compile_ms, int32_t*
         }
         std::shared_ptr<Kernel> k = link(*object, std::move(*jtmb));
         k->n_params = static_cast<int>(f.params.size());
-        k->sites = std::move(sites);
-        k->has_print = has_print;
+        k->sites = std::move(info.sites);
+        k->has_print = info.has_print;
+        k->thread_mode = info.thread_mode;
+        k->threads = info.threads;
+        k->shared_bytes = info.shared_bytes;
+        k->stack_bytes = info.stack_bytes;
         kernel_cache_store(key, k);
         const auto t_end = clock::now();
         if (times && from_disk)

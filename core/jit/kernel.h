@@ -23,6 +23,12 @@ struct Kernel {
     int n_params = 0;
     bool has_print = false;   // the blocks' T.print text is collected
     std::vector<Span> sites;  // the polling loops' spans (State::site)
+    // A thread-level kernel (block_threads.h): each block runs as its `threads` threads, on
+    // fibers with stacks of `stack_bytes`; its shared and fragment buffers take `shared_bytes`.
+    bool thread_mode = false;
+    int64_t threads = 1;
+    int64_t shared_bytes = 0;
+    int64_t stack_bytes = 0;
 };
 
 // What the ABI's compile hands out and release deletes.

@@ -15,6 +15,7 @@
 
 #include "interp/cpu_jit_abi.h"
 #include "jit/block_pool.h"
+#include "jit/block_threads.h"
 #include "jit/kernel.h"
 
 namespace tp::jit {
@@ -137,7 +138,10 @@ int32_t run_blocks(void* handle, TpJitParam* params, int32_t n_params, const TpJ
                 const int64_t b = blocks[pos];
                 st.fault = 0;
                 st.prints = k.has_print ? &prints[pos] : nullptr;
-                k.block(&ctx, &st, b % grid[0], (b / grid[0]) % grid[1], b / (grid[0] * grid[1]));
+                if (k.thread_mode)
+                    run_block_threads(k, &ctx, st, b % grid[0], (b / grid[0]) % grid[1], b / (grid[0] * grid[1]));
+                else
+                    k.block(&ctx, &st, b % grid[0], (b / grid[0]) % grid[1], b / (grid[0] * grid[1]));
                 if (st.fault) {
                     int64_t cur = fault_pos.load();
                     while (static_cast<int64_t>(pos) < cur && !fault_pos.compare_exchange_weak(cur, static_cast<int64_t>(pos))) {}
