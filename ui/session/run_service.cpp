@@ -8,7 +8,9 @@
 #include <QMap>
 #include <map>
 
+#include "session/worker_probe.h"
 #include "tileplay/sample_header.h"
+#include "tileplay/worker_client.h"
 
 namespace tpui {
 
@@ -61,8 +63,8 @@ QString RunService::default_tilec() {
 }
 
 RunService::RunService(QObject* parent) : QObject(parent) {
-    program_ = default_tilec();
-    args_ = {"worker"};
+    program_ = local_program_ = default_tilec();
+    args_ = local_args_ = {"worker"};
     watchdog_.setSingleShot(true);
     connect(&watchdog_, &QTimer::timeout, this, [this] {
         if (!proc_) return;
@@ -80,7 +82,9 @@ RunService::~RunService() {
 }
 
 void RunService::set_command(const QString& program, const QStringList& args) {
-    if (program == program_ && args == args_) return;
+    local_program_ = program;
+    local_args_ = args;
+    if (handshake_ || (program == program_ && args == args_)) return;  // a remote worker keeps its command
     program_ = program;
     args_ = args;
     // An idle worker of the old command would answer the next job: the next one starts anew.
@@ -88,6 +92,33 @@ void RunService::set_command(const QString& program, const QStringList& args) {
         proc_->kill();
         proc_->waitForFinished(2000);
     }
+}
+
+// A job's worker: this machine's (empty spec) or a remote one's command. Another command than
+// the running worker's stops that worker (when idle), so the job starts the right one.
+bool RunService::use_worker(const QString& spec, QString* error) {
+    QString program = local_program_, where = "local";
+    QStringList args = local_args_;
+    if (!spec.isEmpty()) {
+        WorkerCommand cmd;
+        if (!worker_command(spec, &cmd, error)) return false;
+        program = cmd.program;
+        args = cmd.args;
+        where = cmd.where;
+    }
+    handshake_ = !spec.isEmpty();
+    where_ = where;
+    if (program == program_ && args == args_) return true;
+    program_ = program;
+    args_ = args;
+    if (proc_ && proc_->state() != QProcess::NotRunning) {
+        proc_->disconnect(this);
+        proc_->kill();
+        proc_->waitForFinished(2000);
+        proc_->deleteLater();
+        proc_ = nullptr;
+    }
+    return true;
 }
 
 void RunService::ensure_worker() {
@@ -109,6 +140,7 @@ void RunService::ensure_worker() {
     });
     ++workers_started_;
     device_name_.clear();
+    host_.clear();
     proc_->start(program_, args_);
     // Out of band: the reply only names the device; requests queue behind it in the pipe.
     hello_id_ = next_id_++;
@@ -117,8 +149,40 @@ void RunService::ensure_worker() {
 
 void RunService::on_hello(const QJsonObject& msg) {
     hello_id_ = 0;
+    // A remote worker of another build compiles and checks differently: refuse it, as
+    // `tilec --worker` does, before it answers the job's requests (queued behind the hello).
+    if (handshake_) {
+        const tp::Json hello = tp::Json::parse(QJsonDocument(msg).toJson(QJsonDocument::Compact).toStdString(), nullptr, false);
+        const std::string mismatch = tp::hello_mismatch(hello, where_.toStdString());
+        if (!mismatch.empty()) return refuse_worker(QString::fromStdString(mismatch));
+    }
     QJsonObject dev = msg.value("device").toObject();
     device_name_ = dev.value("name").toString();
+    host_ = msg.value("host").toString();
+    Q_EMIT worker_ready(where_, host_, device_name_);
+}
+
+// The job cannot run on this worker at all (unreachable, another version): every configuration
+// would fail the same way, so the job ends here with the reason.
+void RunService::refuse_worker(const QString& why) {
+    watchdog_.stop();
+    if (proc_) {
+        QProcess* p = proc_;
+        proc_ = nullptr;
+        p->disconnect(this);
+        p->kill();
+        p->waitForFinished(2000);
+        p->deleteLater();
+    }
+    hello_id_ = 0;
+    Q_EMIT worker_died(why);
+    if (!active_) return;
+    RunResult r = base_result();
+    r.ok = false;
+    r.correct = false;
+    r.error = why;
+    report_failure(r);
+    finish(false, why);
 }
 
 // The worker said it is going (a fatal CUDA error: the context is lost and it exits right
@@ -147,6 +211,19 @@ void RunService::send(QJsonObject req) {
 void RunService::start(const RunJob& job) {
     if (active_) cancel();
     job_ = job;
+    if (job_.configs.empty()) job_.configs = {{}};
+    QString error;
+    if (!use_worker(job.worker, &error)) {
+        active_ = true;
+        index_ = 0;
+        Q_EMIT job_started(1);
+        RunResult r = base_result();
+        r.ok = r.correct = false;
+        r.error = error;
+        Q_EMIT result(r);
+        finish(false, error);
+        return;
+    }
     if (job_.configs.empty()) job_.configs = {{}};
     active_ = true;
     index_ = 0;
@@ -181,6 +258,7 @@ void RunService::next_config() {
     } else if (peers_pass_ || index_ >= job_.configs.size()) {
         index_ = job_.configs.size();
         QString where = device_name_.isEmpty() || job_.cpu ? QString() : tr(" on %1").arg(device_name_);
+        if (handshake_) where = tr(" on %1").arg(device_name_.isEmpty() || job_.cpu ? where_ : tr("%1 at %2").arg(device_name_, where_));
         QString msg = failures_ ? tr("%1 finished%2: %3 of %4 configurations failed").arg(job_name(), where).arg(failures_).arg(total)
                                 : tr("%1 finished%2").arg(job_name(), where);
         // One configuration that did not run: its reason is the message (a CPU run refused
@@ -198,6 +276,7 @@ void RunService::next_config() {
     }
     QJsonObject load{{"op", "load"}, {"path", job_.path}, {"kernel", job_.kernel}, {"target", job_.target},
                      {"defines", pairs_json(defs)}, {"fallback_defines", pairs_json(job_.fallback_defines)}};
+    if (!job_.pass_configs.empty()) load["pass_configs"] = pairs_json(job_.pass_configs);
     if (!job_.source.isEmpty()) load["source"] = job_.source;
     if (job_.cpu) load["device"] = "cpu";
     kernel_info_ = {};  // a failed load must not describe the previous configuration's kernel
@@ -210,6 +289,7 @@ RunResult RunService::base_result() const {
     RunResult r;
     r.cpu = job_.cpu;
     if (!job_.cpu) r.device = device_name_;
+    if (handshake_) r.worker = where_;
     const Defines& cfg = job_.configs[index_];
     QStringList parts;
     for (const auto& [k, v] : cfg) {
@@ -363,6 +443,7 @@ void RunService::on_reply(const QJsonObject& msg) {
     RunResult base = base_result();
     r.config = base.config;
     r.params = base.params;
+    r.worker = base.worker;
     if (peers_only(r)) return;
     if (!r.correct) ++failures_;
     if (r.ok && r.correct && r.has_timing() && (!best_index_ || r.median_ms < best_ms_)) {
@@ -385,6 +466,13 @@ void RunService::on_worker_gone() {
     QString tail = QString::fromUtf8(stderr_tail_).trimmed();
     if (!tail.isEmpty()) why += ": " + tail.section('\n', -1);
     bool failed_to_start = proc_->error() == QProcess::FailedToStart;
+    // A remote worker that ended before its hello never started: ssh could not log in, or
+    // srun could not place it. Say so with the command's last words, and stop the job.
+    if (handshake_ && hello_id_) {
+        stderr_tail_ += proc_->readAllStandardError();
+        why = QString::fromStdString(tp::unreachable_worker_error(where_.toStdString(), stderr_tail_.toStdString(), why.toStdString()));
+        return refuse_worker(why);
+    }
     proc_->deleteLater();
     proc_ = nullptr;
     if (!active_) return;  // died while idle: a fresh one starts with the next job
