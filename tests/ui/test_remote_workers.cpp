@@ -31,6 +31,7 @@
 #include "panels/pipeline/pipeline_panel.h"
 #include "panels/workers/remote_workers_dialog.h"
 #include "session/compile_service.h"
+#include "session/run_service.h"
 #include "session/worker_probe.h"
 #include "settings.h"
 #include "tileplay/doctor.h"
@@ -78,9 +79,12 @@ private Q_SLOTS:
                      "  case \"$1\" in nohost|*@nohost) echo 'ssh: connect to host nohost port 22: "
                      "Connection refused' >&2; exit 255;; esac\n"
                      "  shift\ndone\nshift\nexec sh -c \"$*\"\n");
+        // A worker of another build: answers hello (echoing its id) with protocol 99, then exits
+        // at the next request, as an old tilec that misreads it might.
         write_script(tmp_.filePath("old_tilec"),
-                     "#!/bin/sh\nread line\necho '{\"id\": 1, \"ok\": true, \"version\": \"0.0.1\", "
-                     "\"protocol\": 99, \"pid\": 1, \"device\": null, \"why\": \"fake\"}'\nread line\n");
+                     "#!/bin/sh\nread line\nid=$(echo \"$line\" | sed 's/.*\"id\": *\\([0-9]*\\).*/\\1/')\n"
+                     "echo '{\"id\": '$id', \"ok\": true, \"version\": \"0.0.1\", \"protocol\": 99, \"pid\": 1, \"device\": null, "
+                     "\"why\": \"fake\"}'\nread line\n");
         if (qEnvironmentVariableIsEmpty("TILEPLAY_TEST_SSH_WORKER")) qputenv("TILEPLAY_SSH", tmp_.filePath("fake_ssh").toUtf8());
         good_ = "ssh://gpubox" + QString(TILEC_PATH);
         old_ = "ssh://oldbox" + tmp_.filePath("old_tilec");
@@ -166,6 +170,39 @@ private Q_SLOTS:
         QVERIFY2(r.ok, qPrintable(r.message));
         QVERIFY(!r.host.isEmpty());
         QVERIFY(!r.version.isEmpty());  // ok: the same version and protocol as this build
+    }
+
+    // A job sent to a worker that cannot serve it ends at once with the reason, not once per
+    // configuration: an unreachable host, a worker of another build.
+    void run_service_refuses_a_worker_it_cannot_use() {
+        RunService runs;
+        QSignalSpy done(&runs, &RunService::job_finished);
+        QSignalSpy results(&runs, &RunService::result);
+        RunJob job;
+        job.kind = RunJob::Kind::Sweep;
+        job.cpu = true;
+        job.path = TILEPLAY_SOURCE_DIR "/samples/gemm.py";
+        job.source = read_sample("gemm.py");
+        job.configs = {{{"block_M", "64"}}, {{"block_M", "128"}}};
+        for (const QString& worker : {QString("ssh://nohost"), old_}) {
+            done.clear();
+            results.clear();
+            job.worker = worker;
+            runs.start(job);
+            QVERIFY(done.wait(20000));
+            const QString message = done.first().at(1).toString();
+            QVERIFY(!done.first().at(0).toBool());
+            QVERIFY2(worker == old_ ? message.contains("is tilec 0.0.1 (protocol 99)")
+                                    : message == "cannot reach the worker at ssh://nohost: ssh: connect to host nohost port 22: Connection refused",
+                     qPrintable(message));
+            QCOMPARE(results.count(), 1);  // the first configuration says why; the second is not tried
+            QCOMPARE(results.first().at(0).value<RunResult>().error, message);
+        }
+        job.worker = "ftp://box";
+        done.clear();
+        runs.start(job);
+        QCOMPARE(done.count(), 1);
+        QVERIFY(done.first().at(1).toString().contains("cannot read the worker `ftp://box`"));
     }
 
     // The dialog from Run on: refusals in red while the window stays live, a good worker kept,

@@ -469,6 +469,11 @@ void RunService::on_worker_gone() {
     // A remote worker that ended before its hello never started: ssh could not log in, or
     // srun could not place it. Say so with the command's last words, and stop the job.
     if (handshake_ && hello_id_) {
+        // Its hello may still be in the pipe (a worker of another build answers, then exits on
+        // the next request): that verdict says more than "exited".
+        QProcess* p = proc_;
+        on_stdout();
+        if (proc_ != p || !hello_id_) return;
         stderr_tail_ += proc_->readAllStandardError();
         why = QString::fromStdString(tp::unreachable_worker_error(where_.toStdString(), stderr_tail_.toStdString(), why.toStdString()));
         return refuse_worker(why);
