@@ -121,6 +121,7 @@ private:
     void update_where();
     void check_chosen_worker();
     QString remote_spec() const;  // the remote worker jobs go to; empty: this machine
+    int local_gpu() const;        // Run on's GPU N of this machine ("gpu:N"), else -1
     bool run_cpu() const;         // runs go to a CPU: this machine's, or a remote worker's without a GPU
     std::vector<tp::WorkerOptions> tune_pool() const;
     void show_recorded_timeline(const RunResult& r);
@@ -164,6 +165,7 @@ private:
     RemoteWorkersModel* workers_ = nullptr;
     WorkerProbe* probe_ = nullptr;
     bool local_gpu_ = false;                   // this machine has a CUDA device
+    int local_gpus_ = 0;                       // how many
     QString no_gpu_why_;                       // why not
     QString local_gpu_name_;                   // from the local worker's hello
     std::optional<RunJob::Kind> pending_job_;  // waits for the chosen remote worker's check

@@ -212,6 +212,7 @@ void MainWindow::start_job(RunJob::Kind kind, bool timeline) {
     job.defines = req.defines;
     job.fallback_defines = header_.args;
     job.worker = remote_spec();
+    job.local_gpu = local_gpu();
     if (timeline) job.pass_configs = {{"tp.timeline", "true"}};
     if (run_cpu() && kind == RunJob::Kind::Run) {
         begin_output();

@@ -15,6 +15,7 @@
 #include "panels/workers/remote_workers_dialog.h"
 #include "session/worker_probe.h"
 #include "settings.h"
+#include "tileplay/worker_pool.h"
 
 namespace tpui {
 
@@ -22,6 +23,7 @@ void MainWindow::build_workers() {
     workers_ = new RemoteWorkersModel(this);
     probe_ = new WorkerProbe(this);
     workers_->set_specs(Settings::remote_workers());
+    if (local_gpu_) local_gpus_ = int(tp::local_workers(0, {}).size());
     status_where_ = new QLabel;
     status_where_->setObjectName("run_on_status");
     statusBar()->addPermanentWidget(status_where_);
@@ -65,7 +67,7 @@ void MainWindow::open_workers_dialog() {
 void MainWindow::refresh_run_on() {
     std::vector<std::pair<QString, QString>> entries;
     for (const auto& r : workers_->rows()) entries.emplace_back(r.spec, workers_->label(r.spec));
-    params_->set_remote_workers(entries);
+    params_->set_local_gpus(local_gpus_, entries);
     update_where();
     update_job_actions();
     update_cpu_note();  // a remote worker found without a GPU runs at the CPU sizes
@@ -74,7 +76,12 @@ void MainWindow::refresh_run_on() {
 QString MainWindow::remote_spec() const {
     const QString where = params_->run_on();
     if (where == "pool") return workers_->rows().empty() ? QString() : workers_->rows().front().spec;
-    return where == "gpu" || where == "cpu" ? QString() : where;
+    return where.startsWith("gpu") || where == "cpu" ? QString() : where;
+}
+
+int MainWindow::local_gpu() const {
+    const QString where = params_->run_on();
+    return where.startsWith("gpu:") ? where.mid(4).toInt() : -1;
 }
 
 bool MainWindow::run_cpu() const {
@@ -98,6 +105,12 @@ void MainWindow::check_chosen_worker() {
 std::vector<tp::WorkerOptions> MainWindow::tune_pool() const {
     std::vector<tp::WorkerOptions> pool;
     const QString where = params_->run_on();
+    if (const int gpu = local_gpu(); gpu >= 0) {
+        // That GPU alone, pinned as tp::local_workers pins one ("gpu" leaves it the whole host).
+        std::vector<tp::WorkerOptions> all = tp::local_workers(0, {});
+        if (size_t(gpu) < all.size()) pool.push_back(all[size_t(gpu)]);
+        return pool;
+    }
     QStringList specs = where == "pool" ? workers_->specs() : QStringList{remote_spec()};
     for (const QString& s : specs) {
         tp::WorkerOptions o;
@@ -113,6 +126,8 @@ void MainWindow::update_where() {
     QString text;
     if (where == "cpu")
         text = tr("this machine's CPU (interpreter)");
+    else if (where.startsWith("gpu:"))
+        text = tr("this machine's GPU %1").arg(local_gpu());
     else if (where == "gpu")
         text = local_gpu_ ? tr("this machine's GPU%1").arg(local_gpu_name_.isEmpty() ? QString() : " (" + local_gpu_name_ + ")")
                           : tr("this machine's GPU (none found)");
@@ -124,7 +139,7 @@ void MainWindow::update_where() {
     QString why;
     bool gpu = false;
     if (spec.isEmpty()) {
-        gpu = where == "gpu" && local_gpu_;
+        gpu = where.startsWith("gpu") && local_gpu_;
         why = where == "cpu" ? tr("the CPU interpreter has no GPU clock: choose a GPU under Run on")
                              : tr("this machine has no CUDA device (%1): add a remote worker with a GPU under Run on").arg(no_gpu_why_);
     } else {

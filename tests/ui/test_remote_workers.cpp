@@ -138,6 +138,11 @@ private Q_SLOTS:
         QCOMPARE(p->run_on(), QString("ssh://a"));  // a command, not a place
         p->set_remote_workers({{"ssh://b", ""}});
         QCOMPARE(p->run_on(), QString("gpu"));  // its worker was removed
+        // Several GPUs here: each is a place of its own ("gpu" is GPU 0).
+        p->set_local_gpus(3, {{"ssh://b", ""}});
+        QVERIFY(combo->findData("gpu:1") >= 0 && combo->findData("gpu:2") >= 0 && combo->findData("gpu:3") < 0);
+        QVERIFY(p->set_run_on("gpu:2"));
+        QVERIFY(!p->cpu());
     }
 
     // The probe answers in the background: a bad spec at once, an unreachable host with ssh's
@@ -198,6 +203,22 @@ private Q_SLOTS:
             QCOMPARE(results.count(), 1);  // the first configuration says why; the second is not tried
             QCOMPARE(results.first().at(0).value<RunResult>().error, message);
         }
+        // This machine's GPU N alone: the worker starts under CUDA_VISIBLE_DEVICES=N (a CPU run
+        // here, where there may be no GPU, shows that the pinned command starts and serves).
+        job.worker.clear();
+        job.local_gpu = 1;
+        job.kind = RunJob::Kind::Run;
+        job.configs = {{}};
+        job.fallback_defines = {{"M", "128"}, {"N", "128"}, {"K", "128"}};
+        done.clear();
+        runs.start(job);
+        QVERIFY(done.wait(60000));
+        QVERIFY2(done.first().at(0).toBool(), qPrintable(done.first().at(1).toString()));
+        QCOMPARE(runs.where(), QString("local"));
+        QFile environ(QString("/proc/%1/environ").arg(runs.worker_pid()));
+        QVERIFY(runs.worker_pid() > 0 && environ.open(QIODevice::ReadOnly));
+        QVERIFY(environ.readAll().split('\0').contains("CUDA_VISIBLE_DEVICES=1"));
+        job.local_gpu = -1;
         job.worker = "ftp://box";
         done.clear();
         runs.start(job);

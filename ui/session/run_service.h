@@ -52,6 +52,7 @@ struct RunJob {
     // Where it runs: empty for this machine's worker, else a remote worker's spec
     // (ssh://[user@]HOST[:PORT][/path/to/tilec], slurm:PARTITION), started with the handshake.
     QString worker;
+    int local_gpu = -1;    // with no `worker`: this machine's GPU N alone (CUDA_VISIBLE_DEVICES), -1: the default
     Defines pass_configs;  // --pass-config KEY=VALUE for the load (tp.timeline=true records a timeline)
 };
 

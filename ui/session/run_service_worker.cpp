@@ -30,7 +30,13 @@ void RunService::set_command(const QString& program, const QStringList& args) {
 bool RunService::use_worker(const QString& spec, QString* error) {
     QString program = local_program_, where = "local";
     QStringList args = local_args_;
-    if (!spec.isEmpty()) {
+    if (spec.isEmpty() && job_.local_gpu >= 0) {
+        // Pinned by the environment, as tp::local_workers pins a pool's members: the torch
+        // worker it starts for the peers inherits it.
+        args.prepend(program);
+        args.prepend(QString("CUDA_VISIBLE_DEVICES=%1").arg(job_.local_gpu));
+        program = "env";
+    } else if (!spec.isEmpty()) {
         WorkerCommand cmd;
         if (!worker_command(spec, &cmd, error)) return false;
         program = cmd.program;

@@ -88,6 +88,11 @@ bool ParametersPanel::cpu() const { return run_on() == "cpu"; }
 void ParametersPanel::set_cpu(bool cpu) { set_run_on(cpu ? "cpu" : "gpu"); }
 QString ParametersPanel::run_on() const { return device_->currentData().toString(); }
 
+void ParametersPanel::set_local_gpus(int count, const std::vector<std::pair<QString, QString>>& workers) {
+    local_gpus_ = count;
+    set_remote_workers(workers);
+}
+
 bool ParametersPanel::set_run_on(const QString& where) {
     const int i = device_->findData(where);
     if (i < 0 || where == "add") return false;
@@ -104,7 +109,9 @@ void ParametersPanel::set_remote_workers(const std::vector<std::pair<QString, QS
     {
         QSignalBlocker block(device_);
         device_->clear();
-        device_->addItem(tr("GPU (local worker)"), "gpu");
+        device_->addItem(local_gpus_ > 1 ? tr("GPU 0 (local worker; Tune: all %1)").arg(local_gpus_) : tr("GPU (local worker)"), "gpu");
+        // With several GPUs here, each can be chosen alone (its worker pinned to it).
+        for (int g = 1; g < local_gpus_; ++g) device_->addItem(tr("GPU %1 (local worker)").arg(g), QString("gpu:%1").arg(g));
         device_->addItem(tr("CPU (interpreter)"), "cpu");
         for (const auto& [spec, label] : workers) device_->addItem(label.isEmpty() ? spec : label, spec);
         if (workers.size() > 1) {

@@ -30,11 +30,14 @@ public:
     void set_target(const QString& t);
     bool cpu() const;  // Run on this machine's CPU (the interpreter)
     void set_cpu(bool cpu);
-    // Run on's choice: "gpu", "cpu", a remote worker's spec (ssh://..., slurm:...) or "pool".
+    // Run on's choice: "gpu", "gpu:N", "cpu", a remote worker's spec (ssh://..., slurm:...) or "pool".
     QString run_on() const;
     bool set_run_on(const QString& where);  // false when `where` is not listed
     // The remote workers Run on lists, each (spec, label); the label may name its GPU.
     void set_remote_workers(const std::vector<std::pair<QString, QString>>& workers);
+    // This machine's GPUs: with more than one, Run on lists each ("gpu:N" for N >= 1; "gpu" is
+    // GPU 0, and Tune there uses all of them).
+    void set_local_gpus(int count, const std::vector<std::pair<QString, QString>>& workers);
     // A line under the parameters saying what a run will use that the fields do not show (the
     // CPU interpreter's sizes); empty hides it.
     void set_note(const QString& text);
@@ -61,7 +64,8 @@ private:
     QComboBox* device_;
     QFormLayout* fields_;
     bool updating_ = false;
-    QString last_run_on_ = "gpu";  // the choice before "Add remote worker..." was picked
+    QString last_run_on_ = "gpu";
+    int local_gpus_ = 1;  // the choice before "Add remote worker..." was picked
 };
 
 }  // namespace tpui
