@@ -102,6 +102,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     status_timings_ = new QLabel;
     statusBar()->addWidget(status_state_, 1);
     statusBar()->addPermanentWidget(status_timings_);
+    std::string why;
+    local_gpu_ = tp::cuda_device_present(&why);
+    no_gpu_why_ = QString::fromStdString(why);
+    build_workers();
 
     connect(editor_, &QsciScintilla::textChanged, this, [this] {
         update_title();
@@ -132,19 +136,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     // Read both first: setting one emits settings_changed, which saves both from the panel.
     const QString target = Settings::target(), device = Settings::device();
     params_->set_target(target);
-    if (device == "auto") {
-        // Nothing chosen yet: the GPU where there is one; else the CPU, and say why, rather
-        // than a first Run that fails to find a device.
-        std::string why;
-        const bool gpu = tp::cuda_device_present(&why);
-        params_->set_cpu(!gpu);
-        Settings::set_device("auto");  // set_cpu saved its choice; keep deciding at each start
-        if (!gpu) no_gpu_note_ = tr("No CUDA device on this machine (%1): Run uses the CPU interpreter at the sample's CPU sizes. "
-                                    "Sweep checks each configuration there; Benchmark and Tune need a GPU.")
-                                     .arg(QString::fromStdString(why));
-    } else {
-        params_->set_cpu(device == "cpu");
+    if (device == "auto" || !params_->set_run_on(device)) {
+        // Nothing chosen yet (or a remote worker since removed): the GPU where there is one;
+        // else the CPU, and say why, rather than a first Run that fails to find a device.
+        params_->set_cpu(!local_gpu_);
+        Settings::set_device(device == "auto" ? "auto" : params_->run_on());  // keep deciding at each start
+        if (!local_gpu_)
+            no_gpu_note_ = tr("No CUDA device on this machine (%1): Run uses the CPU interpreter at the sample's CPU sizes. "
+                              "Sweep checks each configuration there; Benchmark and Tune need a GPU (or a remote "
+                              "worker: Run on > Add remote worker…).")
+                               .arg(no_gpu_why_);
     }
+    check_chosen_worker();
     set_theme(Settings::theme());
     update_title();
 }
@@ -197,7 +200,9 @@ void MainWindow::build_docks() {
     connect(params_, &ParametersPanel::kernel_changed, this, [this] { request_compile(true); });
     connect(params_, &ParametersPanel::settings_changed, this, [this] {
         Settings::set_target(params_->target());
-        Settings::set_device(params_->cpu() ? "cpu" : "gpu");
+        Settings::set_device(params_->run_on());
+        check_chosen_worker();
+        update_where();
         update_job_actions();
         update_cpu_note();
         charts_->set_target(params_->target());
@@ -369,11 +374,15 @@ void MainWindow::build_actions() {
 // interpreter at the cpu-args sizes, checked, which shows which schedules are right.
 void MainWindow::update_job_actions() {
     update_check_races_action();
-    const bool gpu = params_ && !params_->cpu();
+    const bool gpu = params_ && workers_ && !run_cpu();
+    const QString spec = params_ && workers_ ? remote_spec() : QString();
     for (const char* name : {"action_bench", "action_tune"})
         if (auto* a = findChild<QAction*>(name)) {
             a->setEnabled(gpu);
-            a->setToolTip(gpu ? a->text().remove('&') : tr("%1 needs a GPU: choose GPU under Run on (Parameters)").arg(a->text().remove('&')));
+            const QString what = a->text().remove('&');
+            a->setToolTip(gpu              ? what
+                          : spec.isEmpty() ? tr("%1 needs a GPU: choose GPU or a remote worker with one under Run on (Parameters)").arg(what)
+                                           : tr("%1 needs a GPU: %2 has none; choose another under Run on (Parameters)").arg(what, spec));
         }
     if (auto* a = findChild<QAction*>("action_sweep"))
         a->setToolTip(gpu ? a->text().remove('&')

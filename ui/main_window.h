@@ -14,6 +14,7 @@
 #include "session/recovery_store.h"
 #include "session/run_service.h"
 #include "tileplay/sample_header.h"
+#include "tileplay/worker_client.h"
 
 class QAction;
 class QLabel;
@@ -39,6 +40,8 @@ class ParametersModel;
 class ParametersPanel;
 class ProblemsModel;
 class ProblemsPanel;
+class RemoteWorkersModel;
+class WorkerProbe;
 class ResultsModel;
 class ResultsPanel;
 class SweepModel;
@@ -73,6 +76,7 @@ public:
     CompileService* compile_service() const { return compile_; }
     RunService* run_service() const { return runs_; }
     TuneService* tune_service() const { return tune_; }
+    RemoteWorkersModel* remote_workers() const { return workers_; }
     DslEditor* editor() const { return editor_; }
 
 protected:
@@ -98,7 +102,8 @@ private:
     tp::CompileRequest make_request() const;
     void request_compile(bool now);
     void on_compiled(CompileResultPtr r, quint64 gen);
-    void start_job(RunJob::Kind kind);
+    // `timeline`: a Run with the pass config tp.timeline=true, its trace shown in the Pipeline dock.
+    void start_job(RunJob::Kind kind, bool timeline = false);
     void on_run_result(const RunResult& r);
     void update_output_title();
     void grab_screenshot();  // saves screenshot_path_ once the window has painted
@@ -109,6 +114,17 @@ private:
     void judge_run(const RunResult& r);  // a finished Run: race findings, the lesson's check
     void lesson_job_finished(bool ok, const QString& message);
     void publish_problems();  // the compile's problems, then the last run's races
+    // main_window_workers.cpp: where kernels run (Run on, remote workers, Record timeline)
+    void build_workers();
+    void open_workers_dialog();
+    void refresh_run_on();
+    void update_where();
+    void check_chosen_worker();
+    QString remote_spec() const;  // the remote worker jobs go to; empty: this machine
+    int local_gpu() const;        // Run on's GPU N of this machine ("gpu:N"), else -1
+    bool run_cpu() const;         // runs go to a CPU: this machine's, or a remote worker's without a GPU
+    std::vector<tp::WorkerOptions> tune_pool() const;
+    void show_recorded_timeline(const RunResult& r);
     // main_window_files.cpp: files, autosave, recovery
     void new_file();
     void open_dialog();
@@ -145,6 +161,16 @@ private:
     QMenu* recent_menu_ = nullptr;
     QLabel* status_timings_ = nullptr;
     QLabel* status_state_ = nullptr;
+    QLabel* status_where_ = nullptr;  // "Runs on: ..."
+    RemoteWorkersModel* workers_ = nullptr;
+    WorkerProbe* probe_ = nullptr;
+    bool local_gpu_ = false;                   // this machine has a CUDA device
+    int local_gpus_ = 0;                       // how many
+    QString no_gpu_why_;                       // why not
+    QString local_gpu_name_;                   // from the local worker's hello
+    std::optional<RunJob::Kind> pending_job_;  // waits for the chosen remote worker's check
+    bool pending_timeline_ = false;
+    bool recording_timeline_ = false;  // the running Run records a timeline
     QTimer* autosave_timer_ = nullptr;
     QSplitter* split_ = nullptr;
     bool docks_restored_ = false;  // a saved dock layout was restored: keep its sizes

@@ -28,7 +28,7 @@ void MainWindow::add_check_races_action(QMenu* run) {
 
 void MainWindow::update_check_races_action() {
     if (!check_races_) return;
-    const bool cpu = params_ && params_->cpu();
+    const bool cpu = params_ && workers_ && run_cpu();
     check_races_->setEnabled(cpu);
     check_races_->setToolTip(cpu ? tr("Run with the interpreter's race checker: shared-memory races, async copies read before their "
                                       "wait and mbarrier phases that cannot complete, listed in Problems at both lines")

@@ -15,6 +15,7 @@
 #include "models/output_log.h"
 #include "models/parameters_model.h"
 #include "models/problems_model.h"
+#include "models/remote_workers_model.h"
 #include "panels/layout/layout_panel.h"
 #include "panels/pipeline/pipeline_panel.h"
 #include "models/results_model.h"
@@ -25,6 +26,7 @@
 #include "panels/parameters/parameters_panel.h"
 #include "panels/results/results_panel.h"
 #include "session/tune_service.h"
+#include "session/worker_probe.h"
 #include "settings.h"
 #include "tileplay/tune.h"
 
@@ -161,11 +163,25 @@ void MainWindow::take_screenshot_after_job(const QString& path, RunJob::Kind kin
     take_screenshot_after_compile(path, std::move(done));
 }
 
-void MainWindow::start_job(RunJob::Kind kind) {
+void MainWindow::start_job(RunJob::Kind kind, bool timeline) {
     if (tune_->busy()) {
         results_->show_message(tr("a tune is running: wait for it, or Cancel it"), true);
         return;
     }
+    // A remote worker not checked yet this session: check it first (it may have no GPU, and
+    // then runs go to its CPU), and start the job when it answers.
+    if (const auto* row = workers_->row(remote_spec()); row && row->state != RemoteWorkersModel::State::Ready) {
+        if (row->state != RemoteWorkersModel::State::Checking) {
+            workers_->set_checking(row->spec);
+            probe_->check(row->spec);
+            refresh_run_on();
+        }
+        pending_job_ = kind;
+        pending_timeline_ = timeline;
+        results_->show_message(tr("checking %1 before the %2…").arg(row->spec, RunService::kind_name(kind)), false);
+        return;
+    }
+    recording_timeline_ = timeline;
     job_kind_ = kind;
     lesson_judged_ = false;
     // Show where the job's progress and results will appear.
@@ -180,9 +196,11 @@ void MainWindow::start_job(RunJob::Kind kind) {
         output_log_->clear();
         output_shown_ = false;
     };
-    if (params_->cpu() && kind != RunJob::Kind::Run && kind != RunJob::Kind::Sweep) {
+    if (run_cpu() && (timeline || (kind != RunJob::Kind::Run && kind != RunJob::Kind::Sweep))) {
         results_->show_message(tr("%1 needs a GPU: CPU runs only check that the kernel runs; choose GPU in Parameters")
-                                   .arg(RunService::kind_name(kind)), true);
+                                   .arg(timeline ? tr("Record timeline") : RunService::kind_name(kind)),
+                               true);
+        recording_timeline_ = false;
         return;
     }
     RunJob job;
@@ -193,7 +211,10 @@ void MainWindow::start_job(RunJob::Kind kind) {
     job.target = params_->target();
     job.defines = req.defines;
     job.fallback_defines = header_.args;
-    if (params_->cpu() && kind == RunJob::Kind::Run) {
+    job.worker = remote_spec();
+    job.local_gpu = local_gpu();
+    if (timeline) job.pass_configs = {{"tp.timeline", "true"}};
+    if (run_cpu() && kind == RunJob::Kind::Run) {
         begin_output();
         start_cpu_run(job);
         return;
@@ -221,7 +242,7 @@ void MainWindow::start_job(RunJob::Kind kind) {
         // everywhere; `tilec sweep` checks 16 by default, `tilec bench` 64.
         job.check_blocks = 8;
         sweep_model_->clear();
-        if (params_->cpu()) {
+        if (run_cpu()) {
             // A CPU sweep: each configuration interpreted at the cpu-args sizes and checked
             // whole (the interpreter runs every block anyway).
             job.check_blocks = 0;
@@ -243,6 +264,7 @@ void MainWindow::start_job(RunJob::Kind kind) {
             o.target = params_->target().toStdString();
             o.device = "gpu";
             o.check_blocks = job.check_blocks;
+            o.pool = tune_pool();  // the chosen remote worker, or all of them (Run on's pool)
             results_->job_started(tr("Tune"), int(space.configs.size()));
             begin_output();
             tune_->start(o);
@@ -258,6 +280,7 @@ void MainWindow::on_run_result(const RunResult& r) {
     // lines, and a failed assertion's message explains the failure: bring the tab to the front
     // once per job (raise() switches tabs without taking the editor's focus). Benchmarks and
     // sweeps keep Results in front; the tab's title counts the lines.
+    if (recording_timeline_) show_recorded_timeline(r);
     bool printed = output_log_->add(r);
     if (printed && !output_shown_ && (job_kind_ == RunJob::Kind::Run || !r.ok)) {
         output_shown_ = true;
@@ -349,7 +372,7 @@ void MainWindow::update_output_title() {
 // start_job): the panel says which, so what runs is not a surprise.
 void MainWindow::update_cpu_note() {
     QStringList used;
-    if (params_->cpu())
+    if (run_cpu())
         for (const auto& [k, v] : header_.cpu_args) {
             const QString name = QString::fromStdString(k);
             for (const auto& r : params_model_->rows())
@@ -359,7 +382,7 @@ void MainWindow::update_cpu_note() {
     if (!used.isEmpty()) notes << tr("Run on the CPU uses the header's CPU sizes for these: %1").arg(used.join(", "));
     // A size the cpu-args line does not set runs at the GPU's: say so before the run, not after.
     QStringList kept;
-    if (params_->cpu() && !header_.cpu_args.empty())
+    if (run_cpu() && !header_.cpu_args.empty())
         for (const auto& [k, v] : gpu_sizes_on_cpu()) kept << QString::fromStdString(k + "=" + v);
     if (!kept.isEmpty())
         notes << (used.isEmpty() ? tr("Run on the CPU keeps the header's GPU sizes for these, which its cpu-args line does not set: %1")

@@ -56,7 +56,10 @@ std::string timeline_chrome_trace(const TimelineData& data, const std::string& e
     std::map<int, bool> process_named;
     std::map<std::pair<int, int>, bool> thread_named;
     for (const auto& r : data.records) {
-        const int tid = r.slot * tl::kRoles + r.role + 1;
+        // Threads sort by tid: in each block the producer first, then the consumer warpgroups
+        // in order (lanes 0, 2, 3), as the pipeline view lists the roles.
+        const int order = r.role == 1 ? 0 : r.role == 0 ? 1 : r.role;
+        const int tid = r.slot * tl::kRoles + order + 1;
         if (!process_named[r.smid]) {
             process_named[r.smid] = true;
             out.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", r.smid}, {"args", {{"name", "SM " + std::to_string(r.smid)}}}});

@@ -1,8 +1,10 @@
 // timeline_stamps (see timeline_stamps.h).
 #include "transform/timeline_stamps.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "codegen/cuda/runtime/tp_timeline.cuh"
 #include "ir/functor.h"
 #include "pipeline_view/pipeline_events.h"
 
@@ -16,6 +18,7 @@ struct Role {
     int id = 0;
     std::string name;
     int64_t recorder = 0;  // the thread that records (the role's first, or the one its events run on)
+    int groups = 1;        // warpgroups recorded, each on its first thread (recorder + 128 g)
 };
 
 class Stamper : public IRMutator {
@@ -23,17 +26,25 @@ public:
     nlohmann::json events = nlohmann::json::array(), roles = nlohmann::json::array();
     bool active = false;
 
+    // The table names every lane the role records: lane `id` for its first warpgroup, lane g + 1
+    // for warpgroup g >= 1 (tp_timeline.cuh's layout).
     void enter(const Role& r) {
         role_ = r;
-        roles.push_back({{"role", r.id}, {"name", r.name}, {"recorder", r.recorder}});
+        for (int g = 0; g < r.groups; ++g) {
+            const std::string name = r.groups > 1 ? r.name + " wg" + std::to_string(g) : r.name;
+            roles.push_back({{"role", g == 0 ? r.id : g + 1}, {"name", name}, {"recorder", r.recorder + tl::kWarpgroup * g}});
+        }
     }
 
     Stmt visit_WarpRoles(const WarpRolesNode& n, const Stmt&) override {
         const bool was = active;
         active = true;
-        enter({1, "producer", n.all_consumer_threads()});
+        enter({1, "producer", n.all_consumer_threads(), 1});
         Stmt p = mutate(n.producer);
-        enter({0, "consumer", 0});
+        // Each consumer warpgroup on a lane of its own, as many as the buffer has lanes for:
+        // they run the same events, but not in step (one may wait while another computes).
+        const int wgs = int(std::clamp<int64_t>(n.all_consumer_threads() / tl::kWarpgroup, 1, tl::kRoles - 1));
+        enter({0, "consumer", 0, wgs});
         Stmt c = mutate(n.consumer);
         active = was;
         return n.with(p, c);
@@ -41,14 +52,14 @@ public:
 
     // A branch taken by one thread (`tx == 256`: the producer's issuing thread) records on it.
     Stmt visit_IfThenElse(const IfThenElseNode& n, const Stmt& s) override {
-        const int64_t saved = role_.recorder;
+        const Role saved = role_;
         if (auto* b = n.cond->as<BinaryNode>(); b && b->op == BinaryOp::EQ) {
             auto* v = b->a->as<VarNode>();
             auto* c = b->b->as<IntImmNode>();
-            if (v && c && v->var_kind == VarKind::ThreadIdx) role_.recorder = c->value;
+            if (v && c && v->var_kind == VarKind::ThreadIdx) role_.recorder = c->value, role_.groups = 1;
         }
         Stmt out = IRMutator::visit_IfThenElse(n, s);
-        role_.recorder = saved;
+        role_ = saved;
         return out;
     }
 
@@ -76,7 +87,7 @@ private:
             return make_call("tp.sync_call", std::move(args), t, sp);
         };
         Stmt record = std::make_shared<EvaluateNode>(
-            call("tp::tl_record", {int_imm(role_.id), int_imm(id), int_imm(role_.recorder), t0}, DataType::void_()), sp);
+            call("tp::tl_record", {int_imm(role_.id), int_imm(id), int_imm(role_.recorder), int_imm(role_.groups), t0}, DataType::void_()), sp);
         return std::make_shared<LetStmtNode>(t0, call("tp::tl_now", {}, DataType::int64()), make_seq({s, record}, sp), sp);
     }
 

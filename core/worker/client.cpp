@@ -132,10 +132,7 @@ struct WorkerClient::Impl {
     }
 
     // " at ssh://host" (or " (local #2)" in a pool) for messages: which worker it was.
-    std::string at() const {
-        if (opts.where.empty() || opts.where == "local") return "";
-        return opts.where.rfind("local", 0) == 0 ? " (" + opts.where + ")" : " at " + opts.where;
-    }
+    std::string at() const { return worker_at(opts.where); }
 
     // The two ends must be the same build: a remote tilec of another version compiles and
     // checks differently, and one of another protocol misreads requests.
@@ -144,20 +141,14 @@ struct WorkerClient::Impl {
         if (!h.ok) {
             fail = std::move(h);
             if (fail.kind != "exited" && fail.kind != "crashed" && fail.kind != "hang" && fail.kind != "protocol") return false;
-            // ssh's own last words ("Connection refused", "Permission denied") say most.
-            std::string last = tail_lines(fail.stderr_tail, 1);
-            fail.error = "cannot reach the worker" + at() + ": " + (last.empty() ? fail.error : last);
+            fail.error = unreachable_worker_error(opts.where, fail.stderr_tail, fail.error);
             return false;
         }
-        const Json& b = h.body;
-        int protocol = b.contains("protocol") && b["protocol"].is_number_integer() ? b["protocol"].get<int>() : 0;
-        std::string version = b.value("version", std::string("?"));
-        if (protocol == kWorkerProtocol && version == TILEPLAY_VERSION) return true;
+        std::string mismatch = hello_mismatch(h.body, opts.where);
+        if (mismatch.empty()) return true;
         fail.kind = "version_mismatch";
-        fail.body = b;
-        fail.error = "the worker" + at() + " is tilec " + version + " (protocol " + std::to_string(protocol) + "), this is tilec " +
-                     TILEPLAY_VERSION + " (protocol " + std::to_string(kWorkerProtocol) +
-                     "); install the same build there or point --worker at it (ssh://HOST/path/to/tilec)";
+        fail.body = h.body;
+        fail.error = std::move(mismatch);
         proc->kill();
         proc.reset();
         return false;
@@ -281,6 +272,26 @@ struct WorkerClient::Impl {
 WorkerClient::WorkerClient(WorkerOptions opts) : impl_(std::make_unique<Impl>()) { impl_->opts = std::move(opts); }
 
 WorkerClient::~WorkerClient() { shutdown(); }
+
+std::string worker_at(const std::string& where) {
+    if (where.empty() || where == "local") return "";
+    return where.rfind("local", 0) == 0 ? " (" + where + ")" : " at " + where;
+}
+
+std::string hello_mismatch(const Json& hello, const std::string& where) {
+    int protocol = hello.contains("protocol") && hello["protocol"].is_number_integer() ? hello["protocol"].get<int>() : 0;
+    std::string version = hello.is_object() ? hello.value("version", std::string("?")) : "?";
+    if (protocol == kWorkerProtocol && version == TILEPLAY_VERSION) return "";
+    return "the worker" + worker_at(where) + " is tilec " + version + " (protocol " + std::to_string(protocol) + "), this is tilec " +
+           TILEPLAY_VERSION + " (protocol " + std::to_string(kWorkerProtocol) +
+           "); install the same build there or point --worker at it (ssh://HOST/path/to/tilec)";
+}
+
+std::string unreachable_worker_error(const std::string& where, const std::string& stderr_text, const std::string& fallback) {
+    // ssh's own last words ("Connection refused", "Permission denied") say most.
+    std::string last = tail_lines(stderr_text, 1);
+    return "cannot reach the worker" + worker_at(where) + ": " + (last.empty() ? fallback : last);
+}
 
 bool worker_died(const std::string& kind) {
     return kind == "exited" || kind == "crashed" || kind == "protocol" || kind == "start_failed" || kind == "version_mismatch";

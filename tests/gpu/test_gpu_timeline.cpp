@@ -4,7 +4,8 @@
 // interpreter (stamps must not change results), and its trace has, per SM and lane (sampled
 // block and role), slices in program order that do not overlap (each event ends before the
 // lane's next one starts: one recording thread), durations that are not negative, event kinds
-// of the role (the producer loads and acquires; the consumer or block waits), and DSL lines.
+// of the role (the producer loads and acquires; the consumer or block waits), DSL lines, and on
+// Hopper a lane of its own for the second consumer warpgroup.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -29,10 +30,11 @@ void check_trace(const tp::Json& body, bool warp_specialised) {
         if (e["ph"] == "X") lanes[key].push_back(e);
     }
     ASSERT_FALSE(lanes.empty());
-    bool producer_loads = false, waits = false;
+    bool producer_loads = false, waits = false, second_warpgroup = false;
     for (const auto& [key, slices] : lanes) {
         ASSERT_TRUE(names.count(key)) << "a lane without a thread name";
         const std::string& lane = names[key];
+        second_warpgroup |= lane.find("consumer wg1") != std::string::npos;
         double end = -1;
         std::map<int, int> last_iteration;
         for (const auto& s : slices) {
@@ -56,6 +58,8 @@ void check_trace(const tp::Json& body, bool warp_specialised) {
         }
     }
     EXPECT_EQ(producer_loads, warp_specialised);
+    // Both samples have two consumer warpgroups when warp-specialised: each records its own lane.
+    EXPECT_EQ(second_warpgroup, warp_specialised);
     EXPECT_TRUE(waits);
 }
 

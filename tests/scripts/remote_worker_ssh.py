@@ -8,6 +8,9 @@ tilec at it through TILEPLAY_SSH="ssh -F <its config>". Checks that:
   - a worker of another protocol/version is refused at start with a clear message;
   - an unreachable host is a clear error within seconds, not a hang.
 Prints [SKIP] only when sshd cannot be started here. Usage: remote_worker_ssh.py TILEC SOURCE_DIR
+[--then CMD ARGS...]: with --then, runs CMD instead of the checks above, its environment pointing
+at the sshd (TILEPLAY_SSH, and TILEPLAY_TEST_SSH_WORKER=ssh://localhost:PORT/TILEC), and passes
+or fails with it (the playground's test of a Run through a remote worker).
 """
 import json
 import os
@@ -83,6 +86,13 @@ def main():
                                capture_output=True, text=True, timeout=20)
         if login.returncode != 0:
             fail(f"cannot log in to the test's sshd: {login.stderr.strip()}")
+        if "--then" in sys.argv:
+            cmd = sys.argv[sys.argv.index("--then") + 1:]
+            then = subprocess.run(cmd, env=dict(env, TILEPLAY_TEST_SSH_WORKER=f"ssh://localhost:{port}{tilec}"), timeout=240)
+            if then.returncode != 0:
+                fail(f"{' '.join(cmd)} exited with {then.returncode}")
+            print("PASS")
+            return
 
         # 1. The same run locally and through the remote worker.
         local, _ = tilec_run(tilec, ["--device", "cpu", "--check", "--json", sample], env)

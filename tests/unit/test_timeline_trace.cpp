@@ -1,6 +1,6 @@
 // The measured timeline's host side without a GPU: a synthetic device buffer in
-// tp_timeline.cuh's layout (two sampled blocks, a producer and a consumer lane, a lane past its
-// capacity) decoded and written as a Chrome trace (one process per SM, one thread per block and
+// tp_timeline.cuh's layout (two sampled blocks, a producer lane and two consumer warpgroup lanes, a
+// lane past its capacity) decoded and written as a Chrome trace (one process per SM, one thread per block and
 // role, slices in microseconds from the earliest stamp, named from the pass's event table); the
 // stamps pass on samples/gemm.py (every stamp in a role's issuing thread, the table's lines) and
 // the CUDA without `tp.timeline` equal to the CUDA with it off.
@@ -35,7 +35,8 @@ struct Buffer {
     }
 };
 
-const char* kTable = R"({"roles": [{"role": 0, "name": "consumer", "recorder": 0}, {"role": 1, "name": "producer", "recorder": 256}],
+const char* kTable = R"({"roles": [{"role": 0, "name": "consumer wg0", "recorder": 0}, {"role": 2, "name": "consumer wg1", "recorder": 128},
+           {"role": 1, "name": "producer", "recorder": 256}],
  "events": [{"id": 0, "role": 1, "kind": "tma_load", "label": "TMA load A_shared", "line": 43, "col": 17, "waits": false},
             {"id": 1, "role": 0, "kind": "mbarrier_wait", "label": "wait full mbarrier", "line": 43, "col": 17, "waits": true}]})";
 
@@ -56,19 +57,23 @@ TEST(TimelineTrace, DecodesASyntheticBuffer) {
     b.record(0, 0, 1'000'100, 900, 1, 7);
     b.record(0, 1, 1'000'500, 300, 0, 7);
     b.record(2, 0, 1'002'000, 50, 1, 9);
+    b.record(0, 2, 1'000'200, 1'500, 1, 7);  // the second consumer warpgroup waits longer
     TimelineData d;
     std::string error;
     ASSERT_TRUE(decode_timeline(b.w, d, error)) << error;
-    ASSERT_EQ(d.records.size(), 4u);
+    ASSERT_EQ(d.records.size(), 5u);
     EXPECT_EQ(d.dropped, 0);
-    // Lanes in order: slot 0 consumer, slot 0 producer (two occurrences of event 0), slot 2.
+    // Lanes in order: slot 0 consumer wg0, producer (two occurrences of event 0), consumer wg1;
+    // slot 2.
     EXPECT_EQ(d.records[0].role, 0);
     EXPECT_EQ(d.records[1].role, 1);
     EXPECT_EQ(d.records[1].occurrence, 0);
     EXPECT_EQ(d.records[2].occurrence, 1);
     EXPECT_EQ(d.records[2].duration_ns, 300u);
-    EXPECT_EQ(d.records[3].block, 64);
-    EXPECT_EQ(d.records[3].smid, 9);
+    EXPECT_EQ(d.records[3].role, 2);
+    EXPECT_EQ(d.records[3].occurrence, 0);  // its own lane counts its own occurrences
+    EXPECT_EQ(d.records[4].block, 64);
+    EXPECT_EQ(d.records[4].smid, 9);
 
     Json t = Json::parse(timeline_chrome_trace(d, kTable, "matmul", "gemm.py"));
     std::map<std::string, int> names;
@@ -81,9 +86,11 @@ TEST(TimelineTrace, DecodesASyntheticBuffer) {
     EXPECT_EQ(names.count("SM 7"), 1u);
     EXPECT_EQ(names.count("SM 9"), 1u);
     EXPECT_EQ(names.count("block 0 producer"), 1u);
-    EXPECT_EQ(names.count("block 0 consumer"), 1u);
-    EXPECT_EQ(names.count("block 64 consumer"), 1u);
-    ASSERT_EQ(slices.size(), 4u);
+    EXPECT_EQ(names.count("block 0 consumer wg0"), 1u);
+    EXPECT_EQ(names.count("block 0 consumer wg1"), 1u);
+    EXPECT_EQ(names.count("block 64 consumer wg0"), 1u);
+    EXPECT_NE(names["block 0 consumer wg0"], names["block 0 consumer wg1"]);
+    ASSERT_EQ(slices.size(), 5u);
     const Json& load = slices[1];
     EXPECT_EQ(load["name"], "TMA load A_shared");
     EXPECT_EQ(load["cat"], "tma_load");
@@ -134,7 +141,14 @@ TEST(TimelineStamps, StampsEachRoleOnItsIssuingThreadAndLeavesCodeAloneWithout) 
     auto it = st.lowered_launches[0]->attrs.find("tp.timeline_events");
     ASSERT_NE(it, st.lowered_launches[0]->attrs.end());
     Json table = Json::parse(it->second);
-    ASSERT_EQ(table["roles"].size(), 2u);
+    // The producer and a lane for each of the two consumer warpgroups (256 consumer threads).
+    ASSERT_EQ(table["roles"].size(), 3u);
+    std::map<int, Json> lanes;
+    for (const auto& r : table["roles"]) lanes[r["role"].get<int>()] = r;
+    EXPECT_EQ(lanes[0]["name"], "consumer wg0");
+    EXPECT_EQ(lanes[2]["name"], "consumer wg1");
+    EXPECT_EQ(lanes[2]["recorder"], 128);
+    EXPECT_EQ(lanes[1]["name"], "producer");
     int producer_loads = 0, consumer_waits = 0;
     for (const auto& e : table["events"]) {
         if (e["role"] == 1 && e["kind"] == "tma_load") {
@@ -149,8 +163,9 @@ TEST(TimelineStamps, StampsEachRoleOnItsIssuingThreadAndLeavesCodeAloneWithout) 
     EXPECT_GE(producer_loads, 2);
     EXPECT_EQ(consumer_waits, 1);
     // The producer's events run on its one issuing thread (`tx == 256`), so it records them.
-    EXPECT_NE(st.cuda.find("tp::tl_record(1, 0, 256, "), std::string::npos);
-    EXPECT_NE(st.cuda.find("tp::tl_record(0, "), std::string::npos);
+    EXPECT_NE(st.cuda.find("tp::tl_record(1, 0, 256, 1, "), std::string::npos);
+    // The consumers' on the first thread of each warpgroup.
+    EXPECT_NE(st.cuda.find(", 0, 2, tp_tl_t"), std::string::npos);
     EXPECT_NE(st.cuda.find("#include \"tp_timeline.cuh\""), std::string::npos);
     // Every record follows its own start stamp.
     size_t stamps = 0, records = 0;

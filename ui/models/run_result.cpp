@@ -3,6 +3,7 @@
 #include "models/run_result.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <algorithm>
 
 namespace tpui {
@@ -99,6 +100,10 @@ RunResult run_result_from_json(const QJsonObject& o) {
     r.note = o.value("note").toString();
     r.engine = o.value("engine").toString();
     r.printed = cap_printed(o.value("printed").toString());
+    // A stamped run's Chrome trace (pass config tp.timeline=true), or why it has none.
+    const QJsonObject timeline = o.value("timeline").toObject();
+    if (timeline.value("trace").isObject()) r.timeline = QJsonDocument(timeline.value("trace").toObject()).toJson(QJsonDocument::Compact);
+    r.timeline_note = timeline.contains("error") ? timeline.value("error").toString() : o.value("timeline_note").toString();
     // The worker's bench reply keeps our kernel's statistics under "ours".
     QJsonObject timing = o.contains("ours") ? o.value("ours").toObject() : o.value("timing").toObject();
     const QJsonObject& t = timing.isEmpty() ? o : timing;

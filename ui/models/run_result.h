@@ -4,6 +4,7 @@
 // shared by the results and sweep models, the charts and the Output panel.
 #pragma once
 
+#include <QByteArray>
 #include <QJsonObject>
 #include <QMetaType>
 #include <QString>
@@ -71,6 +72,11 @@ struct RunResult {
     // What the kernel printed (device printf on the GPU, the interpreter's lines on the CPU),
     // at most kPrintedLimit bytes; the cut is said in a last line.
     QString printed;
+    // A run with the pass config tp.timeline=true: the Chrome trace of its stamped pipeline
+    // events (docs/pipeline.md) as JSON, or why there is none.
+    QByteArray timeline;
+    QString timeline_note;
+    QString worker;  // where it ran when not on this machine: "ssh://box", "slurm:gpu"
 
     bool has_timing() const { return !cpu && median_ms > 0; }
     // FLOP per byte, or -1 when unknown.

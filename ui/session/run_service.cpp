@@ -1,4 +1,5 @@
-// RunService: a small state machine over the worker's replies (load -> run/bench -> next).
+// RunService: a small state machine over the worker's replies (load -> run/bench -> next); the
+// worker itself (its command, handshake and death) is in run_service_worker.cpp.
 #include "session/run_service.h"
 
 #include <QCoreApplication>
@@ -61,8 +62,8 @@ QString RunService::default_tilec() {
 }
 
 RunService::RunService(QObject* parent) : QObject(parent) {
-    program_ = default_tilec();
-    args_ = {"worker"};
+    program_ = local_program_ = default_tilec();
+    args_ = local_args_ = {"worker"};
     watchdog_.setSingleShot(true);
     connect(&watchdog_, &QTimer::timeout, this, [this] {
         if (!proc_) return;
@@ -79,62 +80,6 @@ RunService::~RunService() {
     }
 }
 
-void RunService::set_command(const QString& program, const QStringList& args) {
-    if (program == program_ && args == args_) return;
-    program_ = program;
-    args_ = args;
-    // An idle worker of the old command would answer the next job: the next one starts anew.
-    if (proc_ && !active_ && proc_->state() != QProcess::NotRunning) {
-        proc_->kill();
-        proc_->waitForFinished(2000);
-    }
-}
-
-void RunService::ensure_worker() {
-    if (proc_ && proc_->state() != QProcess::NotRunning) return;
-    if (proc_) proc_->deleteLater();
-    proc_ = new QProcess(this);
-    buffer_.clear();
-    stderr_tail_.clear();
-    connect(proc_, &QProcess::readyReadStandardOutput, this, &RunService::on_stdout);
-    connect(proc_, &QProcess::readyReadStandardError, this, [this, p = proc_] {
-        stderr_tail_ += p->readAllStandardError();
-        if (stderr_tail_.size() > 4000) stderr_tail_ = stderr_tail_.right(4000);
-    });
-    connect(proc_, &QProcess::finished, this, [this, p = proc_](int, QProcess::ExitStatus) {
-        if (p == proc_) on_worker_gone();
-    });
-    connect(proc_, &QProcess::errorOccurred, this, [this, p = proc_](QProcess::ProcessError e) {
-        if (e == QProcess::FailedToStart && p == proc_) on_worker_gone();
-    });
-    ++workers_started_;
-    device_name_.clear();
-    proc_->start(program_, args_);
-    // Out of band: the reply only names the device; requests queue behind it in the pipe.
-    hello_id_ = next_id_++;
-    if (proc_) proc_->write(QJsonDocument(QJsonObject{{"op", "hello"}, {"id", hello_id_}}).toJson(QJsonDocument::Compact) + "\n");
-}
-
-void RunService::on_hello(const QJsonObject& msg) {
-    hello_id_ = 0;
-    QJsonObject dev = msg.value("device").toObject();
-    device_name_ = dev.value("name").toString();
-}
-
-// The worker said it is going (a fatal CUDA error: the context is lost and it exits right
-// after the reply). Drop it now, so the next request starts a fresh worker instead of being
-// written into a dying one and blamed on the next configuration.
-void RunService::abandon_worker(const QString& why) {
-    if (!proc_) return;
-    QProcess* p = proc_;
-    proc_ = nullptr;
-    p->disconnect(this);
-    p->closeWriteChannel();
-    if (!p->waitForFinished(2000)) p->kill();
-    p->deleteLater();
-    Q_EMIT worker_died(why);
-}
-
 void RunService::send(QJsonObject req) {
     ensure_worker();
     waiting_id_ = next_id_++;
@@ -147,6 +92,19 @@ void RunService::send(QJsonObject req) {
 void RunService::start(const RunJob& job) {
     if (active_) cancel();
     job_ = job;
+    if (job_.configs.empty()) job_.configs = {{}};
+    QString error;
+    if (!use_worker(job.worker, &error)) {
+        active_ = true;
+        index_ = 0;
+        Q_EMIT job_started(1);
+        RunResult r = base_result();
+        r.ok = r.correct = false;
+        r.error = error;
+        Q_EMIT result(r);
+        finish(false, error);
+        return;
+    }
     if (job_.configs.empty()) job_.configs = {{}};
     active_ = true;
     index_ = 0;
@@ -181,6 +139,7 @@ void RunService::next_config() {
     } else if (peers_pass_ || index_ >= job_.configs.size()) {
         index_ = job_.configs.size();
         QString where = device_name_.isEmpty() || job_.cpu ? QString() : tr(" on %1").arg(device_name_);
+        if (handshake_) where = tr(" on %1").arg(device_name_.isEmpty() || job_.cpu ? where_ : tr("%1 at %2").arg(device_name_, where_));
         QString msg = failures_ ? tr("%1 finished%2: %3 of %4 configurations failed").arg(job_name(), where).arg(failures_).arg(total)
                                 : tr("%1 finished%2").arg(job_name(), where);
         // One configuration that did not run: its reason is the message (a CPU run refused
@@ -198,6 +157,7 @@ void RunService::next_config() {
     }
     QJsonObject load{{"op", "load"}, {"path", job_.path}, {"kernel", job_.kernel}, {"target", job_.target},
                      {"defines", pairs_json(defs)}, {"fallback_defines", pairs_json(job_.fallback_defines)}};
+    if (!job_.pass_configs.empty()) load["pass_configs"] = pairs_json(job_.pass_configs);
     if (!job_.source.isEmpty()) load["source"] = job_.source;
     if (job_.cpu) load["device"] = "cpu";
     kernel_info_ = {};  // a failed load must not describe the previous configuration's kernel
@@ -210,6 +170,7 @@ RunResult RunService::base_result() const {
     RunResult r;
     r.cpu = job_.cpu;
     if (!job_.cpu) r.device = device_name_;
+    if (handshake_) r.worker = where_;
     const Defines& cfg = job_.configs[index_];
     QStringList parts;
     for (const auto& [k, v] : cfg) {
@@ -363,6 +324,7 @@ void RunService::on_reply(const QJsonObject& msg) {
     RunResult base = base_result();
     r.config = base.config;
     r.params = base.params;
+    r.worker = base.worker;
     if (peers_only(r)) return;
     if (!r.correct) ++failures_;
     if (r.ok && r.correct && r.has_timing() && (!best_index_ || r.median_ms < best_ms_)) {
@@ -373,34 +335,6 @@ void RunService::on_reply(const QJsonObject& msg) {
     ++index_;
     Q_EMIT progress(int(index_), int(job_.configs.size()), tr("%1 of %2 done").arg(index_).arg(job_.configs.size()));
     next_config();
-}
-
-void RunService::on_worker_gone() {
-    watchdog_.stop();
-    if (killing_ || !proc_) return;
-    QString why = proc_->error() == QProcess::FailedToStart
-                      ? tr("cannot start the worker `%1`: %2").arg(program_, proc_->errorString())
-                      : proc_->exitStatus() == QProcess::CrashExit ? tr("the worker crashed")
-                                                                   : tr("the worker exited with code %1").arg(proc_->exitCode());
-    QString tail = QString::fromUtf8(stderr_tail_).trimmed();
-    if (!tail.isEmpty()) why += ": " + tail.section('\n', -1);
-    bool failed_to_start = proc_->error() == QProcess::FailedToStart;
-    proc_->deleteLater();
-    proc_ = nullptr;
-    if (!active_) return;  // died while idle: a fresh one starts with the next job
-    Q_EMIT worker_died(why);
-    RunResult r = base_result();
-    r.ok = false;
-    r.correct = false;
-    r.error = why;
-    if (peers_only(r)) return;
-    report_failure(r);
-    if (failed_to_start) {
-        finish(false, why);
-        return;
-    }
-    ++index_;
-    next_config();  // starts a fresh worker
 }
 
 void RunService::finish(bool ok, const QString& message) {

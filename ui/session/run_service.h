@@ -49,6 +49,11 @@ struct RunJob {
     // CPU runs: the interpreter's race checker watches shared memory, async copies and
     // mbarriers (docs/race_checker.md); its findings come back in RunResult::races.
     bool check_races = false;
+    // Where it runs: empty for this machine's worker, else a remote worker's spec
+    // (ssh://[user@]HOST[:PORT][/path/to/tilec], slurm:PARTITION), started with the handshake.
+    QString worker;
+    int local_gpu = -1;    // with no `worker`: this machine's GPU N alone (CUDA_VISIBLE_DEVICES), -1: the default
+    Defines pass_configs;  // --pass-config KEY=VALUE for the load (tp.timeline=true records a timeline)
 };
 
 class RunService : public QObject {
@@ -57,9 +62,14 @@ public:
     explicit RunService(QObject* parent = nullptr);
     ~RunService() override;
 
-    // The worker command; default: the tilec next to this executable (or $TILEC), "worker". An
-    // idle worker of another command is stopped, so the next job starts the new one.
+    // The local worker command; default: the tilec next to this executable (or $TILEC),
+    // "worker". An idle worker of another command is stopped, so the next job starts the new one.
+    // A job with RunJob::worker set runs that remote worker's command instead.
     void set_command(const QString& program, const QStringList& args);
+    // Where the current (or last) job runs: "local" or the remote worker ("ssh://box").
+    QString where() const { return where_; }
+    // The host the current worker runs on, from its `hello`; empty until it answered.
+    QString host() const { return host_; }
     void set_watchdog_ms(int ms) { watchdog_ms_ = ms; }
 
     void start(const RunJob& job);
@@ -82,11 +92,15 @@ Q_SIGNALS:
     void result(const tpui::RunResult& r);
     void job_finished(bool ok, const QString& message);
     void worker_died(const QString& message);
+    // A worker answered `hello`: where it runs (as RunJob::worker names it, or "local"), its
+    // host and its GPU (empty when it has none).
+    void worker_ready(const QString& where, const QString& host, const QString& device);
     // A sweep's fastest correct configuration timed once more beside the peers, alternating in
     // one call: the ratio to the best peer the charts show comes from this, never from two runs.
     void peers(const tpui::RunResult& r);
 
 private:
+    bool use_worker(const QString& spec, QString* error);
     void ensure_worker();
     void send(QJsonObject req);
     void on_stdout();
@@ -98,6 +112,7 @@ private:
     void on_worker_gone();
     void on_hello(const QJsonObject& msg);
     void abandon_worker(const QString& why);
+    void refuse_worker(const QString& why);
     void next_config();
     bool peers_only(const RunResult& r);
     void report_failure(const RunResult& r);
@@ -105,8 +120,13 @@ private:
     RunResult base_result() const;
 
     QProcess* proc_ = nullptr;
-    QString program_;
+    QString program_;  // the command the next worker starts with
     QStringList args_;
+    QString local_program_;  // this machine's worker command (set_command)
+    QStringList local_args_;
+    QString where_ = "local";
+    bool handshake_ = false;  // a remote worker: its hello must match this build (tp::hello_mismatch)
+    QString host_;
     QByteArray buffer_;
     QByteArray stderr_tail_;
     QTimer watchdog_;

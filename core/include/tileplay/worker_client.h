@@ -148,6 +148,16 @@ bool parse_worker_spec(const std::string& spec, WorkerOptions& out, std::string*
 // tilec, else the tilec next to this executable, else "tilec" from PATH.
 std::string default_tilec_path();
 
+// " at ssh://box" (or " (local #2)"; empty for "local"): which worker, for messages.
+std::string worker_at(const std::string& where);
+// The handshake's verdict on a `hello` reply: empty when its `protocol` and `version` are this
+// build's, else the message (both versions, and what to do). The playground checks its own
+// remote workers with it, so both say the same.
+std::string hello_mismatch(const Json& hello, const std::string& where);
+// "cannot reach the worker at ssh://box: " and the last line the starting command wrote on
+// stderr (ssh's "Connection refused"), or `fallback` when it wrote none.
+std::string unreachable_worker_error(const std::string& where, const std::string& stderr_text, const std::string& fallback);
+
 // Whether a failure kind means the worker itself is gone (not the request's own failure).
 bool worker_died(const std::string& kind);
 

@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <limits>
 
 #include "models/parameters_model.h"
@@ -23,8 +24,8 @@ ParametersPanel::ParametersPanel(ParametersModel* model, QWidget* parent) : QWid
     target_ = new QComboBox;
     for (const auto& t : tp::supported_targets()) target_->addItem(QString::fromStdString(t));
     device_ = new QComboBox;
-    device_->addItem(tr("GPU (worker)"), "gpu");
-    device_->addItem(tr("CPU (interpreter)"), "cpu");
+    device_->setObjectName("run_on");
+    set_remote_workers({});
     top->addRow(tr("Kernel"), kernel_);
     top->addRow(tr("Target"), target_);
     top->addRow(tr("Run on"), device_);
@@ -46,8 +47,17 @@ ParametersPanel::ParametersPanel(ParametersModel* model, QWidget* parent) : QWid
     connect(target_, &QComboBox::currentTextChanged, this, [this] {
         if (!updating_) Q_EMIT settings_changed();
     });
-    connect(device_, &QComboBox::currentIndexChanged, this, [this] {
-        if (!updating_) Q_EMIT settings_changed();
+    connect(device_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (updating_) return;
+        // "Add remote worker..." is a command, not a place: go back to where runs were going.
+        if (device_->itemData(index).toString() == "add") {
+            QSignalBlocker block(device_);
+            device_->setCurrentIndex(std::max(0, device_->findData(last_run_on_)));
+            Q_EMIT add_worker_requested();
+            return;
+        }
+        last_run_on_ = run_on();
+        Q_EMIT settings_changed();
     });
     connect(model_, &QAbstractItemModel::modelReset, this, &ParametersPanel::rebuild_fields);
     connect(model_, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& from, const QModelIndex& to) {
@@ -74,8 +84,53 @@ void ParametersPanel::set_factories(const std::vector<tp::FactoryInfo>& fs, cons
 QString ParametersPanel::kernel() const { return kernel_->currentText(); }
 QString ParametersPanel::target() const { return target_->currentText(); }
 void ParametersPanel::set_target(const QString& t) { target_->setCurrentText(t); }
-bool ParametersPanel::cpu() const { return device_->currentData().toString() == "cpu"; }
-void ParametersPanel::set_cpu(bool cpu) { device_->setCurrentIndex(cpu ? 1 : 0); }
+bool ParametersPanel::cpu() const { return run_on() == "cpu"; }
+void ParametersPanel::set_cpu(bool cpu) { set_run_on(cpu ? "cpu" : "gpu"); }
+QString ParametersPanel::run_on() const { return device_->currentData().toString(); }
+
+void ParametersPanel::set_local_gpus(int count, const std::vector<std::pair<QString, QString>>& workers) {
+    local_gpus_ = count;
+    set_remote_workers(workers);
+}
+
+bool ParametersPanel::set_run_on(const QString& where) {
+    const int i = device_->findData(where);
+    if (i < 0 || where == "add") return false;
+    device_->setCurrentIndex(i);
+    last_run_on_ = where;
+    return true;
+}
+
+// The places a run can go: this machine's GPU (through a local worker) or CPU, each remote
+// worker the user added, all of them as a pool when there are several, and the command that
+// adds one. The choice survives a rebuild when it is still listed, else runs go to the GPU.
+void ParametersPanel::set_remote_workers(const std::vector<std::pair<QString, QString>>& workers) {
+    const QString keep = device_->count() ? run_on() : QString("gpu");
+    {
+        QSignalBlocker block(device_);
+        device_->clear();
+        device_->addItem(local_gpus_ > 1 ? tr("GPU 0 (local worker; Tune: all %1)").arg(local_gpus_) : tr("GPU (local worker)"), "gpu");
+        // With several GPUs here, each can be chosen alone (its worker pinned to it).
+        for (int g = 1; g < local_gpus_; ++g) device_->addItem(tr("GPU %1 (local worker)").arg(g), QString("gpu:%1").arg(g));
+        device_->addItem(tr("CPU (interpreter)"), "cpu");
+        for (const auto& [spec, label] : workers) device_->addItem(label.isEmpty() ? spec : label, spec);
+        if (workers.size() > 1) {
+            device_->addItem(tr("All %1 remote workers (pool)").arg(workers.size()), "pool");
+            device_->setItemData(device_->count() - 1,
+                                 tr("Tune spreads its configurations over every remote worker; Run, Benchmark "
+                                    "and Sweep go to the first"),
+                                 Qt::ToolTipRole);
+        }
+        device_->insertSeparator(device_->count());
+        device_->addItem(tr("Add remote worker…"), "add");
+        device_->setItemData(device_->count() - 1, tr("A GPU elsewhere: ssh://[user@]HOST[:PORT][/path/to/tilec] or slurm:PARTITION"),
+                             Qt::ToolTipRole);
+        const int i = device_->findData(keep);
+        device_->setCurrentIndex(i >= 0 && keep != "add" ? i : 0);
+    }
+    last_run_on_ = run_on();
+    if (last_run_on_ != keep && !updating_) Q_EMIT settings_changed();
+}
 
 // A value that differs from the file's is marked (bold name, a dot) and gets a reset button;
 // the field shows the model's value (after a reset, the file's again).

@@ -5,6 +5,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <cmath>
 
 namespace tpui {
 
@@ -46,8 +47,7 @@ void LaneView::paintEvent(QPaintEvent*) {
     p.setPen(palette().text().color());
     const QString axis = d_.measured() ? tr("time (us) ->") : tr("program order: before the loop, iterations 0, 1, ..., after it ->");
     p.drawText(QRect(kLabel, 2, width() - kLabel, kTop - 4), Qt::AlignLeft | Qt::AlignVCenter, axis);
-    if (d_.measured() && d_.end > 0)
-        p.drawText(QRect(kLabel, 2, width() - kLabel - 8, kTop - 4), Qt::AlignRight | Qt::AlignVCenter, QString::number(d_.end, 'f', 2) + " us");
+    if (d_.measured() && d_.end > 0) paint_time_axis(p);
     QFont small = font();
     small.setPointSizeF(std::max(6.0, small.pointSizeF() - 1.5));
     for (int l = 0; l < d_.lanes.size(); ++l) {
@@ -80,6 +80,31 @@ void LaneView::paintEvent(QPaintEvent*) {
     }
     p.setFont(font());
     paint_legend(p);
+}
+
+// A measured timeline's time axis: a tick every 1, 2 or 5 x 10^k us, at least 70 px apart, each
+// labelled and drawn faintly down through the lanes, so slices can be read in microseconds.
+void LaneView::paint_time_axis(QPainter& p) {
+    const double k = scale(), min_step = 70.0 / k;
+    double step = std::pow(10.0, std::floor(std::log10(min_step)));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * step >= min_step) {
+            step *= m;
+            break;
+        }
+    const int bottom = kTop + int(d_.lanes.size()) * (kRow + kGap);
+    const int axis_text = p.fontMetrics().horizontalAdvance(tr("time (us) ->")) + 12;
+    QColor grid = palette().text().color();
+    grid.setAlpha(60);
+    const int decimals = step < 1 ? int(std::ceil(-std::log10(step))) : 0;
+    for (double t = step; t <= d_.end; t += step) {
+        const int x = kLabel + int(t * k);
+        p.setPen(QPen(grid, 1, Qt::DotLine));
+        p.drawLine(x, kTop - 4, x, bottom);
+        if (x - kLabel < axis_text) continue;  // leave the axis name readable
+        p.setPen(palette().text().color());
+        p.drawText(QRect(x - 40, 2, 80, kTop - 4), Qt::AlignCenter, QString::number(t, 'f', decimals));
+    }
 }
 
 // The colours of the kinds drawn, in the order they first appear, under the lanes.

@@ -34,6 +34,7 @@ protected:
 private:
     double scale() const;  // pixels per unit of the diagram's x axis
     void paint_legend(QPainter& p);
+    void paint_time_axis(QPainter& p);  // measured timelines: ticks in microseconds
     LaneDiagram d_;
     static constexpr int kLabel = 150, kRow = 34, kTop = 24, kGap = 6, kLegend = 22;
 };

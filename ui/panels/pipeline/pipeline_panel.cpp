@@ -35,6 +35,8 @@ PipelinePanel::PipelinePanel(QWidget* parent) : QWidget(parent) {
     auto* open = new QPushButton(tr("Open timeline..."));
     open->setObjectName("pipeline_open_timeline");
     open->setToolTip(tr("A Chrome trace written by `tilec run --timeline FILE` on a GPU"));
+    record_ = new QPushButton(tr("Record timeline"));
+    record_->setObjectName("pipeline_record_timeline");
     summary_ = new QLabel;
     summary_->setObjectName("pipeline_summary");
     summary_->setWordWrap(true);
@@ -46,6 +48,7 @@ PipelinePanel::PipelinePanel(QWidget* parent) : QWidget(parent) {
     top->addWidget(iterations_);
     top->addWidget(scalars_);
     top->addStretch(1);
+    top->addWidget(record_);
     top->addWidget(open);
 
     lanes_ = new LaneView;
@@ -75,6 +78,10 @@ PipelinePanel::PipelinePanel(QWidget* parent) : QWidget(parent) {
     connect(lanes_, &LaneView::go_to, this, &PipelinePanel::go_to);
     connect(events_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* it) {
         if (int line = it->data(1, Qt::UserRole).toInt(); line > 0) Q_EMIT go_to(line, it->data(1, Qt::UserRole + 1).toInt());
+    });
+    connect(record_, &QPushButton::clicked, this, [this] {
+        summary_->setText(tr("Recording a timeline: the kernel runs once with its pipeline events stamped…"));
+        Q_EMIT record_requested();
     });
     connect(open, &QPushButton::clicked, this, [this] {
         QString path = QFileDialog::getOpenFileName(this, tr("Open a measured timeline"), {}, tr("Chrome trace (*.json)"));
@@ -173,19 +180,30 @@ void PipelinePanel::show_loop() {
     events_->expandAll();
 }
 
+void PipelinePanel::set_record_enabled(bool on, const QString& tooltip) {
+    record_->setEnabled(on);
+    record_->setToolTip(tooltip);
+}
+
 bool PipelinePanel::load_timeline(const QString& path) {
     QFile f(path);
-    QString error;
-    std::optional<LaneDiagram> d;
-    if (!f.open(QIODevice::ReadOnly))
-        error = f.errorString();
-    else
-        d = lanes_from_trace(f.readAll(), &error);
-    if (!d) {
-        summary_->setText(tr("Cannot show %1: %2").arg(QFileInfo(path).fileName(), error));
+    if (!f.open(QIODevice::ReadOnly)) {
+        summary_->setText(tr("Cannot show %1: %2").arg(QFileInfo(path).fileName(), f.errorString()));
         return false;
     }
-    d->title = QFileInfo(path).fileName();
+    return show_timeline(f.readAll(), QFileInfo(path).fileName());
+}
+
+void PipelinePanel::show_timeline_error(const QString& why) { summary_->setText(tr("No timeline: %1").arg(why.toHtmlEscaped())); }
+
+bool PipelinePanel::show_timeline(const QByteArray& json, const QString& title) {
+    QString error;
+    std::optional<LaneDiagram> d = lanes_from_trace(json, &error);
+    if (!d) {
+        summary_->setText(tr("Cannot show %1: %2").arg(title, error));
+        return false;
+    }
+    d->title = title;
     summary_->setText(tr("Measured timeline %1: %2 lanes (SM and role), %3 us from the first stamp to the last.")
                           .arg(d->title)
                           .arg(d->lanes.size())

@@ -4,7 +4,9 @@
 // lanes along program order, with where it waits; hover a slice for its event and DSL line,
 // click it to go there. Computed by core's pipeline view (tileplay/pipeline_view.h) from the
 // request the window compiled, when the dock is visible. A measured timeline (the Chrome trace
-// `tilec run --timeline` writes on a GPU) opens in the same lanes, in microseconds.
+// `tilec run --timeline` writes on a GPU) opens in the same lanes, in microseconds; Record
+// timeline asks the window for one (a stamped Run on the GPU worker), and is off, with the
+// reason in its tooltip, where runs go to no GPU.
 #pragma once
 
 #include <QWidget>
@@ -17,6 +19,7 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QPushButton;
 class QSpinBox;
 class QTreeWidget;
 
@@ -37,9 +40,14 @@ public:
     LaneView* lanes() const { return lanes_; }
     // Shows a Chrome trace file in the lanes; false with the reason in the summary when unreadable.
     bool load_timeline(const QString& path);
+    // A trace's JSON (a Record timeline run's); false with the reason in the summary when unreadable.
+    bool show_timeline(const QByteArray& json, const QString& title);
+    void show_timeline_error(const QString& why);  // a recording that brought no trace
+    void set_record_enabled(bool on, const QString& tooltip);
 
 Q_SIGNALS:
     void go_to(int line, int col);
+    void record_requested();
 
 protected:
     void showEvent(QShowEvent* e) override;
@@ -52,6 +60,7 @@ private:
     QSpinBox* iterations_ = nullptr;
     QCheckBox* scalars_ = nullptr;
     QLabel* summary_ = nullptr;
+    QPushButton* record_ = nullptr;
     LaneView* lanes_ = nullptr;
     QTreeWidget* events_ = nullptr;
     tp::CompileRequest req_;

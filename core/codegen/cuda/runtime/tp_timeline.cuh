@@ -3,18 +3,23 @@
 // acquire, mbarrier wait, wgmma issue and wait, cp.async wait, barriers, releases...) with
 // tp::tl_now() and tp::tl_record(), which keep %globaltimer at its start, its duration, the event
 // and the SM in a module-wide __device__ buffer the runner reads back with cuModuleGetGlobal.
-// Bounded: kBlocks sampled blocks (spread over the grid), kRoles role lanes each, kCapacity
-// records per lane (later events are counted, not kept). Only the role's recording thread writes
-// (one thread per lane: no atomics), and nothing the kernel computes reads the buffer, so stamps
-// cannot change results. The constants are read on the host too (core/pipeline_view's decoder).
+// Bounded: kBlocks sampled blocks (spread over the grid), kRoles lanes each, kCapacity records
+// per lane (later events are counted, not kept). Each lane has one recording thread (no atomics):
+// a role's first thread, and for the consumers the first thread of each of their warpgroups, so
+// a second or third consumer warpgroup that waits longer than the first shows on its own lane.
+// Nothing the kernel computes reads the buffer, so stamps cannot change results. The constants
+// are read on the host too (core/pipeline_view's decoder).
 #pragma once
 
 namespace tp {
 namespace tl {
 
 constexpr int kBlocks = 4;       // sampled blocks: those at 0, 1/4, 1/2 and 3/4 of the grid
-constexpr int kRoles = 2;        // lanes per block: 0 the block or the consumers, 1 the producer
-constexpr int kCapacity = 1024;  // records per lane
+// Lanes per block: 0 the block or the first consumer warpgroup, 1 the producer, 2 and 3 the
+// second and third consumer warpgroups (consumer warpgroup g >= 1 in lane g + 1).
+constexpr int kRoles = 4;
+constexpr int kCapacity = 512;  // records per lane: the buffer stays the size it had with 2 lanes
+constexpr int kWarpgroup = 128;  // threads of a warpgroup: the stride between a role's recorders
 constexpr int kLanes = kBlocks * kRoles;
 // Buffer layout in 64-bit words: the record count of each lane, the sampled block of each slot
 // (its linear index + 1; 0 when none ran), then each lane's records of two words:
@@ -50,17 +55,20 @@ __device__ __forceinline__ int tl_slot() {
     return -1;
 }
 
-// Records event `event` of lane `role` that started at `t0`, on thread `recorder` (the block's
-// linear thread index that runs the role's events) of a sampled block.
-__device__ __forceinline__ void tl_record(int role, int event, int recorder, long long t0) {
+// Records event `event` of lane `role` that started at `t0` on the recording threads of a sampled
+// block: `recorder` (the block's linear thread index that runs the role's events) for lane
+// `role`, and with `groups` > 1 also recorder + 128 g, the first thread of the role's warpgroup
+// g, for lane g + 1 (only the consumers, lane 0, have several).
+__device__ __forceinline__ void tl_record(int role, int event, int recorder, int groups, long long t0) {
     const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    if (tid != recorder) return;
+    const int off = tid - recorder, group = off / tl::kWarpgroup;
+    if (off < 0 || off % tl::kWarpgroup != 0 || group >= groups) return;
     const int slot = tl_slot();
     if (slot < 0) return;
     const long long t1 = tl_now();
     unsigned smid;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
-    const int lane = slot * tl::kRoles + role;
+    const int lane = slot * tl::kRoles + (group == 0 ? role : group + 1);
     const unsigned long long n = tp_timeline[tl::kCountsAt + lane];
     if (n < (unsigned long long)tl::kCapacity) {
         unsigned long long* r = tp_timeline + tl::kRecordsAt + ((unsigned long long)lane * tl::kCapacity + n) * 2;
