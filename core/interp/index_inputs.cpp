@@ -290,15 +290,17 @@ IndexPlan plan_index_inputs(const ir::PrimFunc& f, const std::vector<std::vector
     }
 
     // A table that indexes nothing but bounds positions drawn from other tables: lengths, each
-    // as long as the dimension those positions index (the shortest, if several).
+    // one past the largest position those tables can give (bound * the constant they are
+    // multiplied by on the way, `i_s * block_N + j`), so no block they select is masked whole.
     for (const auto& [i, other] : w.compared_) {
         if (plan.fills.count(i)) continue;
         IndexFill fill{IndexFill::Kind::Lengths, -1, 0, ""};
-        for (const auto& u : w.uses_) {
-            bool shared = std::any_of(other.begin(), other.end(), [&](const auto& kv) { return kv.second != kSubtracted && u.deps.count(kv.first); });
-            if (shared && (fill.total < 0 || u.extent < fill.total)) {
-                fill.total = u.extent;
-                fill.why = u.where;
+        for (const auto& [t, scale] : other) {
+            auto p = plan.fills.find(t);
+            if (scale <= 0 || p == plan.fills.end() || p->second.kind != IndexFill::Kind::Positions) continue;
+            if (p->second.bound * scale > fill.total) {
+                fill.total = p->second.bound * scale;
+                fill.why = "`" + params[t].name + "`";
             }
         }
         if (fill.total > 0) plan.fills[i] = fill;
@@ -324,7 +326,7 @@ IndexPlan plan_index_inputs(const ir::PrimFunc& f, const std::vector<std::vector
                 plan.notes.push_back(name + "positions in [0, " + std::to_string(fill.bound) + ") (they index " + fill.why + ")");
                 break;
             case IndexFill::Kind::Lengths:
-                plan.notes.push_back(name + "lengths, each " + std::to_string(fill.total) + " (they bound positions in " + fill.why + ")");
+                plan.notes.push_back(name + "lengths, each " + std::to_string(fill.total) + " (past every position " + fill.why + " selects)");
                 break;
         }
     }

@@ -21,9 +21,10 @@ struct IndexFill {
     // spaced offsets 0 ... total (every segment total / (n - 1) long, give or take one).
     // Positions: values in [0, bound).
     // Lengths: a table only compared against positions (`pos >= cache_seqlens[b]`): every value
-    // is total, the dimension those positions index, so no segment is empty. Random lengths
-    // would mask whole blocks the other (independently drawn) tables select, and a softmax over
-    // a fully masked row is NaN: inputs the files' own generators never make.
+    // is total, one past the largest position the other tables give, so the mask never hides a
+    // block they select. Random lengths would mask whole blocks the (independently drawn) block
+    // tables select, and a softmax over a fully masked row is NaN: inputs the files' own
+    // generators never make. The masks' arithmetic still runs, on lengths that keep every key.
     int64_t total = 0;
     int64_t bound = 0;
     std::string why;  // the tensor dimension the values index, for the run's notes

@@ -7,7 +7,7 @@
 # `Scale` is compared against a constant only, so it stays random data.
 # RUN: %tilec run %s --device cpu 2>&1 | FileCheck %s
 # CHECK: note: input `Blk`: positions in [0, 4) (they index `KV` dim 0)
-# CHECK-NEXT: note: input `Lens`: lengths, each 64 (they bound positions in `KV` dim 0)
+# CHECK-NEXT: note: input `Lens`: lengths, each 64 (past every position `Blk` selects)
 # CHECK-NOT: note: input `Scale`
 # CHECK: output Out: float32[8, 16] mean=0.0625
 # CHECK-NOT: nan
