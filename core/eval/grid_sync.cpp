@@ -100,7 +100,10 @@ private:
             if (auto* a = wrapper->as<ir::AllocateNode>()) uses = u.buffers.count(a->buffer.get()) > 0;
             if (uses) users.push_back(k);
         }
-        if (users.size() > 1) crossing(wrapper, markers_[base + users[0]]);
+        // The piece the value is made in: a let read from memory is read where it stands (before
+        // piece 0's statements), a buffer's contents by its first user.
+        const size_t made = reads_memory(wrapper) ? 0 : (users.empty() ? 0 : users[0]);
+        if (!users.empty() && users.back() > made) crossing(wrapper, markers_[base + made]);
         Pieces out;
         for (size_t k = 0; k < inner.size(); ++k) {
             ir::Stmt body = ir::make_seq(std::move(inner[k]), span);
@@ -117,25 +120,33 @@ private:
         return out;
     }
 
-    // A value that several pieces use: a let of a pure expression is recomputed in each launch;
-    // anything read from memory, and every on-chip buffer, would not carry over.
-    void crossing(const ir::Stmt& wrapper, Span barrier) {
-        if (auto* l = wrapper->as<ir::LetStmtNode>()) {
-            struct Loads : ir::IRVisitor {
-                bool found = false;
-                void visit_BufferLoad(const ir::BufferLoadNode&, const ir::Expr&) override { found = true; }
-            } loads;
-            loads.visit(l->value);
-            if (!loads.found) return;
-            fail_crossing("`" + l->var->name + "` (read from memory before it)", barrier);
-        }
-        if (auto* a = wrapper->as<ir::AllocateNode>()) fail_crossing("`" + a->buffer->name + "`", barrier);
+    // A let whose value loads from memory: its value is the memory's at the let.
+    static bool reads_memory(const ir::Stmt& wrapper) {
+        auto* l = wrapper->as<ir::LetStmtNode>();
+        if (!l) return false;
+        struct Loads : ir::IRVisitor {
+            bool found = false;
+            void visit_BufferLoad(const ir::BufferLoadNode&, const ir::Expr&) override { found = true; }
+        } loads;
+        loads.visit(l->value);
+        return loads.found;
     }
 
-    // `barrier`: the one after the first piece that uses the value, which it crosses.
+    // A value used in a piece after the one it is made in: a let of a pure expression is
+    // recomputed in each launch; anything read from memory, and every on-chip buffer, would not
+    // carry over.
+    void crossing(const ir::Stmt& wrapper, Span barrier) {
+        if (auto* l = wrapper->as<ir::LetStmtNode>()) {
+            if (reads_memory(wrapper)) fail_crossing("`" + l->var->name + "` read from memory before it and used after it", barrier);
+            return;
+        }
+        if (auto* a = wrapper->as<ir::AllocateNode>()) fail_crossing("`" + a->buffer->name + "` used on both sides of it", barrier);
+    }
+
+    // `barrier`: the first one the value crosses.
     void fail_crossing(const std::string& what, Span barrier) {
         ev_.fail(DiagKind::UnsupportedConstruct, barrier,
-                 {"T.sync_grid with " + what + " used on both sides of it",
+                 {"T.sync_grid with " + what,
                   "; TilePlay runs the code after a grid barrier as a second launch of the same grid, where on-chip memory starts "
                   "afresh: pass the value through a global tensor (T.alloc_global), or allocate separate buffers for each side"});
     }
