@@ -28,6 +28,7 @@
 #include "transform/shared_reuse.h"
 #include "transform/serial_reduce.h"
 #include "transform/simplify.h"
+#include "transform/shift_parallel_loops.h"
 #include "transform/stage_fragments.h"
 #include "transform/timeline_stamps.h"
 #include "transform/unstage_shared.h"
@@ -93,6 +94,11 @@ const std::vector<Pass>& passes() {
         // before the loop, so each issue reads only B from shared memory (RS wgmma).
         {"hoist-gemm-operand", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {
              return transform::hoist_gemm_operand(f, o.target, d); }},
+        // A loop that reads a fragment at its variables plus constants (a split store of an
+        // accumulator's half) is renumbered to the fragment's own indices, so the next pass
+        // finds it thread-local instead of staging the whole fragment in shared memory.
+        {"shift-parallel-loops", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) {
+             return transform::shift_parallel_loops(f); }},
         // Loops that reach fragment elements other threads hold go through shared copies,
         // decided on the layouts layout-inference is about to choose (it re-infers after).
         {"stage-fragments", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine& d) {

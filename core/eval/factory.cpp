@@ -264,6 +264,7 @@ EvalResult evaluate_kernel(const ast::ModulePtr& module, const EvalRequest& req,
         }
         // T.alloc_global workspaces come last: out_idx counts only the signature's tensors.
         pf->params.insert(pf->params.end(), kc.workspaces.begin(), kc.workspaces.end());
+        for (const auto& [view, base] : kc.aliases) pf->attrs["tp.alias." + view] = base;
         for (const auto& [name, v] : bound) {
             if (v.kind == VK::Int) pf->bound_params[name] = v.i;
             else if (v.kind == VK::Bool) pf->bound_params[name] = v.b;

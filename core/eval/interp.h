@@ -38,6 +38,9 @@ struct KernelContext {
     std::vector<int64_t> thread_extents;           // its threads= per axis, for T.thread_binding
     ir::DataType index_type = ir::DataType::int32();  // int64 where tensors or the launch reach 2^31
     std::set<std::string> buffer_names;          // unique names within the kernel
+    // Dtype-changing views of shared tiles (tile_views.cpp): the view's name -> "base:bytes",
+    // passed to the function as "tp.alias.<view>" attributes.
+    std::map<std::string, std::string> aliases;
     bool in_role = false;                        // inside `with T.ws(...)` (roles do not nest)
     bool wgmma_fallback_noted = false;           // T.wgmma_gemm's mma.sync remark given once
     std::shared_ptr<const Obj> reducer;          // inside `with T.attr(T.comm_reducer(...), "reduce_scope", ...)`

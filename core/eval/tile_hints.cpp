@@ -1,8 +1,9 @@
 // Performance hints and thread-level helpers of TileLang that do not change what a kernel
 // computes: T.set_max_nreg / T.disable_warp_group_reg_alloc (register budgets of warp
-// specialised kernels), T.sync_threads (a block barrier) and T.sync_grid (a grid barrier, refused).
+// specialised kernels), T.sync_threads (a block barrier) and T.sync_grid (a grid barrier, grid_sync.h).
 // The hints are accepted with a remark, because our own passes decide register budgets; the
 // block barrier is staged as one.
+#include "eval/grid_sync.h"
 #include "eval/tile_internal.h"
 
 namespace tp::eval {
@@ -45,17 +46,15 @@ void register_tile_hints(std::vector<TileBuiltin>& r) {
                 hint_remark(ev, name, a.span);
                 return Value::none();
             });
-    // A grid-wide barrier needs every block resident at once (a cooperative launch) and, on the
-    // CPU, an interpreter that runs all blocks up to the barrier before any goes past it; ours
-    // runs (and samples) blocks independently, so the barrier is refused rather than ignored.
-    add(r, "sync_grid", "T.sync_grid()", "a barrier of all blocks of the grid (not supported: split the kernel there)",
+    // A grid-wide barrier: staged as a marker where the user wrote it; the launch is cut there
+    // when its `T.Kernel` body ends (grid_sync.h).
+    add(r, "sync_grid", "T.sync_grid()", "a barrier of all blocks of the grid: the code after it runs as a second launch of the same grid",
         [](Evaluator& ev, CallArgs& a) -> Value {
             ArgReader rd(ev, a, "T.sync_grid", {});
             require_kernel(ev, "T.sync_grid", a.span);
-            ev.fail(DiagKind::UnsupportedConstruct, a.span,
-                    {"T.sync_grid",
-                     "; a grid-wide barrier needs all blocks resident at once (a cooperative launch) and TilePlay runs blocks "
-                     "independently; end the kernel at the barrier and put the work after it in a second kernel"});
+            if (ev.kernel->in_role) ev.fail(DiagKind::UnsupportedConstruct, a.span, {"T.sync_grid", " inside `with T.ws(...)`"});
+            ev.stager.emit(grid_sync_marker(a.span));
+            return Value::none();
         });
     add(r, "sync_threads", "T.sync_threads()", "a barrier of all threads of the block (__syncthreads)", [](Evaluator& ev, CallArgs& a) -> Value {
         ArgReader rd(ev, a, "T.sync_threads", {"barrier_id", "arrive_count"});

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "eval/ended_loop_var.h"
+#include "eval/grid_sync.h"
 #include "eval/tile_internal.h"
 
 namespace tp::eval {
@@ -250,7 +251,8 @@ Flow exec_kernel_with(Evaluator& ev, const WithScope& w, const Value& specv, con
         body = *laid_out;
         ev.kernel->global_layouts.clear();
     }
-    ev.stager.emit(std::make_shared<ir::KernelLaunchNode>(spec.grid, bvars, spec.threads, tvars, body, w.stmt.span));
+    ir::Stmt launch = std::make_shared<ir::KernelLaunchNode>(spec.grid, bvars, spec.threads, tvars, body, w.stmt.span);
+    for (auto& part : split_at_grid_syncs(ev, launch)) ev.stager.emit(part);
     ev.kernel->kernel_seen = true;
     return Flow::Normal;
 }

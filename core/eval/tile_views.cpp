@@ -1,4 +1,5 @@
-// T.reshape / T.view: another shape over a buffer's elements (row-major, the same dtype).
+// T.reshape / T.view: another shape over a buffer's elements (row-major, the same dtype), or a
+// shared tile's bytes as another dtype (dtype_view below).
 // A view never reaches the IR: an element access through it is rewritten at trace time into
 // the access of the buffer it views, and the tile operations that take one (T.copy, T.fill,
 // T.clear, T.reduce_*) are staged as element loops over those accesses, so every later pass
@@ -72,6 +73,32 @@ std::vector<ir::Expr> remap(const std::vector<ir::Expr>& from, const std::vector
     return out;
 }
 
+// A view with another dtype reinterprets the tile's bytes (TileLang: `T.view(KV_shared,
+// shape, dtype=float32)` reusing a bf16 tile's memory for an f32 one). It becomes a buffer of its
+// own, laid over the base's bytes by the code generator ("tp.alias.<view>" = "<base>:<bytes>");
+// the CPU engines keep it apart and poison the other side's values on each change of writer
+// (interp/aliases.h), since reading bytes through the other dtype reinterprets bits they do not
+// model. Shared tiles only, of a float or integer dtype, no larger than the base.
+Value dtype_view(Evaluator& ev, const ir::Buffer& base, int64_t base_elems, const std::vector<ir::Expr>& shape, int64_t elems, ir::DataType dtype,
+                 Span dtype_span, Span span) {
+    const std::string what = "a view with another dtype (" + dtype.name() + " over " + base->dtype.name() + " `" + base->name + "`)";
+    if (base->scope != ir::Scope::Shared)
+        ev.fail(DiagKind::UnsupportedConstruct, dtype_span,
+                {what, " of a " + std::string(ir::scope_name(base->scope)) + " buffer; only shared tiles take one"});
+    if (ev.buffer_views.count(base.get())) ev.fail(DiagKind::UnsupportedConstruct, dtype_span, {what, " of a view; take it of the tile itself"});
+    const int64_t bytes = elems * dtype.bytes(), base_bytes = base_elems * base->dtype.bytes();
+    if (bytes > base_bytes)
+        ev.fail(DiagKind::ShapeMismatch, span,
+                {"`T.view` of `" + base->name + "` (" + std::to_string(base_bytes) + " bytes) as " + std::to_string(bytes) + " bytes of " +
+                 dtype.name()});
+    std::string name = unique_name(ev, ev.name_hint.empty() ? base->name + "_" + dtype.name() : ev.name_hint);
+    ev.name_hint.clear();
+    auto view = std::make_shared<const ir::BufferNode>(name, dtype, shape, base->scope, span);
+    ev.stager.add_allocation(view, nullptr, span);
+    ev.kernel->aliases[name] = base->name + ":" + std::to_string(base_bytes);
+    return Value::buffer(view);
+}
+
 }  // namespace
 
 Value make_view(Evaluator& ev, const Value& base_v, Span base_span, const Value& shape_v, Span shape_span, const Value* dtype_v, Span dtype_span,
@@ -80,12 +107,10 @@ Value make_view(Evaluator& ev, const Value& base_v, Span base_span, const Value&
     ir::Buffer base = ev.as_buffer(base_v, base_span, fname);
     if (auto it = ev.buffer_views.find(base.get()); it != ev.buffer_views.end()) base = it->second.second;  // a view of a view
     std::vector<ir::Expr> shape = ev.as_shape(shape_v, shape_span);
-    if (dtype_v && !dtype_v->is_none() && !(ev.as_dtype(*dtype_v, dtype_span) == base->dtype))
-        ev.fail(DiagKind::UnsupportedConstruct, dtype_span,
-                {"a view with another dtype (" + ev.as_dtype(*dtype_v, dtype_span).name() + " over " + base->dtype.name() + " `" + base->name + "`)",
-                 "; views keep the dtype of the buffer they view (allocate a buffer of that dtype instead)"});
     auto have = product(base->shape, 0, base->shape.size()), want = product(shape, 0, shape.size());
     if (!have || !want) ev.fail(DiagKind::NotConstant, shape_span, {std::string(fname) + "(shape)"});
+    if (dtype_v && !dtype_v->is_none() && !(ev.as_dtype(*dtype_v, dtype_span) == base->dtype))
+        return dtype_view(ev, base, *have, shape, *want, ev.as_dtype(*dtype_v, dtype_span), dtype_span, span);
     if (*have != *want)
         ev.fail(DiagKind::ShapeMismatch, shape_span,
                 {"`" + std::string(fname) + "` of `" + base->name + "` (" + std::to_string(*have) + " elements) to a shape of " +

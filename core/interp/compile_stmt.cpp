@@ -3,6 +3,7 @@
 // sequential program over tiles, which is what the reference must reproduce.
 #include <algorithm>
 
+#include "interp/aliases.h"
 #include "interp/program.h"
 #include "interp/race_check.h"
 
@@ -250,7 +251,11 @@ static bool is_sync(const ir::Stmt& s) {
     return c && c->op == "__syncthreads";
 }
 
-CStmtP compile_stmt(Program& p, const ir::Stmt& s) {
+static CStmtP compile_stmt_synced(Program& p, const ir::Stmt& s);
+
+CStmtP compile_stmt(Program& p, const ir::Stmt& s) { return claim_aliases(p, s, compile_stmt_synced(p, s)); }
+
+static CStmtP compile_stmt_synced(Program& p, const ir::Stmt& s) {
     if (!s || !p.thread_mode || p.block_wide_depth > 0) return compile_stmt_inner(p, s);
     const bool sync = is_sync(s);
     if (!sync && !block_wide(s)) return compile_stmt_inner(p, s);

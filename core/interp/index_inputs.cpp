@@ -7,6 +7,7 @@
 #include "interp/index_inputs.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "ir/functor.h"
@@ -53,6 +54,9 @@ public:
     std::map<size_t, std::set<std::string>> loads_at_minus1_;  // table -> x of each 1-D load at `x + 1`
     std::vector<Use> uses_;
     std::set<const ir::VarNode*> grid_vars_;
+    // Tables read directly on one side of an ordering comparison, with the tables the other
+    // side's value depends on (`i_s * block_N + j >= cache_seqlens[b]`, i_s from block_indices).
+    std::vector<std::pair<size_t, Deps>> compared_;
 
     // Runs the walk until the taint of variables and local buffers stops growing (a local set
     // in a loop is read before the store that taints it, in program order).
@@ -60,6 +64,7 @@ public:
         for (int pass = 0; pass < 4; ++pass) {
             size_t before = taint_size();
             uses_.clear();
+            compared_.clear();
             visit(f_.body);
             if (taint_size() == before) break;
         }
@@ -133,6 +138,16 @@ protected:
         uses_.push_back(std::move(u));
     }
 
+    // The table an expression loads as it is (through casts), if any.
+    std::optional<size_t> table_read(ir::Expr e) const {
+        while (auto* c = e->as<ir::CastNode>()) e = c->value;
+        auto* l = e->as<ir::BufferLoadNode>();
+        if (!l) return std::nullopt;
+        auto t = tables_.find(l->buffer.get());
+        if (t == tables_.end()) return std::nullopt;
+        return t->second;
+    }
+
     void note_table_load(const ir::Buffer& b, const std::vector<ir::Expr>& indices) {
         auto t = tables_.find(b.get());
         if (t == tables_.end() || indices.size() != 1) return;
@@ -154,6 +169,14 @@ protected:
         for (size_t i = 0; i < n.indices.size(); ++i) record(n.buffer, i, n.indices[i]);
         note_table_load(n.buffer, n.indices);
         ir::IRVisitor::visit_BufferLoad(n, e);
+    }
+    void visit_Binary(const ir::BinaryNode& n, const ir::Expr& e) override {
+        using Op = ir::BinaryOp;
+        if (n.op == Op::LT || n.op == Op::LE || n.op == Op::GT || n.op == Op::GE) {
+            if (auto t = table_read(n.a)) compared_.emplace_back(*t, deps(n.b));
+            if (auto t = table_read(n.b)) compared_.emplace_back(*t, deps(n.a));
+        }
+        ir::IRVisitor::visit_Binary(n, e);
     }
     void visit_BufferStore(const ir::BufferStoreNode& n, const ir::Stmt& s) override {
         for (size_t i = 0; i < n.indices.size(); ++i) record(n.buffer, i, n.indices[i]);
@@ -266,6 +289,23 @@ IndexPlan plan_index_inputs(const ir::PrimFunc& f, const std::vector<std::vector
         if (fill.bound > 0) plan.fills[i] = fill;
     }
 
+    // A table that indexes nothing but bounds positions drawn from other tables: lengths, each
+    // one past the largest position those tables can give (bound * the constant they are
+    // multiplied by on the way, `i_s * block_N + j`), so no block they select is masked whole.
+    for (const auto& [i, other] : w.compared_) {
+        if (plan.fills.count(i)) continue;
+        IndexFill fill{IndexFill::Kind::Lengths, -1, 0, ""};
+        for (const auto& [t, scale] : other) {
+            auto p = plan.fills.find(t);
+            if (scale <= 0 || p == plan.fills.end() || p->second.kind != IndexFill::Kind::Positions) continue;
+            if (p->second.bound * scale > fill.total) {
+                fill.total = p->second.bound * scale;
+                fill.why = "`" + params[t].name + "`";
+            }
+        }
+        if (fill.total > 0) plan.fills[i] = fill;
+    }
+
     // A scalar grid size the run was not given (`T.ceildiv(max_seqlen, block_M)`): the longest
     // segment of the offsets tables, as the files compute it from the lengths they draw.
     int64_t longest = 0;
@@ -276,11 +316,20 @@ IndexPlan plan_index_inputs(const ir::PrimFunc& f, const std::vector<std::vector
             plan.scalars[p.name] = longest;
             plan.notes.push_back("`" + p.name + "` = " + std::to_string(longest) + ": the longest segment of the offsets tables");
         }
-    for (const auto& [i, fill] : plan.fills)
-        plan.notes.push_back(fill.kind == IndexFill::Kind::Offsets
-                                 ? "`" + params[i].name + "`: evenly spaced offsets 0.." + std::to_string(fill.total) + " (they index " + fill.why +
-                                       ")"
-                                 : "`" + params[i].name + "`: positions in [0, " + std::to_string(fill.bound) + ") (they index " + fill.why + ")");
+    for (const auto& [i, fill] : plan.fills) {
+        const std::string name = "`" + params[i].name + "`: ";
+        switch (fill.kind) {
+            case IndexFill::Kind::Offsets:
+                plan.notes.push_back(name + "evenly spaced offsets 0.." + std::to_string(fill.total) + " (they index " + fill.why + ")");
+                break;
+            case IndexFill::Kind::Positions:
+                plan.notes.push_back(name + "positions in [0, " + std::to_string(fill.bound) + ") (they index " + fill.why + ")");
+                break;
+            case IndexFill::Kind::Lengths:
+                plan.notes.push_back(name + "lengths, each " + std::to_string(fill.total) + " (past every position " + fill.why + " selects)");
+                break;
+        }
+    }
     return plan;
 }
 
@@ -288,6 +337,10 @@ std::vector<double> index_fill_values(const IndexFill& fill, int64_t numel, uint
     std::vector<double> out(static_cast<size_t>(std::max<int64_t>(numel, 0)));
     if (fill.kind == IndexFill::Kind::Offsets) {
         for (int64_t k = 0; k < numel; ++k) out[static_cast<size_t>(k)] = static_cast<double>(k * fill.total / std::max<int64_t>(numel - 1, 1));
+        return out;
+    }
+    if (fill.kind == IndexFill::Kind::Lengths) {
+        std::fill(out.begin(), out.end(), static_cast<double>(fill.total));
         return out;
     }
     // SplitMix64, counter based like HostTensor::fill_random.

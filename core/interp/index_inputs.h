@@ -15,11 +15,16 @@ namespace tp::interp {
 
 // How one integer tensor parameter is filled.
 struct IndexFill {
-    enum class Kind { Offsets, Positions };
+    enum class Kind { Offsets, Positions, Lengths };
     Kind kind = Kind::Positions;
     // Offsets: a 1-D table read at `i` and `i + 1` as the bounds of a range: filled with evenly
     // spaced offsets 0 ... total (every segment total / (n - 1) long, give or take one).
     // Positions: values in [0, bound).
+    // Lengths: a table only compared against positions (`pos >= cache_seqlens[b]`): every value
+    // is total, one past the largest position the other tables give, so the mask never hides a
+    // block they select. Random lengths would mask whole blocks the (independently drawn) block
+    // tables select, and a softmax over a fully masked row is NaN: inputs the files' own
+    // generators never make. The masks' arithmetic still runs, on lengths that keep every key.
     int64_t total = 0;
     int64_t bound = 0;
     std::string why;  // the tensor dimension the values index, for the run's notes

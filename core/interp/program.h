@@ -80,6 +80,7 @@ struct Frame {
     int32_t owner = -1;
     int64_t par_index = -1;  // the flattened iteration of the T.Parallel nest being run, -1 outside one
     RngState rng;            // this thread's generator (the block's, when one program runs a one-thread block)
+    std::vector<int> alias_owner;  // per dtype-view group: the slot that wrote its bytes last (aliases.h)
     void poll_watchdog(Span span) const {
         if (expired && expired->load(std::memory_order_relaxed)) throw_timeout(span);
         if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled{};
@@ -136,6 +137,9 @@ struct Program {
     // --check-races: compile the checking variants of shared loads, stores, T.Parallel loops
     // and barriers (a run without the flag runs the plain closures and pays nothing).
     bool check_races = false;
+    // Dtype views (aliases.h): the group of each buffer that shares bytes, and each group's slots.
+    std::unordered_map<const ir::BufferNode*, size_t> alias_group;
+    std::vector<std::vector<int>> alias_slots;
 
     VarSlot slot_of(const ir::Var& v);
     int buffer_slot(const ir::Buffer& b);

@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "interp/aliases.h"
 #include "interp/index_inputs.h"
 #include "interp/program.h"
 #include "interp/race_check.h"
@@ -176,6 +177,7 @@ InterpReport run_one_launch(const ir::PrimFunc& f, std::map<std::string, HostTen
     const bool sync = prog.thread_mode || check_elements;
     ir::PrimFuncPtr synced = sync ? transform::insert_syncs(std::make_shared<ir::PrimFunc>(f)) : nullptr;
     const ir::PrimFunc& g = synced ? *synced : f;
+    interp::set_alias_groups(prog, g);
     try {
         prog.root = compile_stmt(prog, g.body);
     } catch (const RunError& e) {

@@ -18,8 +18,9 @@ int64_t shared_bytes(const PrimFunc& f, bool aligned, const std::map<const Buffe
         const PrimFunc* func = nullptr;
         void visit_Allocate(const AllocateNode& n, const Stmt& s) override {
             const Buffer& b = n.buffer;
-            // Buffers share_shared_memory placed are inside the planned bytes `end` starts at.
-            if (b->scope == Scope::Shared && !planned_shared_offset(*func, *b)) {
+            // Buffers share_shared_memory placed are inside the planned bytes `end` starts at;
+            // a dtype view (tp.alias.<view>) lies over its tile's bytes.
+            if (b->scope == Scope::Shared && !planned_shared_offset(*func, *b) && !func->attrs.count("tp.alias." + b->name)) {
                 int64_t elems = 1;
                 for (const auto& d : b->shape) elems = as_const_int(d) ? elems * *as_const_int(d) : 0;
                 auto it = scale->find(b.get());

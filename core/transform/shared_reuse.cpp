@@ -174,6 +174,21 @@ PrimFuncPtr share_shared_memory(const PrimFuncPtr& func, const Target& target) {
     if (!kernel_leaves(*func, &k, leaves, allocs) || allocs.empty()) return func;
     auto lives = lifetimes_of(leaves, allocs);
     if (lives.empty()) return func;
+    // A dtype view (tp.alias.<view> = "<tile>:<bytes>") lies over its tile's bytes: the tile is
+    // live wherever either is, and only the tile gets a slot (the code generator puts the view
+    // at the tile's offset).
+    for (auto v = lives.begin(); v != lives.end();) {
+        auto alias = func->attrs.find("tp.alias." + v->buffer->name);
+        const std::string base = alias == func->attrs.end() ? "" : alias->second.substr(0, alias->second.find(':'));
+        auto b = std::find_if(lives.begin(), lives.end(), [&](const SharedLifetime& l) { return l.buffer->name == base; });
+        if (b == lives.end()) {
+            ++v;
+            continue;
+        }
+        b->first = std::min(b->first, v->first);
+        b->last = std::max(b->last, v->last);
+        v = lives.erase(v);
+    }
     std::vector<Slot> slots;
     for (const auto& l : lives) {
         int64_t elems = 1;

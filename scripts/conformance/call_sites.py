@@ -12,7 +12,7 @@ import os
 from host_tensors import store
 from kernel_results import EagerKernelRef, KernelRef, bind_dims, call_result, shape_env
 from local_modules import bind_imports
-from static_eval import MAX_DEPTH, MAX_ITERATIONS, NOT_MINE, UNKNOWN, ArgParser, EinopsFn, Evaluator, Namespace, TensorShape, bind_target, dotted
+from static_eval import MAX_DEPTH, MAX_ITERATIONS, NOT_MINE, UNKNOWN, ArgParser, EinopsFn, Evaluator, LIBRARY_FNS, LibraryFn, Namespace, TensorShape, bind_target, dotted
 
 
 # `factory.compile(M=...)` and `factory.get_kernel_source(M=...)` name a factory's arguments (and
@@ -420,6 +420,7 @@ class Walker:
             env.update({a.asname or a.name: EinopsFn(a.name) for a in s.names if a.name in ("rearrange", "repeat")})
         elif isinstance(s, ast.ImportFrom):
             bind_imports(s, env, self.search, self._sibling_walker, self.module_cache, self.nesting)
+            env.update({a.asname or a.name: LibraryFn(LIBRARY_FNS[(s.module, a.name)]) for a in s.names if (s.module, a.name) in LIBRARY_FNS})
 
     def value(self, node, env):
         """ev.value, except that a tuple with some unknown items keeps the known ones, as the

@@ -33,6 +33,24 @@ class EinopsFn:
         self.name = name
 
 
+class LibraryFn:
+    """A function of a library the examples compare against (FLA), bound by `from M import f`:
+    only its result's shapes, as its documentation gives them, so a tensor it returns keeps
+    feeding the kernel's call sites. Its values are not followed."""
+
+    def __init__(self, shapes):
+        self.shapes = shapes
+
+
+def _l2norm_fwd(x):
+    # fla.modules.l2norm.l2norm_fwd(x) -> (y, rstd): y is x normalised along its last dim (x's
+    # shape and dtype), rstd one float32 per row.
+    return (TensorShape(x.shape, x.dtype), TensorShape(x.shape[:-1], DType("float32")))
+
+
+LIBRARY_FNS = {("fla.modules.l2norm", "l2norm_fwd"): _l2norm_fwd}
+
+
 class Namespace(dict):
     """argparse's parse_args() result: attribute access to the declared defaults."""
 
@@ -234,6 +252,8 @@ class Evaluator:
         f = env.get(fname) if isinstance(n.func, ast.Name) else None
         einops = f.name if isinstance(f, EinopsFn) else leaf if fname in ("einops.rearrange", "einops.repeat") else None
         first = args[0] if args else None
+        if isinstance(f, LibraryFn):
+            return f.shapes(first) if isinstance(first, TensorShape) and first.shape else UNKNOWN
         if einops and isinstance(first, TensorShape) and len(args) >= 2:
             sizes = {k: scalar_of(v) for k, v in kwargs.items()}
             return einops_shape(first, args[1], sizes) if all(isinstance(v, int) for v in sizes.values()) else UNKNOWN

@@ -167,6 +167,17 @@ void CudaEmitter::stmt(const Stmt& s) {
                     int64_t off = (dynamic_smem_bytes + align - 1) / align * align;
                     // Buffers whose lifetimes do not overlap may share bytes (transform/shared_reuse).
                     if (auto planned = transform::planned_shared_offset(func, *b)) off = *planned;
+                    // A dtype view (T.view(tile, dtype=...)) lies over its tile's bytes.
+                    if (auto alias = func.attrs.find("tp.alias." + b->name); alias != func.attrs.end()) {
+                        auto at = alias_offset(alias->second);
+                        if (!at) {
+                            not_lowered("a dtype view of `" + alias->second.substr(0, alias->second.find(':')) +
+                                            "` after the pipeline multi-buffered that tile",
+                                        b->span);
+                            return;
+                        }
+                        off = *at;
+                    }
                     dynamic_smem_offsets.emplace_back(b.get(), off);
                     dynamic_smem_bytes = std::max(dynamic_smem_bytes, off + bytes);
                     emit(ty + "* " + name + " = reinterpret_cast<" + ty + "*>(tp_smem + " + std::to_string(off) + ");");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -52,6 +53,19 @@ struct CudaEmitter {
     int64_t static_smem_bytes = 0;
     int64_t dynamic_smem_bytes = 0;
     std::vector<std::pair<const ir::BufferNode*, int64_t>> dynamic_smem_offsets;
+    // The offset of the tile a dtype view lies over ("base:bytes", tp.alias.<view>), when that
+    // tile is laid out already with the bytes it had when the view was taken.
+    std::optional<int64_t> alias_offset(const std::string& alias) const {
+        const std::string base = alias.substr(0, alias.find(':'));
+        const int64_t bytes = std::stoll(alias.substr(alias.find(':') + 1));
+        for (const auto& [b, off] : dynamic_smem_offsets) {
+            if (b->name != base) continue;
+            int64_t n = b->dtype.bytes();
+            for (const auto& d : b->shape) n *= ir::as_const_int(d).value_or(0);
+            if (n == bytes) return off;
+        }
+        return std::nullopt;
+    }
 
     CudaEmitter(const ir::PrimFunc& f, const Target& t, DiagnosticEngine& d) : func(f), target(t), diags(d) {}
 
