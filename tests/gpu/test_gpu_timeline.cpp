@@ -83,7 +83,9 @@ TEST(GpuTimeline, GemmOnTheDevicesTarget) {
     tp::WorkerClient probe;
     const bool hopper = on_hopper(probe);
     probe.shutdown();
-    run_stamped(sample("gemm.py", {{"M", "2048"}, {"N", "2048"}, {"K", "2048"}}), hopper);
+    // 4096^3: a grid two waves deep, so the 128-thread tiles pair up as two consumer warpgroups
+    // on Hopper (consumer groups); at 2048^3 one warpgroup runs each block and has one lane.
+    run_stamped(sample("gemm.py", {{"M", "4096"}, {"N", "4096"}, {"K", "4096"}}), hopper);
 }
 
 TEST(GpuTimeline, GemmCpAsyncWithoutWarpRoles) {
