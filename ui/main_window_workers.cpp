@@ -125,7 +125,7 @@ void MainWindow::update_where() {
     const QString where = params_->run_on(), spec = remote_spec();
     QString text;
     if (where == "cpu")
-        text = tr("this machine's CPU (interpreter)");
+        text = tr("this machine's CPU");
     else if (where.startsWith("gpu:"))
         text = tr("this machine's GPU %1").arg(local_gpu());
     else if (where == "gpu")

@@ -112,7 +112,7 @@ void ParametersPanel::set_remote_workers(const std::vector<std::pair<QString, QS
         device_->addItem(local_gpus_ > 1 ? tr("GPU 0 (local worker; Tune: all %1)").arg(local_gpus_) : tr("GPU (local worker)"), "gpu");
         // With several GPUs here, each can be chosen alone (its worker pinned to it).
         for (int g = 1; g < local_gpus_; ++g) device_->addItem(tr("GPU %1 (local worker)").arg(g), QString("gpu:%1").arg(g));
-        device_->addItem(tr("CPU (interpreter)"), "cpu");
+        device_->addItem(tr("CPU"), "cpu");  // the LLVM JIT where built, else the interpreter: Results names which ran
         for (const auto& [spec, label] : workers) device_->addItem(label.isEmpty() ? spec : label, spec);
         if (workers.size() > 1) {
             device_->addItem(tr("All %1 remote workers (pool)").arg(workers.size()), "pool");
