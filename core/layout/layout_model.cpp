@@ -68,6 +68,9 @@ void fragment_owners(const FragLayout& l, BufferLayout& bl) {
         case FragLayout::Striped:
             first = l.striped_elem(tid, slot);
             break;
+        case FragLayout::StripedRow:
+            first = l.striped_row(tid, slot);
+            break;
         default:
             return;
     }

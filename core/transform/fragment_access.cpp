@@ -31,7 +31,7 @@ bool drives_nest(const FragLayout& l, const std::vector<Expr>& idx, const std::v
         if (idx[k].get() != vars[k]) return false;
     return (l.kind == FragLayout::Acc && ext.size() == 2 && ext[0] == l.bm && ext[1] == l.bn) ||
            (l.kind == FragLayout::Row && ext.size() == 1 && ext[0] == l.bm) || (l.kind == FragLayout::Col && ext.size() == 1 && ext[0] == l.bn) ||
-           (l.kind == FragLayout::Striped && covers(l, ext));
+           (l.kind == FragLayout::Striped && covers(l, ext)) || (l.kind == FragLayout::StripedRow && ext.size() == 1 && ext[0] == l.elems);
 }
 
 bool follows_driver(const FragLayout& l, const FragLayout& d, const std::vector<Expr>& idx, const std::vector<const VarNode*>& vars,
@@ -46,6 +46,12 @@ bool follows_driver(const FragLayout& l, const FragLayout& d, const std::vector<
     if (d.kind == FragLayout::Row || d.kind == FragLayout::Col) {
         bool same = d.kind == FragLayout::Row ? l.same_rows(d) : l.same_cols(d);
         return l.kind == d.kind && same && idx.size() == 1 && var_is(0, 0);
+    }
+    if (d.kind == FragLayout::StripedRow) return l == d && idx.size() == 1 && var_is(0, 0);
+    if (d.kind == FragLayout::Striped && l.kind == FragLayout::StripedRow) {
+        // An element loop over the rows x L tile reads its row's value: the row of the driver's run.
+        return l.threads == d.threads && l.vec == d.vec && l.elems * l.row_len == d.elems && ext.size() == 2 && ext[0] == l.elems &&
+               ext[1] == l.row_len && idx.size() == 1 && var_is(0, 0);
     }
     if (d.kind == FragLayout::Striped && l.kind == FragLayout::Striped && l.elems == d.elems && l.vec == d.vec) {
         // The loop's vars in order; a var of extent 1 is always 0 and may be left out

@@ -23,6 +23,7 @@ std::string FragLayout::describe() const {
         case Striped: return "striped over " + std::to_string(threads) + " threads" +
                              (vec > 1 ? " in runs of " + std::to_string(vec) : std::string());
         case Replicated: return "replicated in every thread";
+        case StripedRow: return "rows of a striped tile, " + std::to_string(threads_per_row()) + " threads a row";
         default: return "none";
     }
 }
@@ -102,6 +103,11 @@ bool warp_partition(int M, int N, int num_warps, GemmWarpPolicy policy, int& war
 Expr FragLayout::striped_elem(const Expr& tid, const Expr& s) const {
     if (vec <= 1) return add(mul(s, I(threads)), tid);
     return add(add(mul(div(s, vec), I(vec * threads)), mul(tid, I(vec))), mod(s, vec));
+}
+
+// row = (s * V*T + tid * V) / L: the row of the thread's run in round s.
+Expr FragLayout::striped_row(const Expr& tid, const Expr& s) const {
+    return div(add(mul(s, I(vec * threads)), mul(tid, I(vec))), row_len);
 }
 
 }  // namespace tp::transform

@@ -11,6 +11,11 @@
 //            fragment is copied to/from global memory and elems % (V*T) == 0
 //   Replicated: every thread holds every element (reductions of striped fragments), so any
 //            loop may index it anywhere; loops that write it run whole in every thread
+//   StripedRow: one value per row of a striped ROWS x L tile whose runs never cross a row and
+//            whose rounds hold whole rows (L % V == 0, V*T % L == 0): slot s of thread tid
+//            holds row (s*V*T + tid*V) / L, the row of the thread's run in round s, replicated
+//            in the L/V threads of that row. A row reduction then needs no shared memory, and
+//            an element loop reads its row's value from a register (see striped_rows.h)
 #pragma once
 
 #include <cstdint>
@@ -21,12 +26,13 @@
 namespace tp::transform {
 
 struct FragLayout {
-    enum Kind { None, Acc, Row, Col, Striped, Replicated } kind = None;
+    enum Kind { None, Acc, Row, Col, Striped, Replicated, StripedRow } kind = None;
     int bm = 0, bn = 0, warps_m = 1, warps_n = 1;  // Acc / Row / Col: the accumulator tile
     bool interleave = false;                       // m16 tiles 16 * warps_m rows apart (wgmma)
     int64_t elems = 0;                             // Striped / Replicated: elements of the fragment
     int64_t threads = 0;
-    int64_t vec = 1;                               // Striped: V, contiguous elements per run
+    int64_t vec = 1;                               // Striped / StripedRow: V, contiguous elements per run
+    int64_t row_len = 0;                           // StripedRow: L, the striped tile's row (elems: its rows)
 
     int wm() const { return bm / warps_m; }
     int wn() const { return bn / warps_n; }
@@ -41,6 +47,7 @@ struct FragLayout {
             // that is no multiple of the round), those slots guarded off.
             case Striped: return vec > 1 ? (elems + vec * threads - 1) / (vec * threads) * vec : (elems + threads - 1) / threads;
             case Replicated: return elems;
+            case StripedRow: return elems * row_len / (vec * threads);
             default: return 0;
         }
     }
@@ -53,7 +60,7 @@ struct FragLayout {
     bool same_cols(const FragLayout& o) const { return bn == o.bn && warps_n == o.warps_n; }
     bool operator==(const FragLayout& o) const {
         return kind == o.kind && bm == o.bm && bn == o.bn && warps_m == o.warps_m && warps_n == o.warps_n && interleave == o.interleave &&
-               elems == o.elems && threads == o.threads && vec == o.vec;
+               elems == o.elems && threads == o.threads && vec == o.vec && row_len == o.row_len;
     }
     std::string describe() const;
 
@@ -69,6 +76,9 @@ struct FragLayout {
     // Striped: the row-major element that thread `tid` holds at slot `s` (tp::striped_elem
     // in runtime/tp_layout.cuh is the same formula for the templates).
     ir::Expr striped_elem(const ir::Expr& tid, const ir::Expr& s) const;
+    // StripedRow: the row that thread `tid` holds at slot `s`; and the threads sharing a row.
+    ir::Expr striped_row(const ir::Expr& tid, const ir::Expr& s) const;
+    int64_t threads_per_row() const { return row_len / vec; }
 };
 
 // GemmWarpPolicy -> warp grid, the rule of tp::warp_partition (TileLang's): each warp owns a

@@ -271,8 +271,10 @@ PrimFuncPtr layout_inference(const PrimFuncPtr& func, const Target& target, Diag
     if (diags.error_count() != before) return nullptr;
     // Shared scratch only for reductions whose rows (columns) span several warps.
     for (auto* r : allocs.reduces)
-        if (auto it = l.layouts.find(r->src.get()); it != l.layouts.end())
-            scratch = std::max(scratch, codegen::cuda::reduce_scratch(*r, it->second));
+        if (auto it = l.layouts.find(r->src.get()); it != l.layouts.end()) {
+            auto dst = l.layouts.find(r->dst.get());
+            scratch = std::max(scratch, codegen::cuda::reduce_scratch(*r, it->second, dst == l.layouts.end() ? nullptr : &dst->second));
+        }
     if (scratch > 0)
         l.scratch = std::make_shared<BufferNode>("tp_reduce_scratch", DataType::float32(), std::vector<Expr>{int_imm(scratch)}, Scope::Shared);
     PrimFuncPtr out = mutate_func(func, l);

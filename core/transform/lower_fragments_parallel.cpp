@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "ir/intrinsics.h"
 #include "transform/fragment_access.h"
 #include "transform/lower_fragments_internal.h"
 
@@ -68,6 +69,25 @@ Stmt drop_unit_loops(const ForNode& n) {
     return body;
 }
 
+// Whether a loop body stores to shared or global memory or calls something that may (atomics,
+// prints): the replicas of a row value must not each do it.
+bool writes_memory(const Stmt& body) {
+    struct Scan : IRVisitor {
+        bool found = false;
+        void visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override {
+            found |= n.buffer->scope == Scope::Shared || n.buffer->scope == Scope::Global;
+            IRVisitor::visit_BufferStore(n, s);
+        }
+        void visit_Call(const CallNode& n, const Expr& e) override {
+            const auto* info = find_intrinsic(n.op);
+            found |= info && (info->result == IntrinsicResult::Void || n.op == "atomic_add_prev");
+            IRVisitor::visit_Call(n, e);
+        }
+    } scan;
+    scan.visit(body);
+    return scan.found;
+}
+
 }  // namespace
 
 Expr FragLowerer::frag_index(const Buffer& b, const std::vector<Expr>& full_idx, Span span) {
@@ -87,6 +107,9 @@ Expr FragLowerer::frag_index(const Buffer& b, const std::vector<Expr>& full_idx,
         // Under an accumulator, a row (column) vector is read at the row (column) slot.
         if (ctx->drv.kind == FragLayout::Acc && l->kind == FragLayout::Row) return ctx->drv.row_slot_of(ctx->local);
         if (ctx->drv.kind == FragLayout::Acc && l->kind == FragLayout::Col) return ctx->drv.col_slot_of(ctx->local);
+        // Under a striped tile, a row value is read at the round of the driver's run.
+        if (ctx->drv.kind == FragLayout::Striped && l->kind == FragLayout::StripedRow)
+            return make_binary(BinaryOp::FloorDiv, ctx->local, int_imm(l->vec));
         return ctx->local;
     }
     fail("an access to fragment `" + b->name + "` that does not follow its layout (" + (l ? l->describe() : "unknown") + ")", span);
@@ -207,6 +230,13 @@ Stmt FragLowerer::visit_For(const ForNode& n, const Stmt& s) {
         }
         if (d.kind == FragLayout::Row) return std::make_shared<LetStmtNode>(nest[0]->loop_var, d.slot_row(tid, local), body, span);
         if (d.kind == FragLayout::Col) return std::make_shared<LetStmtNode>(nest[0]->loop_var, d.slot_col(tid, local), body, span);
+        if (d.kind == FragLayout::StripedRow) {
+            // The row's L/V threads all hold it: one of them writes memory for the row.
+            if (writes_memory(nest.back()->body))
+                body = std::make_shared<IfThenElseNode>(
+                    make_binary(BinaryOp::EQ, make_binary(BinaryOp::FloorMod, tid, int_imm(d.threads_per_row())), int_imm(0)), body, nullptr, span);
+            return std::make_shared<LetStmtNode>(nest[0]->loop_var, d.striped_row(tid, local), body, span);
+        }
         // Striped: element e = d.striped_elem(tid, slot) (round * T + tid for V = 1),
         // unflattened row-major into the loop vars.
         Var e = std::make_shared<VarNode>("tp_e", DataType::int32(), VarKind::Plain, span);

@@ -1,8 +1,10 @@
 // GPU tests of striped fragments with 8-element runs at both ends of a kernel: fp32 or bf16
 // loaded with vector accesses, per-row reductions of a one-round tile whose rows each sit in
 // 16 lanes of a warp (tp::reduce_striped's row-group path), and fp8 stored 8 bytes a run
-// (tests/gpu/data/row_group_quant.py). Every block is checked against the CPU interpreter,
-// including a ragged last block whose rows past M load as zeros and are not stored.
+// (tests/gpu/data/row_group_quant.py). The row maxima and sums stay in each row's 16 threads
+// (FragLayout::StripedRow: shuffles only, one register a round). Every block is checked against
+// the CPU interpreter, including a ragged last block whose rows past M load as zeros and are not
+// stored, and tiles of two and four rounds.
 #include <gtest/gtest.h>
 
 #include "tileplay/worker_client.h"
@@ -35,3 +37,9 @@ TEST(GpuStriped, Fp32RowGroupsToE4m3) { check_quant({{"M", "256"}, {"N", "512"}}
 TEST(GpuStriped, Bf16RowGroupsToE5m2) { check_quant({{"M", "256"}, {"N", "512"}, {"dtype", "bfloat16"}, {"qtype", "float8_e5m2"}}, 128); }
 
 TEST(GpuStriped, RaggedLastBlock) { check_quant({{"M", "1001"}, {"N", "256"}}, 252); }
+
+TEST(GpuStriped, TwoRoundsOfRows) { check_quant({{"M", "1001"}, {"N", "256"}, {"threads", "64"}}, 0); }
+
+TEST(GpuStriped, FourRoundsOfBf16Rows) {
+    check_quant({{"M", "256"}, {"N", "512"}, {"threads", "32"}, {"dtype", "bfloat16"}, {"qtype", "float8_e5m2"}}, 0);
+}

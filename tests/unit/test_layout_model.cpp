@@ -321,3 +321,47 @@ TEST(LayoutModel, UnknownBufferNamesTheKernelsBuffers) {
     EXPECT_NE(r.error.find("A_s"), std::string::npos);
     EXPECT_NE(r.error.find("C_f"), std::string::npos);
 }
+
+// A row reduction of a striped tile whose runs stay in one row keeps each row's value in that
+// row's threads (FragLayout::StripedRow): for every element of the tile, the thread holding it
+// must hold its row's value, and only the row's 16 threads do (128 columns in runs of 8: the
+// fp16 store asks for 8-element runs), 8 rows on 64 threads: four rows a round, two rounds.
+// (8 rows fit no mma accumulator, which a reduced tile of 16 would take.)
+TEST(LayoutModel, RowValuesLiveInTheirRowsThreads) {
+    const char* src = R"(import tilelang.language as T
+
+
+def rows(M=32, rows=8):
+    @T.prim_func
+    def main(X: T.Tensor((M, 128), "float32"), Y: T.Tensor((M, 128), "float16")):
+        with T.Kernel(M // rows, threads=64) as bx:
+            x = T.alloc_fragment((rows, 128), "float32")
+            amax = T.alloc_fragment((rows,), "float32")
+            T.copy(X[bx * rows, 0], x)
+            T.reduce_absmax(x, amax, dim=1)
+            for i, j in T.Parallel(rows, 128):
+                x[i, j] = x[i, j] / amax[i]
+            T.copy(x, Y[bx * rows, 0])
+
+    return main
+)";
+    LayoutReport tile = model(src, "x", "sm_80");
+    LayoutReport vec = model(src, "amax", "sm_80");
+    ASSERT_EQ(vec.layout.owners.size(), 8u);
+    EXPECT_EQ(vec.layout.regs_per_thread, 2);
+    for (int64_t r = 0; r < 8; ++r) {
+        ASSERT_EQ(vec.layout.owners[size_t(r)].size(), 16u) << "row " << r;
+        for (const auto& o : vec.layout.owners[size_t(r)]) {
+            EXPECT_EQ((o.thread * 8 + (r / 4) * 512) / 128, r);
+            EXPECT_EQ(o.reg, r / 4);
+        }
+    }
+    ASSERT_EQ(tile.layout.owners.size(), 8u * 128u);
+    for (size_t e = 0; e < tile.layout.owners.size(); ++e) {
+        ASSERT_EQ(tile.layout.owners[e].size(), 1u);
+        const int t = tile.layout.owners[e][0].thread;
+        bool held = false;
+        for (const auto& o : vec.layout.owners[e / 128]) held |= o.thread == t;
+        EXPECT_TRUE(held) << "element " << e << " in thread " << t;
+    }
+}

@@ -9,13 +9,13 @@ import tilelang.language as T
 
 
 @tilelang.jit(out_idx=[1, 2, 3])
-def row_group_quant(M=4096, N=1024, rows=8, dtype="float32", qtype="float8_e4m3"):
+def row_group_quant(M=4096, N=1024, rows=8, dtype="float32", qtype="float8_e4m3", threads=128):
     group = 128
 
     @T.prim_func
     def main(X: T.Tensor((M, N), dtype), Q: T.Tensor((M, N), qtype), S: T.Tensor((M, N // group), "float32"),
              Mean: T.Tensor((M, N // group), "float32")):
-        with T.Kernel(T.ceildiv(M, rows), N // group, threads=128) as (bx, by):
+        with T.Kernel(T.ceildiv(M, rows), N // group, threads=threads) as (bx, by):
             x = T.alloc_fragment((rows, group), dtype)
             xf = T.alloc_fragment((rows, group), "float32")
             amax = T.alloc_fragment((rows,), "float32")

@@ -93,8 +93,9 @@ ir::Stmt lower_reduce(const ir::ReduceOpNode& n, const ir::Stmt& s, FragmentLowe
 // any T.Parallel loop so each thread adds its own registers; null when the source is no fragment.
 ir::Stmt lower_atomic_add(const ir::AtomicAddOpNode& n, const ir::Stmt& s, FragmentLowering& cx);
 // Floats of shared scratch a reduction from a source of layout `src` needs (rows or columns
-// spread over several warps meet there), 0 when none.
-int64_t reduce_scratch(const ir::ReduceOpNode& n, const transform::FragLayout& src);
+// spread over several warps meet there), 0 when none (or when `dst`, the result's layout, keeps
+// each row in its own threads).
+int64_t reduce_scratch(const ir::ReduceOpNode& n, const transform::FragLayout& src, const transform::FragLayout* dst = nullptr);
 
 // What lower_tile_ops knows where an op sits: the block, and the TMA stores of shared tiles
 // (the target allows them, the kernel's parameters and the tensors it reads, the tensor maps,

@@ -46,6 +46,14 @@ Stmt lower_reduce(const ReduceOpNode& n, const Stmt& s, FragmentLowering& cx) {
     const FragLayout* dl = cx.layout_of(n.dst);
     bool types_ok = reduce_dtype(n.src->dtype) && reduce_dtype(n.dst->dtype);
     const size_t rank = n.src->shape.size();
+    if (sl && sl->kind == FragLayout::Striped && dl && dl->kind == FragLayout::StripedRow && types_ok && rank == 2 && n.dim == 1) {
+        // Each row's threads combine it among themselves (striped_rows.cpp chose the layout).
+        std::string fn = "tp::reduce_striped_rows<" + std::to_string(dl->elems) + ", " + std::to_string(dl->row_len) + ", " +
+                         std::to_string(dl->threads) + ", " + std::to_string(dl->vec) + ", " + reduce_op_name(n.reduce_kind) + ", " +
+                         cuda_bool(n.clear) + ">";
+        return device_call(fn, {buffer_addr(cx.local_of(n.src), {int_imm(0)}, false, n.span), buffer_addr(cx.local_of(n.dst), {int_imm(0)}, true, n.span)},
+                           n.span);
+    }
     if (sl && sl->kind == FragLayout::Striped && dl && dl->kind == FragLayout::Replicated && types_ok && (rank == 2 || rank == 1) &&
         cx.one_dim_block && cx.threads % 32 == 0) {
         // A 1-D source is one row of its elements (the striped order is the same), reduced along it.
@@ -86,7 +94,8 @@ Stmt lower_reduce(const ReduceOpNode& n, const Stmt& s, FragmentLowering& cx) {
         n.span);
 }
 
-int64_t reduce_scratch(const ReduceOpNode& r, const FragLayout& fl) {
+int64_t reduce_scratch(const ReduceOpNode& r, const FragLayout& fl, const FragLayout* dst) {
+    if (dst && dst->kind == FragLayout::StripedRow) return 0;  // shuffles only
     if (fl.kind == FragLayout::Striped && r.src->shape.size() == 1) return std::max<int64_t>(1, fl.threads / 32);
     if (fl.kind == FragLayout::Striped && r.src->shape.size() == 2 && r.dim >= 0 && r.dim < 2) {
         int64_t out = *as_const_int(r.src->shape[r.dim == 1 ? 0 : 1]);

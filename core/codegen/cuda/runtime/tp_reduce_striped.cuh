@@ -70,4 +70,29 @@ __device__ __forceinline__ void reduce_striped(const FragT* frag, OutT* out, flo
     sync_threads<THREADS>();  // scratch may be reused right after
 }
 
+// Row reductions (DIM=1) of a striped ROWS x COLS tile into the rows' own threads
+// (FragLayout::StripedRow): round s of thread tid is the run of VEC elements starting at
+// s*VEC*THREADS + tid*VEC, all in row (s*VEC*THREADS + tid*VEC) / COLS, which the COLS/VEC
+// consecutive lanes of that row share. Each round combines its run and shuffles across those
+// lanes only, and out[s] is the row's result in every one of them: no shared memory and no
+// barrier, where the replicated form posts every row through shared memory to every thread.
+template <int ROWS, int COLS, int THREADS, int VEC, ReduceOp OP, bool CLEAR, class FragT, class OutT>
+__device__ __forceinline__ void reduce_striped_rows(const FragT* frag, OutT* out) {
+    constexpr int kTpr = COLS / VEC;
+    static_assert(COLS % VEC == 0 && (VEC * THREADS) % COLS == 0 && (ROWS * COLS) % (VEC * THREADS) == 0,
+                  "runs lie in one row and rounds hold whole rows");
+    static_assert(kTpr <= 32 && 32 % kTpr == 0, "a row's lanes lie in one warp");
+    using V = typename ReduceAccum<FragT>::type;
+    using R = Reducer<OP, V>;
+#pragma unroll
+    for (int s = 0; s < ROWS * COLS / (VEC * THREADS); ++s) {
+        V acc = R::init();
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) acc = R::combine(acc, R::elem(reduce_in<V>(frag[s * VEC + k])));
+#pragma unroll
+        for (int m = kTpr / 2; m > 0; m >>= 1) acc = R::combine(acc, __shfl_xor_sync(0xffffffffu, acc, m));
+        reduce_store<OP, CLEAR>(out[s], acc);
+    }
+}
+
 }  // namespace tp
