@@ -217,7 +217,7 @@ void print_table(const Json& rows, bool gpu) {
 
 // The best config beside its peers: each peer's time, its per-round ratio and whether its
 // result agrees with ours.
-void print_peers(const Json& peers) {
+void print_sweep_peers(const Json& peers) {
     if (!peers.is_object() || peers.contains("error")) {
         if (peers.is_object()) std::printf("peers: not timed (%s)\n", peers.value("error", "").c_str());
         return;
@@ -357,7 +357,7 @@ int run_sweep(const SweepArgs& a) {
     } else {
         for (const auto& n : pool_notes) std::printf("note: %s\n", n.c_str());
         print_table(rows, gpu);
-        print_peers(peers);
+        print_sweep_peers(peers);
         if (any_pass) std::printf("best: %s\n", rows[0].value("config", "").c_str());
         else std::printf("no config passed its check\n");
     }

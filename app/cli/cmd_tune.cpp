@@ -64,7 +64,7 @@ void print_row(size_t rank, const tp::TuneResult& t, int width) {
 }
 
 // The best config beside its peers, timed alternating in one call.
-void print_peers(const tp::Json& p) {
+void print_tune_peers(const tp::Json& p) {
     if (p.is_null()) return;
     if (p.contains("error")) {
         std::printf("peers: not timed (%s)\n", p.value("error", "").c_str());
@@ -121,7 +121,7 @@ void print_report(const tp::TuneReport& r, const TuneArgs& a) {
         std::printf("best: %s (%.4f ms", tp::config_text(b.config).c_str(), b.median_ms);
         if (b.tflops > 0) std::printf(", %.1f TFLOP/s", b.tflops);
         std::printf(")\n");
-        print_peers(r.peers);
+        print_tune_peers(r.peers);
     } else if (!r.dry_run) {
         std::printf(r.gpu ? "no config passed its check\n" : "best: none (timing needs a GPU)\n");
     }

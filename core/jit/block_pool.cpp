@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <ctime>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -162,6 +163,12 @@ void block_pool_unwatch(uint64_t ticket) {
     std::lock_guard<std::mutex> lock(p.watch_mu);
     p.watches.erase(ticket);
     p.poll_until = Clock::now() + std::chrono::seconds(2);
+}
+
+double thread_cpu_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
 }
 
 }  // namespace tp::jit

@@ -25,4 +25,7 @@ void block_pool_run(int helpers, const std::function<void()>& work);
 uint64_t block_pool_watch(std::atomic<uint8_t>* stop, double deadline_s, const std::atomic<bool>* cancel, uint8_t timeout_code, uint8_t cancel_code);
 void block_pool_unwatch(uint64_t ticket);
 
+// The calling thread's CPU time in milliseconds (a run's and a compile's timings).
+double thread_cpu_ms();
+
 }  // namespace tp::jit

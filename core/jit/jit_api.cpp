@@ -20,7 +20,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -68,12 +67,6 @@ void init_llvm() {
 }
 
 // CPU time of this thread: the compile's own cost, apart from what other processes take.
-double thread_cpu_ms() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
-}
-
 void copy_reason(const std::string& s, char* out, int32_t size) {
     if (!out || size <= 0) return;
     std::snprintf(out, static_cast<size_t>(size), "%s", s.c_str());

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -23,12 +22,6 @@ namespace tp::jit {
 namespace {
 
 enum Stop : uint8_t { kRunning = 0, kFault = 1, kTimeout = 2, kCancel = 3 };
-
-double thread_cpu_ms() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
-}
 
 // TILEPLAY_JIT_TIMES: where a run's time goes (the blocks' CPU time, the threads that took part,
 // how late the last one joined).

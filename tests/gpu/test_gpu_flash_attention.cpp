@@ -19,14 +19,14 @@ namespace {
 
 using Defines = std::vector<std::pair<std::string, std::string>>;
 
-struct Case {
+struct FlashCase {
     int batch = 1, heads = 2, seq_q = 256, seq_kv = 256, dim = 128;
     bool causal = false;
     int threads = 256, block_M = 128, block_N = 64;
     std::string layout = "bhsd";
 };
 
-tp::LoadSpec sample(const Case& k) {
+tp::LoadSpec flash_sample(const FlashCase& k) {
     tp::LoadSpec s;
     s.path = source_dir() + "/samples/flash_attention.py";
     s.kernel = "flashattn";
@@ -62,16 +62,16 @@ TEST(GpuFlashAttention, SampleMatchesTheInterpreter) {
     tp::WorkerClient c;
     if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
     for (bool causal : {false, true}) {
-        Case k;
+        FlashCase k;
         k.causal = causal;
-        run_checked(c, sample(k), 256, 0);  // whole tiles, every block checked
+        run_checked(c, flash_sample(k), 256, 0);  // whole tiles, every block checked
         k.seq_q = k.seq_kv = 300;           // TMA zero-fills past seq, the mask and the guards act
-        run_checked(c, sample(k), 256, 0);
+        run_checked(c, flash_sample(k), 256, 0);
         k.seq_q = 200, k.seq_kv = 456, k.dim = 64;  // seq_q != seq_kv
-        run_checked(c, sample(k), 256, 0);
-        k = Case{};
+        run_checked(c, flash_sample(k), 256, 0);
+        k = FlashCase{};
         k.causal = causal, k.layout = "bshd", k.seq_q = k.seq_kv = 320;
-        run_checked(c, sample(k), 256, 0);
+        run_checked(c, flash_sample(k), 256, 0);
     }
 }
 
@@ -81,37 +81,37 @@ TEST(GpuFlashAttention, PersistentGridMatchesTheInterpreter) {
     tp::WorkerClient c;
     if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
     for (bool causal : {false, true}) {
-        Case k;
+        FlashCase k;
         k.causal = causal, k.batch = 2, k.heads = 40, k.seq_q = k.seq_kv = 300;  // 3 x 40 x 2 = 240 units
-        tp::LoadSpec s = sample(k);
+        tp::LoadSpec s = flash_sample(k);
         s.pass_configs = {{"tp.persistent", "true"}};
         run_checked(c, s, 256, 12);
     }
     // Causal by default: the walk pairs query tiles c and G - 1 - c. G = 9 has a middle tile that
     // is its own mirror (its second step skipped) and a partial last tile; G = 8 pairs them all.
     for (int seq : {1100, 1024}) {
-        Case k;
+        FlashCase k;
         k.causal = true, k.batch = 2, k.heads = 40, k.seq_q = k.seq_kv = seq;
-        run_checked(c, sample(k), 256, 16);
+        run_checked(c, flash_sample(k), 256, 16);
     }
 }
 
 TEST(GpuFlashAttention, WideHeadsAndOneWarpgroup) {
     tp::WorkerClient c;
     if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
-    Case k;
+    FlashCase k;
     k.dim = 256, k.block_N = 64, k.seq_q = k.seq_kv = 192;  // 128-byte panels of Q, K and V
-    run_checked(c, sample(k), 256, 0);
-    k = Case{};
+    run_checked(c, flash_sample(k), 256, 0);
+    k = FlashCase{};
     k.threads = 128, k.block_M = 64, k.block_N = 128, k.causal = true;  // one consumer warpgroup
-    run_checked(c, sample(k), 128, 0);
+    run_checked(c, flash_sample(k), 128, 0);
     // 64 x 64 tiles on one warpgroup: Q in packed registers (an RS S = Q K^T), with tails and
     // the causal mask's guard deciding per tile; then the same with Q read from shared memory.
     for (bool causal : {false, true}) {
-        k = Case{};
+        k = FlashCase{};
         k.threads = 128, k.block_M = 64, k.block_N = 64, k.causal = causal, k.seq_q = k.seq_kv = 300;
-        run_checked(c, sample(k), 128, 0);
-        tp::LoadSpec s = sample(k);
+        run_checked(c, flash_sample(k), 128, 0);
+        tp::LoadSpec s = flash_sample(k);
         s.pass_configs = {{"tp.disable_hoist_operand", "true"}};
         run_checked(c, s, 128, 0);
     }
@@ -125,18 +125,18 @@ TEST(GpuFlashAttention, ConsumerGroupsShareKAndV) {
     tp::WorkerClient c;
     if (!on_hopper(c)) GTEST_SKIP() << "needs an sm_90 GPU";
     for (int seq : {512, 300}) {
-        Case k;
+        FlashCase k;
         k.threads = 128, k.block_M = 64, k.block_N = 64, k.seq_q = k.seq_kv = seq, k.heads = 3;
         if (seq == 300) k.seq_q = k.seq_kv = 320;  // 5 query blocks: odd, so the heads axis (3) is odd too
         for (const char* hoist : {"false", "true"}) {
-            tp::LoadSpec s = sample(k);
+            tp::LoadSpec s = flash_sample(k);
             s.pass_configs = {{"tp.consumer_groups", "2"}, {"tp.disable_hoist_operand", hoist}};
             run_checked(c, s, seq == 512 ? 256 : 128, 0);
         }
     }
-    Case k;
+    FlashCase k;
     k.threads = 128, k.block_M = 64, k.block_N = 128, k.seq_q = 384, k.seq_kv = 300, k.layout = "bshd", k.dim = 64;
-    tp::LoadSpec s = sample(k);
+    tp::LoadSpec s = flash_sample(k);
     s.pass_configs = {{"tp.consumer_groups", "2"}};
     run_checked(c, s, 256, 0);
 }

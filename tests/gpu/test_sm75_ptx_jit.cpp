@@ -17,12 +17,12 @@ using namespace gpu_test;
 
 namespace {
 
-struct GemmCase {
+struct Sm75Case {
     int64_t m, n, k;
     int stages;
 };
 
-void run_case(const GemmCase& c) {
+void run_case(const Sm75Case& c) {
     using tp::ir::DataType;
     tp::CompileRequest req;
     req.path = source_dir() + "/samples/gemm.py";

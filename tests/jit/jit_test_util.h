@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <string>
 
@@ -15,6 +18,12 @@
 #include "tileplay/interp.h"
 
 namespace tp::jit_test {
+
+// The text of the file at `p` (a sample, a lesson).
+inline std::string read_text(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
 
 inline void require_jit() {
     std::string what;

@@ -4,8 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "jit_test_util.h"
 #include "tileplay/sample_header.h"
@@ -15,20 +13,13 @@ using namespace tp::jit_test;
 
 namespace {
 
-std::string read(const std::filesystem::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 TEST(JitSamples, EverySampleMatchesTheInterpreter) {
     require_jit();
     int on_jit = 0, samples = 0;
     for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(TILEPLAY_SOURCE_DIR) / "samples")) {
         if (e.path().extension() != ".py") continue;
         SCOPED_TRACE(e.path().filename().string());
-        const std::string src = read(e.path());
+        const std::string src = read_text(e.path());
         SampleHeader h = parse_sample_header(src);
         CompileRequest req;
         req.path = e.path().string();

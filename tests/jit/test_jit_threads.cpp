@@ -7,8 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "jit_test_util.h"
 #include "tileplay/sample_header.h"
@@ -164,13 +162,6 @@ def diverge(threads=64):
     return main
 )";
 
-std::string read(const std::filesystem::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 TEST(JitThreads, ReductionTreeWithBarriersInLoopsAndUniformBranches) {
     require_jit();
     for (const char* dtype : {"float16", "bfloat16", "float32"}) {
@@ -252,7 +243,7 @@ TEST(JitThreads, EveryLessonMatchesTheInterpreter) {
         for (const auto& e : std::filesystem::directory_iterator(dir)) {
             if (e.path().extension() != ".py") continue;
             SCOPED_TRACE(e.path().string());
-            const std::string src = read(e.path());
+            const std::string src = read_text(e.path());
             SampleHeader h = parse_sample_header(src);
             CompileRequest req;
             req.path = e.path().string();

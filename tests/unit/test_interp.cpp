@@ -4,31 +4,21 @@
 #include <gtest/gtest.h>
 
 #include "ir/ir.h"
+#include "test_util.h"
 #include "reference/reference.h"
 #include "tileplay/interp.h"
 
 using namespace tp;
 using namespace tp::ir;
+using namespace tp::test_util;
 
 namespace {
 
-Span at_line(uint32_t line) { return Span{{line, 5}, {line, 20}}; }
-
-Buffer buf(const std::string& n, DataType t, std::vector<int64_t> shape, Scope s) {
-    std::vector<Expr> sh;
-    for (auto d : shape) sh.push_back(int_imm(d));
-    return std::make_shared<BufferNode>(n, t, sh, s, Span{});
-}
 Var var(const std::string& n, VarKind k = VarKind::Loop) { return std::make_shared<VarNode>(n, DataType::int32(), k); }
 Expr add(Expr a, Expr b) { return make_binary(BinaryOp::Add, std::move(a), std::move(b)); }
 Expr mul(Expr a, Expr b) { return make_binary(BinaryOp::Mul, std::move(a), std::move(b)); }
 Expr c(int64_t v) { return int_imm(v); }
 
-BufferRegion whole(const Buffer& b) {
-    BufferRegion r{b, {}};
-    for (const auto& d : b->shape) r.region.push_back({c(0), d});
-    return r;
-}
 BufferRegion tile(const Buffer& b, std::vector<Expr> mins, std::vector<int64_t> ext) {
     BufferRegion r{b, {}};
     for (size_t i = 0; i < mins.size(); ++i) r.region.push_back({mins[i], c(ext[i])});

@@ -5,14 +5,14 @@
 #include <gtest/gtest.h>
 
 #include "ir/ir.h"
+#include "test_util.h"
 #include "tileplay/interp.h"
 
 using namespace tp;
 using namespace tp::ir;
+using tp::test_util::at_line;
 
 namespace {
-
-Span at_line(uint32_t line) { return Span{{line, 5}, {line, 20}}; }
 
 Buffer barriers(std::vector<int64_t> counts) {
     auto b = std::make_shared<BufferNode>("bars", DataType(DataType::UInt, 64), std::vector<Expr>{int_imm(static_cast<int64_t>(counts.size()))},

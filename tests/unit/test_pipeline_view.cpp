@@ -8,22 +8,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "tileplay/pipeline_view.h"
 #include "tileplay/sample_header.h"
+#include "test_util.h"
 
 using namespace tp;
+using tp::test_util::read_sample;
 
 namespace {
-
-std::string read_sample(const std::string& name) {
-    std::ifstream in(std::string(TILEPLAY_SOURCE_DIR "/samples/") + name);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 PipelineReport view(const std::string& sample, const std::string& target, std::vector<std::pair<std::string, std::string>> defines = {}) {
     CompileRequest req;

@@ -13,7 +13,7 @@ using namespace tp;
 
 namespace {
 
-const char* kKernel = R"(
+const char* kReinterpretKernel = R"(
 import tilelang
 import tilelang.language as T
 from tvm import tirx
@@ -43,7 +43,7 @@ CompileResult compile_src(const std::string& src) {
 }  // namespace
 
 TEST(Reinterpret, BitsReadAsAnotherType) {
-    CompileResult r = compile_src(kKernel);
+    CompileResult r = compile_src(kReinterpretKernel);
     ASSERT_TRUE(r.ok) << r.render_diagnostics();
     std::map<std::string, HostTensor> args;
     ASSERT_TRUE(allocate_args(*r.func, 1, {}, args, nullptr));
@@ -72,7 +72,7 @@ TEST(Reinterpret, BitsReadAsAnotherType) {
 }
 
 TEST(Reinterpret, DifferentWidthsAreATraceTimeError) {
-    std::string src = kKernel;
+    std::string src = kReinterpretKernel;
     src.replace(src.find("T.Cast(\"uint16\", H[i])"), std::string("T.Cast(\"uint16\", H[i])").size(), "H[i]");
     CompileResult r = compile_src(src);
     ASSERT_FALSE(r.ok);

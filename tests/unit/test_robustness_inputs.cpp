@@ -17,15 +17,13 @@
 #include "tileplay/sample_header.h"
 #include "tileplay/source_reader.h"
 #include "tileplay/tune.h"
+#include "test_util.h"
 
 namespace fs = std::filesystem;
 
-namespace {
+using tp::test_util::read_sample;
 
-std::string read_sample(const std::string& name) {
-    std::ifstream in(std::string(TILEPLAY_SOURCE_DIR) + "/samples/" + name, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+namespace {
 
 tp::CompileResult compile_text(const std::string& src, tp::Stage stop = tp::Stage::Cuda,
                                std::vector<std::pair<std::string, std::string>> defines = {}) {

@@ -18,7 +18,7 @@ namespace {
 
 // A transpose into a fragment, a row vector read under a striped driver, a float32 gemm with
 // its A operand in registers (multiply-add loops reading A[i, k]) and a replicated scalar.
-const char* kKernel = R"(
+const char* kFragmentsKernel = R"(
 import tilelang
 import tilelang.language as T
 
@@ -103,7 +103,7 @@ void expect_same_outputs(const ir::PrimFunc& a, const ir::PrimFunc& b, const std
 TEST(StageFragments, StagedKernelComputesTheSame) {
     CompileRequest req;
     req.path = "stage.py";
-    req.source = kKernel;
+    req.source = kFragmentsKernel;
     req.stop_after = Stage::Ir;
     CompileResult r = compile(req);
     ASSERT_TRUE(r.ok) << r.render_diagnostics();

@@ -12,9 +12,11 @@
 #include "codegen/cuda/runtime/tp_layout.cuh"
 #include "transform/fragment_layout.h"
 #include "transform/layout_inference.h"
+#include "test_util.h"
 
 using namespace tp;
 using namespace tp::ir;
+using namespace tp::test_util;
 using tp::transform::FragLayout;
 
 namespace {
@@ -43,18 +45,6 @@ void check_bijection(int64_t elems) {
         }
     }
     for (int64_t e = 0; e < elems; ++e) ASSERT_EQ(seen[e], 1) << "element " << e << " T=" << T << " V=" << V;
-}
-
-Buffer buf(const char* n, DataType t, std::vector<int64_t> shape, Scope sc) {
-    std::vector<Expr> s;
-    for (auto d : shape) s.push_back(int_imm(d));
-    return std::make_shared<BufferNode>(n, t, s, sc);
-}
-
-BufferRegion whole(const Buffer& b) {
-    BufferRegion r{b, {}};
-    for (const auto& d : b->shape) r.region.push_back({int_imm(0), d});
-    return r;
 }
 
 // Layouts of a kernel of `threads` threads that copies each (src, dst) pair.

@@ -21,7 +21,7 @@ using Json = nlohmann::json;
 
 namespace {
 
-struct Buffer {
+struct TraceBuffer {
     std::vector<uint64_t> w = std::vector<uint64_t>(size_t(tl::kWords), 0);
     void record(int slot, int role, uint64_t begin, uint64_t dur, int event, int smid) {
         const int lane = slot * tl::kRoles + role;
@@ -50,7 +50,7 @@ std::string read(const std::string& path) {
 }  // namespace
 
 TEST(TimelineTrace, DecodesASyntheticBuffer) {
-    Buffer b;
+    TraceBuffer b;
     b.w[size_t(tl::kBlocksAt + 0)] = 1;   // slot 0: block 0
     b.w[size_t(tl::kBlocksAt + 2)] = 65;  // slot 2: block 64
     b.record(0, 1, 1'000'000, 400, 0, 7);
@@ -106,7 +106,7 @@ TEST(TimelineTrace, DecodesASyntheticBuffer) {
 }
 
 TEST(TimelineTrace, CountsWhatALaneCouldNotKeepAndRefusesBadBuffers) {
-    Buffer b;
+    TraceBuffer b;
     b.w[size_t(tl::kBlocksAt + 1)] = 3;
     for (int i = 0; i < tl::kCapacity + 5; ++i) b.record(1, 0, 1000 + uint64_t(i) * 10, 5, 1, 0);
     TimelineData d;
@@ -117,7 +117,7 @@ TEST(TimelineTrace, CountsWhatALaneCouldNotKeepAndRefusesBadBuffers) {
     EXPECT_EQ(d.records.back().occurrence, tl::kCapacity - 1);
     EXPECT_FALSE(decode_timeline(std::vector<uint64_t>(10), d, error));
     EXPECT_NE(error.find("words"), std::string::npos);
-    Buffer orphan;
+    TraceBuffer orphan;
     orphan.record(0, 0, 1, 1, 0, 0);  // records, but no block written for the slot
     EXPECT_FALSE(decode_timeline(orphan.w, d, error));
 }
