@@ -26,20 +26,6 @@ constexpr size_t kMemoryBytes = size_t{96} << 20;  // what one process keeps: do
 constexpr size_t kDiskFiles = 256;                  // beyond this the oldest go
 constexpr uint64_t kMaxBlob = uint64_t{1} << 30;    // a length past this is a corrupt file
 
-const std::string& headers_digest() {
-    static const std::string digest = [] {
-        std::string all;
-        for (const auto& [n, t] : codegen::embedded_runtime_headers()) {
-            all.append(n);
-            all.push_back('\0');
-            all.append(t);
-            all.push_back('\0');
-        }
-        return digest128(all);
-    }();
-    return digest;
-}
-
 size_t size_of(const CachedCompile& c) { return c.ptx.size() + c.cubin.size() + c.log.size() + 64; }
 
 struct MemoryCache {
@@ -126,7 +112,8 @@ std::string module_cache_key(const std::string& source, const std::string& name,
                              const std::string& nvrtc_version) {
     std::string all = nvrtc_version + '\0' + name + '\0';
     for (const auto& o : options) all += o + '\0';
-    all += headers_digest() + '\0' + source;
+    all += codegen::embedded_runtime_headers_digest();
+    all += '\0' + source;
     return digest128(all);
 }
 
