@@ -72,11 +72,13 @@ void put_blob(std::ostream& out, const void* data, uint64_t n) {
     out.write(static_cast<const char*>(data), static_cast<std::streamsize>(n));
 }
 
-bool get_blob(std::istream& in, uint64_t remaining, std::string& out) {
+// Into a std::string or the cubin's byte vector, read in place (no second copy of the module).
+template <class Bytes>
+bool get_blob(std::istream& in, uint64_t remaining, Bytes& out) {
     uint64_t n = 0;
     if (!in.read(reinterpret_cast<char*>(&n), sizeof n) || n > kMaxBlob || n > remaining) return false;
     out.resize(n);
-    return static_cast<bool>(in.read(out.data(), static_cast<std::streamsize>(n)));
+    return static_cast<bool>(in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(n)));
 }
 
 std::optional<CachedCompile> read_file(const fs::path& p, const std::string& key) {
@@ -87,11 +89,10 @@ std::optional<CachedCompile> read_file(const fs::path& p, const std::string& key
     std::ifstream in(p, std::ios::binary);
     char magic[sizeof kMagic] = {};
     if (!in.read(magic, sizeof kMagic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0) return std::nullopt;
-    std::string stored_key, cubin;
+    std::string stored_key;
     CachedCompile c;
     if (!get_blob(in, size, stored_key) || stored_key != key) return std::nullopt;
-    if (!get_blob(in, size, c.ptx) || !get_blob(in, size, cubin) || !get_blob(in, size, c.log)) return std::nullopt;
-    c.cubin.assign(cubin.begin(), cubin.end());
+    if (!get_blob(in, size, c.ptx) || !get_blob(in, size, c.cubin) || !get_blob(in, size, c.log)) return std::nullopt;
     return c;
 }
 
