@@ -14,6 +14,7 @@
 #include "frontend/parser.h"
 #include "ir/launches.h"
 #include "pipeline.h"
+#include "runtime/module_cache.h"
 #include "runtime/nvrtc.h"
 #include "target.h"
 #include "tileplay/source_reader.h"
@@ -282,6 +283,7 @@ CompileResult compile_once(const CompileRequest& req) {
         runtime::NvrtcOptions nopts;
         nopts.arch = target->nvrtc_arch();
         nopts.lineinfo = req.lineinfo;
+        nopts.use_cache = !runtime::module_cache_bypassed();
         // tl.enable_fast_math (a pass config or the factory's pass_configs) means what TileLang
         // makes of it: --use_fast_math for the whole module (approximate division, flushed
         // subnormals), not only the fast exp2 the code generator picks.

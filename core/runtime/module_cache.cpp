@@ -167,6 +167,14 @@ void module_cache_store(const std::string& key, const CachedCompile& c) {
     prune(dir);
 }
 
+namespace {
+thread_local int bypass_depth = 0;
+}  // namespace
+
+ModuleCacheBypass::ModuleCacheBypass() { ++bypass_depth; }
+ModuleCacheBypass::~ModuleCacheBypass() { --bypass_depth; }
+bool module_cache_bypassed() { return bypass_depth > 0; }
+
 void module_cache_clear_memory() { memory().clear(); }
 
 }  // namespace tp::runtime

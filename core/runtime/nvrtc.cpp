@@ -247,7 +247,7 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& name, co
     if (real) o.push_back("--ptxas-options=-v");
     auto t0 = std::chrono::steady_clock::now();
     const std::string key = module_cache_key(source, name, o, nvrtc_version());
-    if (auto hit = module_cache_find(key, &out.cache)) {
+    if (auto hit = opts.use_cache ? module_cache_find(key, &out.cache) : std::nullopt) {
         out.ptx = std::move(hit->ptx);
         out.cubin = std::move(hit->cubin);
         out.log = std::move(hit->log);
@@ -264,7 +264,7 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& name, co
     }
     if (!ok) return out;
     out.ok = true;
-    module_cache_store(key, {out.ptx, out.cubin, out.log});
+    if (opts.use_cache) module_cache_store(key, {out.ptx, out.cubin, out.log});
     return out;
 }
 
