@@ -41,6 +41,7 @@
 #include "panels/shortcuts/shortcuts_dialog.h"
 #include "panels/welcome/welcome_panel.h"
 #include "tileplay/doctor.h"
+#include "tileplay/warm_up.h"
 #include "settings.h"
 #include "theme.h"
 
@@ -150,6 +151,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     check_chosen_worker();
     set_theme(Settings::theme());
     update_title();
+    // The first compile in a process pays 60 to 80 ms of start-up (page faults, NVRTC's
+    // initialisation); a throw-away compile at launch pays it before the user's first one. Once
+    // per process: a second window would gain nothing.
+    static bool warmed = false;
+    if (!warmed && Settings::warm_up_compiler()) {
+        warmed = true;
+        compile_->warm_up([t = target.toStdString()] { tp::warm_up(t); });
+    }
 }
 
 MainWindow::~MainWindow() = default;

@@ -103,7 +103,7 @@ void MainWindow::on_compiled(CompileResultPtr r, quint64) {
     QStringList parts;
     double passes_ms = 0;
     for (const auto& t : c.timings) {
-        static const QStringList named = {"parse", "evaluate", "codegen", "nvrtc-ptx", "nvrtc-cubin", "nvrtc-cache-memory", "nvrtc-cache-disk"};
+        static const QStringList named = {"parse", "evaluate", "codegen", "nvrtc-ptx", "nvrtc-cubin", "nvrtc-cache-memory", "nvrtc-cache-disk", "ptx-lines"};
         QString n = QString::fromStdString(t.name);
         if (named.contains(n)) parts << QStringLiteral("%1 %2").arg(n).arg(t.ms, 0, 'f', 1);
         else passes_ms += t.ms;

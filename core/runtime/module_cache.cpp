@@ -26,20 +26,6 @@ constexpr size_t kMemoryBytes = size_t{96} << 20;  // what one process keeps: do
 constexpr size_t kDiskFiles = 256;                  // beyond this the oldest go
 constexpr uint64_t kMaxBlob = uint64_t{1} << 30;    // a length past this is a corrupt file
 
-const std::string& headers_digest() {
-    static const std::string digest = [] {
-        std::string all;
-        for (const auto& [n, t] : codegen::embedded_runtime_headers()) {
-            all.append(n);
-            all.push_back('\0');
-            all.append(t);
-            all.push_back('\0');
-        }
-        return digest128(all);
-    }();
-    return digest;
-}
-
 size_t size_of(const CachedCompile& c) { return c.ptx.size() + c.cubin.size() + c.log.size() + 64; }
 
 struct MemoryCache {
@@ -86,11 +72,13 @@ void put_blob(std::ostream& out, const void* data, uint64_t n) {
     out.write(static_cast<const char*>(data), static_cast<std::streamsize>(n));
 }
 
-bool get_blob(std::istream& in, uint64_t remaining, std::string& out) {
+// Into a std::string or the cubin's byte vector, read in place (no second copy of the module).
+template <class Bytes>
+bool get_blob(std::istream& in, uint64_t remaining, Bytes& out) {
     uint64_t n = 0;
     if (!in.read(reinterpret_cast<char*>(&n), sizeof n) || n > kMaxBlob || n > remaining) return false;
     out.resize(n);
-    return static_cast<bool>(in.read(out.data(), static_cast<std::streamsize>(n)));
+    return static_cast<bool>(in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(n)));
 }
 
 std::optional<CachedCompile> read_file(const fs::path& p, const std::string& key) {
@@ -101,11 +89,10 @@ std::optional<CachedCompile> read_file(const fs::path& p, const std::string& key
     std::ifstream in(p, std::ios::binary);
     char magic[sizeof kMagic] = {};
     if (!in.read(magic, sizeof kMagic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0) return std::nullopt;
-    std::string stored_key, cubin;
+    std::string stored_key;
     CachedCompile c;
     if (!get_blob(in, size, stored_key) || stored_key != key) return std::nullopt;
-    if (!get_blob(in, size, c.ptx) || !get_blob(in, size, cubin) || !get_blob(in, size, c.log)) return std::nullopt;
-    c.cubin.assign(cubin.begin(), cubin.end());
+    if (!get_blob(in, size, c.ptx) || !get_blob(in, size, c.cubin) || !get_blob(in, size, c.log)) return std::nullopt;
     return c;
 }
 
@@ -126,7 +113,8 @@ std::string module_cache_key(const std::string& source, const std::string& name,
                              const std::string& nvrtc_version) {
     std::string all = nvrtc_version + '\0' + name + '\0';
     for (const auto& o : options) all += o + '\0';
-    all += headers_digest() + '\0' + source;
+    all += codegen::embedded_runtime_headers_digest();
+    all += '\0' + source;
     return digest128(all);
 }
 
@@ -178,6 +166,14 @@ void module_cache_store(const std::string& key, const CachedCompile& c) {
     if (ec) fs::remove(tmp, ec);
     prune(dir);
 }
+
+namespace {
+thread_local int bypass_depth = 0;
+}  // namespace
+
+ModuleCacheBypass::ModuleCacheBypass() { ++bypass_depth; }
+ModuleCacheBypass::~ModuleCacheBypass() { --bypass_depth; }
+bool module_cache_bypassed() { return bypass_depth > 0; }
 
 void module_cache_clear_memory() { memory().clear(); }
 

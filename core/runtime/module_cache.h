@@ -33,6 +33,17 @@ std::string module_cache_dir();
 std::optional<CachedCompile> module_cache_find(const std::string& key, std::string* from = nullptr);
 void module_cache_store(const std::string& key, const CachedCompile& c);
 
+// While one lives, compiles on this thread neither read nor fill the cache: tp::warm_up() must
+// really run NVRTC to pay its start-up, and its throw-away module is worth nothing later.
+class ModuleCacheBypass {
+public:
+    ModuleCacheBypass();
+    ~ModuleCacheBypass();
+    ModuleCacheBypass(const ModuleCacheBypass&) = delete;
+    ModuleCacheBypass& operator=(const ModuleCacheBypass&) = delete;
+};
+bool module_cache_bypassed();
+
 // Forgets what this process holds in memory (tests; the disk stays).
 void module_cache_clear_memory();
 

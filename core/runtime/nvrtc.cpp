@@ -121,22 +121,18 @@ constexpr nvrtcResult kInvalidOption = 5;  // NVRTC_ERROR_INVALID_OPTION
 // tells the caller that NVRTC refused an option rather than the source.
 bool compile_once(const NvrtcApi& a, const std::string& source, const std::string& name,
                   const std::vector<std::string>& options, bool want_cubin, NvrtcOutput& out, bool* invalid_option) {
-    const auto& headers = codegen::embedded_runtime_headers();
-    std::vector<std::string> texts, names;
-    for (const auto& [n, t] : headers) {
-        names.emplace_back(n);
-        texts.emplace_back(t);
+    // The embedded texts and names view string literals, NUL-terminated (codegen_cuda.h): handed
+    // to NVRTC as they are, not copied (half a megabyte of page faults per process).
+    std::vector<const char*> hp, np, op;
+    for (const auto& [n, t] : codegen::embedded_runtime_headers()) {
+        np.push_back(n.data());
+        hp.push_back(t.data());
     }
     // The Tensor-Core templates include <cuda_fp16.h> / <cuda_bf16.h> for __half and friends;
     // tp_half.cuh provides that subset, so NVRTC never parses the toolkit's headers.
     for (const char* n : {"cuda_fp16.h", "cuda_bf16.h"}) {
-        names.emplace_back(n);
-        texts.emplace_back("#pragma once\n#include \"tp_half.cuh\"\n");
-    }
-    std::vector<const char*> hp, np, op;
-    for (size_t i = 0; i < texts.size(); ++i) {
-        hp.push_back(texts[i].c_str());
-        np.push_back(names[i].c_str());
+        np.push_back(n);
+        hp.push_back("#pragma once\n#include \"tp_half.cuh\"\n");
     }
     for (const auto& o : options) op.push_back(o.c_str());
 
@@ -251,7 +247,7 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& name, co
     if (real) o.push_back("--ptxas-options=-v");
     auto t0 = std::chrono::steady_clock::now();
     const std::string key = module_cache_key(source, name, o, nvrtc_version());
-    if (auto hit = module_cache_find(key, &out.cache)) {
+    if (auto hit = opts.use_cache ? module_cache_find(key, &out.cache) : std::nullopt) {
         out.ptx = std::move(hit->ptx);
         out.cubin = std::move(hit->cubin);
         out.log = std::move(hit->log);
@@ -268,7 +264,7 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& name, co
     }
     if (!ok) return out;
     out.ok = true;
-    module_cache_store(key, {out.ptx, out.cubin, out.log});
+    if (opts.use_cache) module_cache_store(key, {out.ptx, out.cubin, out.log});
     return out;
 }
 

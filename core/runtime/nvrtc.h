@@ -12,6 +12,7 @@ struct NvrtcOptions {
     std::string arch = "sm_90";  // sm_75 ... sm_90a
     bool lineinfo = true;
     bool fast_math = false;
+    bool use_cache = true;  // false: neither served from nor stored in the module cache
     std::vector<std::string> extra;
 };
 

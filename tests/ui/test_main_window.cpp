@@ -51,6 +51,22 @@ private Q_SLOTS:
         if (gemm >= 0 && gelu >= 0) QVERIFY(gemm < gelu);
     }
 
+    // The first window of the process compiles the built-in warm-up kernel at launch, on the
+    // compile thread, and shows nothing of it; a later window does not (the start-up is paid).
+    void launch_warms_the_compiler_once() {
+        QVERIFY(Settings::warm_up_compiler());
+        MainWindow first;
+        QSignalSpy warmed(first.compile_service(), &CompileService::warmed_up);
+        QSignalSpy finished(first.compile_service(), &CompileService::finished);
+        QCOMPARE(first.compile_service()->warm_ups_run(), 1);
+        QVERIFY(first.compile_service()->busy());
+        QTRY_COMPARE_WITH_TIMEOUT(warmed.count(), 1, 120000);
+        QVERIFY(warmed.at(0).at(0).toDouble() > 0);
+        QCOMPARE(finished.count(), 0);
+        MainWindow second;
+        QCOMPARE(second.compile_service()->warm_ups_run(), 0);
+    }
+
     void compile_on_open_and_on_edit() {
         MainWindow w;
         w.resize(1400, 900);

@@ -128,6 +128,36 @@ private Q_SLOTS:
         QCOMPARE(finished.at(0).at(0).value<CompileResultPtr>()->cuda, std::string("t4"));
     }
 
+    // The launch's throw-away compile: it runs first on the compile thread, a request made
+    // meanwhile waits for it and is the only result shown, and a second warm-up while the
+    // thread is busy is skipped (the compile then pays the start-up itself).
+    void warm_up_runs_first_and_shows_nothing() {
+        std::atomic<int> calls{0}, warm_calls{0};
+        CompileService s(slow_compiler(10, &calls));
+        QSignalSpy finished(&s, &CompileService::finished);
+        QSignalSpy started(&s, &CompileService::started);
+        QSignalSpy warmed(&s, &CompileService::warmed_up);
+        s.warm_up([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(150));
+            QCOMPARE(calls.load(), 0);  // nothing compiled beside it
+            ++warm_calls;
+        });
+        QVERIFY(s.busy());
+        s.compile_now(req("after"));
+        s.warm_up([&] { ++warm_calls; });  // busy: skipped
+        QCOMPARE(started.count(), 0);  // queued behind the warm-up
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 5000);
+        QCOMPARE(warmed.count(), 1);
+        QVERIFY(warmed.at(0).at(0).toDouble() >= 100);
+        QCOMPARE(warm_calls.load(), 1);
+        QCOMPARE(s.warm_ups_run(), 1);
+        QCOMPARE(calls.load(), 1);
+        QCOMPARE(finished.at(0).at(0).value<CompileResultPtr>()->cuda, std::string("after"));
+        s.warm_up([] { throw std::runtime_error("no NVRTC"); });  // a failing warm-up is harmless
+        QTRY_COMPARE_WITH_TIMEOUT(warmed.count(), 2, 3000);
+        QVERIFY(!s.busy());
+    }
+
     void compiler_exception_becomes_result() {
         CompileService s([](const tp::CompileRequest&) -> tp::CompileResult { throw std::runtime_error("boom"); });
         QSignalSpy finished(&s, &CompileService::finished);

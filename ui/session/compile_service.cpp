@@ -4,6 +4,7 @@
 // which the service is being torn down while the event is still queued.
 #include "session/compile_service.h"
 
+#include <QElapsedTimer>
 #include <QPointer>
 
 namespace tpui {
@@ -42,6 +43,32 @@ void CompileService::compile_now(const tp::CompileRequest& req) {
     scheduled_.reset();
     queued_ = std::make_pair(req, ++generation_);
     if (!running_) start_next();
+}
+
+void CompileService::warm_up(std::function<void()> job) {
+    if (running_) return;  // a compile already pays the start-up
+    running_ = true;
+    ++warm_ups_run_;
+    QPointer<CompileService> guard(this);
+    QMetaObject::invokeMethod(runner_, [this, guard, job = std::move(job)]() {
+        QElapsedTimer t;
+        t.start();
+        try {
+            job();
+        } catch (const std::exception&) {
+            // A warm-up that fails costs nothing: the next compile reports its own errors.
+        }
+        const double ms = static_cast<double>(t.nsecsElapsed()) / 1e6;
+        QMetaObject::invokeMethod(this, [guard, ms]() {
+            if (guard) guard->on_warmed(ms);
+        }, Qt::QueuedConnection);
+    }, Qt::QueuedConnection);
+}
+
+void CompileService::on_warmed(double ms) {
+    running_ = false;
+    Q_EMIT warmed_up(ms);
+    start_next();
 }
 
 void CompileService::start_next() {

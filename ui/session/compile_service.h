@@ -1,6 +1,8 @@
 // Compiles on one worker thread while the user types. schedule() debounces (default 300 ms);
 // a newer request replaces a queued one, and results of requests that were superseded while
 // running are dropped (generation counter), so the views only ever show the newest text.
+// warm_up() runs a throw-away job on the same thread first, so the process's one-off compiler
+// start-up is paid at launch rather than by the user's first compile.
 #pragma once
 
 #include <QObject>
@@ -33,18 +35,26 @@ public:
     // Compile as soon as the worker thread is free (replacing any queued request).
     void compile_now(const tp::CompileRequest& req);
 
+    // Runs `job` (tp::warm_up) on the compile thread as soon as it is free; requests made
+    // meanwhile queue behind it as behind any compile. Nothing is shown of it: warmed_up says
+    // when it is done and how long it took.
+    void warm_up(std::function<void()> job);
+
     quint64 latest_generation() const { return generation_; }
     bool busy() const { return running_; }
     int compiles_run() const { return compiles_run_; }
+    int warm_ups_run() const { return warm_ups_run_; }
 
 Q_SIGNALS:
     void started(quint64 generation);
     void finished(tpui::CompileResultPtr result, quint64 generation);
     void dropped(quint64 generation);  // a stale result was discarded
+    void warmed_up(double ms);
 
 private:
     void start_next();
     void on_done(CompileResultPtr r, quint64 generation);
+    void on_warmed(double ms);
 
     CompileFn fn_;
     QThread thread_;
@@ -55,6 +65,7 @@ private:
     quint64 generation_ = 0;
     bool running_ = false;
     int compiles_run_ = 0;
+    int warm_ups_run_ = 0;
 };
 
 }  // namespace tpui

@@ -38,7 +38,11 @@ CudaModule generate_cuda(const std::vector<ir::PrimFuncPtr>& launches, const Tar
 CudaModule generate_cuda(const ir::PrimFunc& func, const Target& target, const std::string& dsl_path,
                          DiagnosticEngine& diags, bool line_directives = true);
 
-// Embedded runtime headers (name -> text), generated at build time from runtime/*.cuh.
+// Embedded runtime headers (name -> text), generated at build time from runtime/*.cuh. Each
+// text views a string literal, so a NUL follows it (NVRTC takes C strings).
 const std::vector<std::pair<std::string_view, std::string_view>>& embedded_runtime_headers();
+// 32 hex digits that change whenever any embedded header's name or text does (computed at
+// build time: the module cache keys on it without hashing the headers in every process).
+std::string_view embedded_runtime_headers_digest();
 
 }  // namespace tp::codegen

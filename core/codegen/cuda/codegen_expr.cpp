@@ -224,7 +224,8 @@ std::string CudaEmitter::expr(const Expr& e) {
 }
 
 // tp::gemm_wgmma_*<BM, BN, BK, WARPS_M, WARPS_N, ...>: the header defining its warpgroups'
-// m64nNk16 when N = BN / WARPS_N is not one tp_wgmma_ops.cuh has (64, 128, 192, 256).
+// m64nNk16, N = BN / WARPS_N. Each N has its own header, so NVRTC parses only the shapes the
+// kernel issues (every shape is about 60 long lines of inline assembly).
 namespace {
 std::string wgmma_shape_header(const std::string& fn) {
     size_t lt = fn.find('<');
@@ -242,7 +243,7 @@ std::string wgmma_shape_header(const std::string& fn) {
     }
     if (v.size() < 5 || v[4] <= 0) return "";
     long n = v[1] / v[4];
-    if (n == 64 || n == 128 || n == 192 || n == 256) return "";
+    if (n % 8 != 0 || n < 8 || n > 256) return "";  // tp::wgmma_ss's static_assert says why
     return "tp_wgmma_n" + std::to_string(n) + ".cuh";
 }
 }  // namespace

@@ -92,8 +92,8 @@ __device__ __forceinline__ void wgmma_fence_packed(unsigned* r) {
 }
 
 // --- m64nNk16 -------------------------------------------------------------------------------
-// d (N/2 floats per thread) += A(64x16) * B(16xN), N a multiple of 8 up to 256 (tp::WgmmaOp<N>:
-// tp_wgmma_ops.cuh defines N = 64, 128, 192, 256; tp_wgmma_n<N>.cuh the others). TRANS_A: A is
+// d (N/2 floats per thread) += A(64x16) * B(16xN), N a multiple of 8 up to 256 (tp::WgmmaOp<N>,
+// defined in tp_wgmma_n<N>.cuh, which the kernel includes for its N). TRANS_A: A is
 // M-major in shared memory; TRANS_B: B is K-major (N x K row-major in shared memory), i.e.
 // wgmma's own default for B. Accumulator layout for thread t of the warpgroup (warp w = t / 32,
 // g = (t % 32) / 4, q = t % 4), register i in [0, N/2):
