@@ -30,6 +30,10 @@ SM100_MARKERS = re.compile(r"\b(alloc_tmem|tcgen05\w*|T\.tmem\w*|WSPipeline|nvfp
 # Kernels written for AMD GPUs: a jit target of HIP, or ROCm's MFMA intrinsic emitters (their
 # layouts and instructions have no CUDA counterpart). Counted apart like the sm_100 ones.
 AMD_MARKERS = re.compile(r"\btilelang\.rocm\b|\btarget\s*=\s*[\"'](hip|rocm)\b")
+# A kernel whose own body carries a `# BUG: ...` comment is a deliberately broken program (autodd's
+# input and its minimized form, which TileLang rejects): the entry expects tilec to refuse it with
+# a located error (`expects: error`), and accepting it is the failure.
+BUG_MARKER = re.compile(r"#[^\n]*\bbug\b", re.IGNORECASE)
 
 
 def render(v):
@@ -174,6 +178,8 @@ def entry_for(fac, sites, ev, module_env, text, rel, tilec, path):
     amd = AMD_MARKERS.search(text)
     if not missing and not sm100 and not amd:
         e["small"] = fitting_small_args(tilec, path, fac.name, args, e["small"])
+    if BUG_MARKER.search(fn_src):
+        e["expects"] = "error"
     if missing:
         e["unresolved"] = missing
     if sm100:
