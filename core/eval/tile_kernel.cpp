@@ -153,8 +153,11 @@ void register_tile_kernel(Reg& r) {
         [](Evaluator& ev, CallArgs& a) -> Value {
             auto s = std::make_shared<KernelSpecObj>();
             s->span = a.span;
-            if (a.pos.empty() || a.pos.size() > 3)
-                ev.fail(DiagKind::BadKernelLaunch, a.span, {"expected 1 to 3 grid extents, got " + std::to_string(a.pos.size())});
+            if (a.pos.size() > 3)
+                ev.fail(DiagKind::BadKernelLaunch, a.span, {"expected at most 3 grid extents, got " + std::to_string(a.pos.size())});
+            // `T.Kernel()` binds no block index: TileLang launches one block (its KernelLaunch
+            // takes 0 to 3 extents), so the grid is (1,).
+            if (a.pos.empty()) s->grid.push_back(ir::int_imm(1));
             for (size_t i = 0; i < a.pos.size(); ++i) {
                 ir::Expr g = ev.to_expr(a.pos[i], a.pos_spans[i], "grid extent");
                 if (!g->dtype.is_int()) ev.fail(DiagKind::BadKernelLaunch, a.pos_spans[i], {"grid extents must be integers"});

@@ -30,6 +30,10 @@ SM100_MARKERS = re.compile(r"\b(alloc_tmem|tcgen05\w*|T\.tmem\w*|WSPipeline|nvfp
 # Kernels written for AMD GPUs: a jit target of HIP, or ROCm's MFMA intrinsic emitters (their
 # layouts and instructions have no CUDA counterpart). Counted apart like the sm_100 ones.
 AMD_MARKERS = re.compile(r"\btilelang\.rocm\b|\btarget\s*=\s*[\"'](hip|rocm)\b")
+# A kernel whose own body carries a `# BUG: ...` comment is a deliberately broken program (autodd's
+# input and its minimized form, which TileLang rejects): the entry expects tilec to refuse it with
+# a located error (`expects: error`), and accepting it is the failure.
+BUG_MARKER = re.compile(r"#[^\n]*\bbug\b", re.IGNORECASE)
 
 
 def render(v):
@@ -115,8 +119,27 @@ def fitting_small_args(tilec, path, kernel, args, small):
     return small
 
 
+def sibling_arguments(fac, sites, best, needed):
+    """A factory the file never calls (nsa_bwd's dkv kernel, kept beside the dqkv one it calls)
+    takes the values of a call to another factory of the same file for the parameters they share
+    by name, when that call covers every parameter it still misses; of several such calls, the one
+    sharing the most names (the sibling with the same signature). The site's origin says so."""
+    known, missing = best
+    choice = None
+    for name, bound, line, origin in sites:
+        if name == fac.name or not missing or any(p not in bound for p in missing):
+            continue
+        shared = {k: v for k, v in bound.items() if k in needed}
+        if choice is None or len(shared) > len(choice[0]):
+            choice = (shared, (line, origin), name)
+    if choice is None:
+        return best, None, None
+    return ({**known, **choice[0]}, []), choice[1], choice[2]
+
+
 def entry_for(fac, sites, ev, module_env, text, rel, tilec, path):
     defaults = fac.defaults(ev, module_env)
+    sibling = None
     needed = [p for p in fac.params if p not in fac.tensor_dims] + fac.symbols
     best, best_site = None, None
     for name, bound, line, origin in sites:
@@ -131,10 +154,13 @@ def entry_for(fac, sites, ev, module_env, text, rel, tilec, path):
     if best is None:
         known = {k: v for k, v in defaults.items() if v is not UNKNOWN}
         best = (known, [p for p in needed if p not in known and p not in fac.default_nodes])
+        best, best_site, sibling = sibling_arguments(fac, sites, best, needed)
     known, missing = best
     args = {k: render(v) for k, v in known.items() if k in needed}
     args = {k: v for k, v in args.items() if v is not None}
     src = "call at line %d (%s)" % best_site if best_site else "defaults"
+    if best_site and sibling:
+        src += " of %s (never called itself; they share these parameters)" % sibling
     # An @autotune factory's parameters left at None are the tuner's to fill (TileLang's
     # autotuner binds every config key the call does not pass).
     open_params = [k for k, v in args.items() if v == "None"] if fac.autotune else []
@@ -152,6 +178,8 @@ def entry_for(fac, sites, ev, module_env, text, rel, tilec, path):
     amd = AMD_MARKERS.search(text)
     if not missing and not sm100 and not amd:
         e["small"] = fitting_small_args(tilec, path, fac.name, args, e["small"])
+    if BUG_MARKER.search(fn_src):
+        e["expects"] = "error"
     if missing:
         e["unresolved"] = missing
     if sm100:

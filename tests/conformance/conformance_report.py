@@ -6,8 +6,13 @@ import re
 COLUMNS = ("kernels", "sm100", "unresolved", "sm_80", "sm_90a", "both", "cpu")
 
 
+# A step passes when it compiled or ran ("ok"), or, for a kernel its file marks as buggy
+# (expects: error), when tilec refused it with a located error ("refused").
+PASSED = ("ok", "refused")
+
+
 def _passes(r, arch):
-    return r.get(arch) == "ok" or (arch == "sm_80" and r.get(arch) == "n/a" and r.get("sm_90a") == "ok")
+    return r.get(arch) in PASSED or (arch == "sm_80" and r.get(arch) == "n/a" and r.get("sm_90a") == "ok")
 
 
 def count_resolved(c, r):
@@ -31,7 +36,7 @@ def row(results):
         c["sm_80"] += _passes(r, "sm_80")
         c["sm_90a"] += _passes(r, "sm_90a")
         c["both"] += _passes(r, "sm_80") and _passes(r, "sm_90a")
-        c["cpu"] += r.get("cpu") == "ok"
+        c["cpu"] += r.get("cpu") in PASSED
     return c
 
 
@@ -48,8 +53,13 @@ def drawn_line(results):
     bound by the generator), so a reader can tell them from sizes the file states."""
     drawn = [r for r in results if r.get("drawn") and r.get("status") == "checked"]
     both = sum(_passes(r, "sm_80") and _passes(r, "sm_90a") for r in drawn)
-    return "of them sized by random draws at their upper bound: %d kernels, %d compile for both, %d run on the CPU" % (
+    line = "of them sized by random draws at their upper bound: %d kernels, %d compile for both, %d run on the CPU" % (
         len(drawn), both, sum(r.get("cpu") == "ok" for r in drawn))
+    buggy = [r for r in results if r.get("expects") == "error"]
+    if buggy:
+        line += "\nof them marked buggy by their files (expects: error): %d kernels, %d refused with a located error at every step" % (
+            len(buggy), sum(all(r.get(k) == "refused" for k in ("sm_80", "sm_90a", "cpu")) for r in buggy))
+    return line
 
 
 def _fmt(rows, markdown):

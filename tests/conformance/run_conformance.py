@@ -98,6 +98,8 @@ def check_entry(e, exdir, opts, tmp):
         return res
     if opts.check_races:
         return check_races(e, path, opts, res)
+    if e.get("expects") == "error":
+        return check_refused(e, path, base, opts, res)
     stem = os.path.join(tmp, e["id"].replace("/", "_").replace(":", "_"))
     for arch in ARCHS:
         rc, log = run(base + ["--arch", arch, "--emit", "ptx", "-o", stem + arch + ".ptx"], opts.timeout)
@@ -123,6 +125,37 @@ def check_entry(e, exdir, opts, tmp):
     res["cpu"] = "ok" if rc == 0 else ("timeout" if rc == "timeout" else "fail")
     if rc != 0:
         res["cpu_error"] = first_error(log) if rc != "timeout" else "CPU run timed out"
+    res["status"] = "checked"
+    return res
+
+
+def refused(rc, log, path):
+    """`refused` when tilec stopped with a user error located in the kernel's own file (exit 1, a
+    `file:line:col: error:` line), `accepted` when it went through, else what went wrong."""
+    if rc == 0:
+        return "accepted"
+    if rc == 1 and any(ln.startswith(path + ":") and ": error: " in ln for ln in log.splitlines()):
+        return "refused"
+    return "timeout" if rc == "timeout" else ("internal" if rc == 3 else "fail")
+
+
+def check_refused(e, path, base, opts, res):
+    """An entry whose file marks the kernel as buggy (`expects: error`, gen_manifest.py): each step
+    passes when tilec refuses it with a located error, as TileLang itself stops on it."""
+    res["expects"] = "error"
+    for arch in ARCHS:
+        rc, log = run(base + ["--arch", arch, "--emit", "ptx", "-o", os.devnull], opts.timeout)
+        res[arch] = refused(rc, log, path)
+        if res[arch] == "accepted":
+            log = "tilec accepted a kernel its file marks as buggy"
+        key = "refused_with" if res[arch] == "refused" else "error"
+        res.setdefault(key, first_error(log) if rc != "timeout" else "compile timed out")
+    cmd = [opts.tilec, "run", "--device", "cpu", "--arch", CPU_ARCH, "--threads", "1", "--timeout", str(opts.cpu_timeout),
+           path, "-k", e["kernel"]] + defines(e["small"])
+    rc, log = run(cmd, opts.cpu_timeout + 30)
+    res["cpu"] = refused(rc, log, path)
+    if res["cpu"] != "refused":
+        res["cpu_error"] = first_error(log) if res["cpu"] != "accepted" else "the CPU run accepted a kernel its file marks as buggy"
     res["status"] = "checked"
     return res
 
