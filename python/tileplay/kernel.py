@@ -146,7 +146,9 @@ class Kernel:
         """Marks the parameters out_idx names (an index or a list; negative from the end) as the
         outputs, over the file's own out_idx: the C++ side checks and runs every parameter alike,
         so which ones a call allocates is this package's choice."""
-        n = len([p for p in self.params if not p.is_workspace])  # workspaces follow the signature's
+        # The signature's parameters come first; dimension parameters (T.dynamic) and
+        # workspaces (T.alloc_global) follow them and never count, as in TileLang's out_idx.
+        n = len([p for p in self.params if not p.is_workspace and not p.is_dimension])
         chosen = set()
         for i in [out_idx] if isinstance(out_idx, int) else list(out_idx):
             if not -n <= i < n:

@@ -72,6 +72,19 @@ KERNELS = textwrap.dedent("""\
         return main
 
 
+    @tilelang.jit(out_idx=[-1])
+    def dyn_rows(block=32):
+        rows = T.dynamic("rows")
+
+        @T.prim_func
+        def main(A: T.Tensor((rows, 32), "float32"), B: T.Tensor((rows, 32), "float32")):
+            with T.Kernel(T.ceildiv(rows, block), threads=32) as bx:
+                for i, j in T.Parallel(block, 32):
+                    if bx * block + i < rows:
+                        B[bx * block + i, j] = A[bx * block + i, j] * 3.0
+        return main
+
+
     @tilelang.jit
     def eager_add(A, B, block: int = 32):
         M, N = T.const("M, N")
@@ -120,6 +133,11 @@ class Compile(_Kernels):
         a = np.arange(96, dtype=np.float32)
         np.testing.assert_array_equal(kernel(a), 2 * a + 1)
         self.assertEqual(kernel.out_idx, [1])
+
+    def test_out_idx_counts_the_signature_not_the_dimension_parameters(self):
+        kernel = self.mod.dyn_rows()  # @tilelang.jit(out_idx=[-1]): B, not `rows` after it
+        a = np.arange(40 * 32, dtype=np.float32).reshape(40, 32)
+        np.testing.assert_array_equal(kernel(a), 3 * a)
 
     def test_module_level_prim_func(self):
         kernel = tilelang.compile(self.mod.fixed, out_idx=1)
