@@ -31,7 +31,7 @@ def tensor_symbols(func):
     dims = {}
     for node in ast.walk(fn):
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id in params:
-            shape = _tensor_shape(node.annotation)
+            shape = _tensor_shape(node.annotation, consts)
             if shape is not None:
                 dims[node.target.id] = [e.id if isinstance(e, ast.Name) and e.id in consts else None for e in shape]
     return dims, consts
@@ -41,15 +41,19 @@ def _is_t_const(node):
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "const"
 
 
-def _tensor_shape(ann):
-    """The shape elements of `T.Tensor((M, N), dtype)` or `T.Tensor[[M, N], dtype]`, else None."""
+def _tensor_shape(ann, consts):
+    """The shape elements of `T.Tensor((M, N), dtype)` or `T.Tensor[[M, N], dtype]`, else None,
+    also where the shape is a variable (`T.Tensor(mask_shape, "bool")`): its rank is unknown
+    here, so the caller asks the compiler."""
     if isinstance(ann, ast.Call) and _names_tensor(ann.func) and ann.args:
         first = ann.args[0]
     elif isinstance(ann, ast.Subscript) and _names_tensor(ann.value):
         first = ann.slice.elts[0] if isinstance(ann.slice, ast.Tuple) and ann.slice.elts else ann.slice
     else:
         return None
-    return first.elts if isinstance(first, (ast.Tuple, ast.List)) else [first]
+    if isinstance(first, (ast.Tuple, ast.List)):
+        return first.elts
+    return None if isinstance(first, ast.Name) and first.id not in consts else [first]
 
 
 def _names_tensor(node):

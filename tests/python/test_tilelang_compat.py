@@ -96,6 +96,19 @@ KERNELS = textwrap.dedent("""\
                 if bx * block + i < M:
                     C[bx * block + i, j] = A[bx * block + i, j] + B[bx * block + i, j]
         return C
+
+
+    @tilelang.jit
+    def eager_masked_rows(A, Mask, block: int = 16):
+        M, N = T.const("M, N")
+        mask_shape = (M // block, 2)
+        A: T.Tensor((M, N), T.float32)
+        Mask: T.Tensor(mask_shape, "bool")
+        C = T.empty((M, N), T.float32)
+        with T.Kernel(M // block, threads=block) as bx:
+            for i, j in T.Parallel(block, N):
+                C[bx * block + i, j] = T.if_then_else(Mask[bx, 1], A[bx * block + i, j], 0.0)
+        return C
     """)
 
 
@@ -159,6 +172,12 @@ class Compile(_Kernels):
         a = np.ones(64, np.float32)
         np.testing.assert_array_equal(kernel(a, a), 4 * a)
         self.assertEqual(len(factory.par_compile([{"N": 32}, {"N": 64}])), 2)
+
+    def test_eager_tensor_shaped_by_a_variable_takes_its_rank_from_the_compiler(self):
+        a = np.arange(48 * 4, dtype=np.float32).reshape(48, 4)
+        mask = np.array([[False, True], [True, False], [False, True]])
+        want = a * np.repeat(mask[:, 1], 16)[:, None]
+        np.testing.assert_array_equal(self.mod.eager_masked_rows(a, mask), want)
 
     def test_eager_kernel_on_arrays_binds_shapes(self):
         a = np.random.default_rng(0).standard_normal((40, 24)).astype(np.float32)
