@@ -28,20 +28,37 @@ def tensor_symbols(func):
     if not consts:
         return None
     params = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+    shapes = _shape_variables(fn)
     dims = {}
     for node in ast.walk(fn):
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id in params:
-            shape = _tensor_shape(node.annotation, consts)
+            shape = _tensor_shape(node.annotation, consts, shapes)
             if shape is not None:
                 dims[node.target.id] = [e.id if isinstance(e, ast.Name) and e.id in consts else None for e in shape]
     return dims, consts
+
+
+def _shape_variables(fn):
+    """{name: its elements} for the factory's top-level `name = [a, b]` / `name = (a, b)`
+    (`q_shape = [seq_len * heads, dim]`), so `T.Tensor(q_shape, dtype)` reads as the list; a
+    name bound anywhere else too is left out (its value would depend on the path)."""
+    bindings = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bindings[node.id] = bindings.get(node.id, 0) + 1
+    shapes = {}
+    for node in fn.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, (ast.Tuple, ast.List)) and bindings.get(node.targets[0].id) == 1:
+            shapes[node.targets[0].id] = node.value.elts
+    return shapes
 
 
 def _is_t_const(node):
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "const"
 
 
-def _tensor_shape(ann, consts):
+def _tensor_shape(ann, consts, shapes):
     """The shape elements of `T.Tensor((M, N), dtype)` or `T.Tensor[[M, N], dtype]`, else None,
     also where the shape is a variable (`T.Tensor(mask_shape, "bool")`): its rank is unknown
     here, so the caller asks the compiler."""
@@ -53,6 +70,8 @@ def _tensor_shape(ann, consts):
         return None
     if isinstance(first, (ast.Tuple, ast.List)):
         return first.elts
+    if isinstance(first, ast.Name) and first.id in shapes:
+        return shapes[first.id]
     return None if isinstance(first, ast.Name) and first.id not in consts else [first]
 
 

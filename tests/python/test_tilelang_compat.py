@@ -109,6 +109,29 @@ KERNELS = textwrap.dedent("""\
             for i, j in T.Parallel(block, N):
                 C[bx * block + i, j] = T.if_then_else(Mask[bx, 1], A[bx * block + i, j], 0.0)
         return C
+
+
+    @tilelang.jit
+    def eager_head_sums(Q, W, block: int = 4):
+        heads, dim = T.const("heads, dim")
+        rows = T.dynamic("rows")
+        q_shape = [rows * heads, dim]
+        Q: T.Tensor(q_shape, T.float32)
+        W: T.Tensor([rows, heads], T.float32)
+        Out = T.empty([rows], T.float32)
+        with T.Kernel(T.ceildiv(rows, block), threads=32) as bx:
+            acc = T.alloc_fragment([block * heads], T.float32)  # sized by a T.const: needs its value
+            for i, h in T.Parallel(block, heads):
+                acc[i * heads + h] = 0.0
+                if bx * block + i < rows:
+                    for d in T.serial(dim):
+                        acc[i * heads + h] += Q[(bx * block + i) * heads + h, d] * W[bx * block + i, h]
+            for i in T.Parallel(block):
+                if bx * block + i < rows:
+                    Out[bx * block + i] = 0.0
+                    for h in T.serial(heads):
+                        Out[bx * block + i] += acc[i * heads + h]
+        return Out
     """)
 
 
@@ -178,6 +201,12 @@ class Compile(_Kernels):
         mask = np.array([[False, True], [True, False], [False, True]])
         want = a * np.repeat(mask[:, 1], 16)[:, None]
         np.testing.assert_array_equal(self.mod.eager_masked_rows(a, mask), want)
+
+    def test_eager_symbols_read_through_a_shape_variable_size_allocations(self):
+        q = np.arange(6 * 4 * 3, dtype=np.float32).reshape(6 * 4, 3) / 10
+        w = np.arange(6 * 4, dtype=np.float32).reshape(6, 4)
+        want = (q.reshape(6, 4, 3).sum(axis=2) * w).sum(axis=1)
+        np.testing.assert_allclose(self.mod.eager_head_sums(q, w), want, rtol=1e-5)
 
     def test_eager_kernel_on_arrays_binds_shapes(self):
         a = np.random.default_rng(0).standard_normal((40, 24)).astype(np.float32)
