@@ -5,9 +5,24 @@ level such as @T.macro and @T.prim_func, dtype names in default arguments, annot
 T.Tensor(...)). Every other `T.<name>` resolves to a placeholder that explains itself if Python
 ever calls it."""
 
-__all__ = ["PrimFunc", "prim_func", "macro", "Tensor", "Buffer", "FragmentBuffer", "SharedBuffer", "dtype", "Placeholder"]
+__all__ = ["PrimFunc", "prim_func", "on_prim_func", "macro", "Tensor", "Buffer", "FragmentBuffer", "SharedBuffer", "dtype", "Placeholder"]
 
 from .dtypes import dtype  # noqa: E402
+
+
+# Called with each PrimFunc made (tools such as tilelang.tools.cuda.iket read its source).
+_listeners = []
+
+
+def on_prim_func(listener):
+    """Calls `listener(prim_func)` for every @T.prim_func made from now on."""
+    _listeners.append(listener)
+
+
+def _made(prim_func):
+    for listener in _listeners:
+        listener(prim_func)
+    return prim_func
 
 
 class PrimFunc:
@@ -55,8 +70,8 @@ def prim_func(func=None, **kwargs):
     import sys
     if func is None:
         frame = sys._getframe(1)
-        return lambda f: PrimFunc(f, frame)
-    return PrimFunc(func, sys._getframe(1))
+        return lambda f: _made(PrimFunc(f, frame))
+    return _made(PrimFunc(func, sys._getframe(1)))
 
 
 def macro(func=None, **kwargs):

@@ -1,0 +1,1 @@
+"""tilelang.tools.cuda on TilePlay."""
