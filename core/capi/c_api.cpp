@@ -7,6 +7,8 @@
 #include <new>
 
 #include "capi/kernel_handle.h"
+#include "inspect/tile_work.h"
+#include "target.h"
 #include "runtime/cuda_driver.h"
 
 namespace {
@@ -115,6 +117,17 @@ const char* tp_kernel_cuda(const tp_kernel* k) { return k ? k->result.cuda.c_str
 const char* tp_kernel_ptx(const tp_kernel* k) { return k ? k->result.ptx.c_str() : ""; }
 const char* tp_kernel_bound_params(const tp_kernel* k) { return k ? k->bound.c_str() : ""; }
 
+int tp_kernel_work(tp_kernel* k, double* flops, double* global_bytes) {
+    if (!k || !k->result.func) return -1;
+    tp::TileWork w = tp::count_tile_work(*k->result.func);
+    if (flops) *flops = w.flops;
+    if (global_bytes) *global_bytes = w.global_bytes;
+    k->work_assumptions.clear();
+    for (const auto& a : w.assumptions) k->work_assumptions += a + "\n";
+    return w.exact ? 1 : 0;
+}
+const char* tp_kernel_work_assumptions(const tp_kernel* k) { return k ? k->work_assumptions.c_str() : ""; }
+
 int tp_kernel_num_launches(const tp_kernel* k) { return k ? static_cast<int>(k->result.kernel.launch_count()) : 0; }
 const char* tp_kernel_launch_name(const tp_kernel* k, int i) {
     if (!k || i < 0 || static_cast<size_t>(i) >= k->result.kernel.launch_count()) return nullptr;
@@ -170,6 +183,15 @@ int tp_cuda_device_target(int device, char* buf, size_t size) {
     } catch (...) {
         return 1;
     }
+}
+
+int tp_target_figures(const char* target, double* dram_gbps, double* fp16_tflops, int* sm_count) {
+    auto t = target ? tp::parse_target(target) : std::nullopt;
+    if (!t) return 1;
+    if (dram_gbps) *dram_gbps = t->dram_gbps;
+    if (fp16_tflops) *fp16_tflops = t->fp16_tflops;
+    if (sm_count) *sm_count = t->sm_count;
+    return 0;
 }
 
 }  // extern "C"

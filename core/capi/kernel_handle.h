@@ -18,6 +18,7 @@ struct tp_kernel {
     std::string error;        // tp_kernel_error
     std::string diagnostics;  // tp_kernel_diagnostics
     std::string bound;        // tp_kernel_bound_params
+    std::string work_assumptions;  // tp_kernel_work_assumptions
 
     // One loaded module per device, with the retained primary context it was loaded in.
     struct Loaded {

@@ -2,6 +2,6 @@
 no Python execution of the kernel body) through libtileplay's C ABI, run on the CPU interpreter
 with numpy arrays or launched on torch CUDA tensors. See docs/python.md."""
 
-from .kernel import CompileError, Kernel, Param, TilePlayError, compile, cuda_device_count, device_target
+from .kernel import CompileError, Kernel, Param, TilePlayError, compile, cuda_device_count, device_target, target_figures
 
-__all__ = ["CompileError", "Kernel", "Param", "TilePlayError", "compile", "cuda_device_count", "device_target"]
+__all__ = ["CompileError", "Kernel", "Param", "TilePlayError", "compile", "cuda_device_count", "device_target", "target_figures"]

@@ -4,7 +4,7 @@ declares its functions' signatures, so the rest of the package calls typed funct
 import ctypes
 import os
 
-API_VERSION = 2  # TP_C_API_VERSION of the header this package was written against
+API_VERSION = 3  # TP_C_API_VERSION of the header this package was written against
 
 
 class TensorArg(ctypes.Structure):
@@ -52,6 +52,8 @@ def _declare(lib):
         "tp_kernel_ptx": (c.c_char_p, [kp]),
         "tp_kernel_cubin": (c.POINTER(c.c_uint8), [kp, c.POINTER(c.c_size_t)]),
         "tp_kernel_bound_params": (c.c_char_p, [kp]),
+        "tp_kernel_work": (c.c_int, [kp, c.POINTER(c.c_double), c.POINTER(c.c_double)]),
+        "tp_kernel_work_assumptions": (c.c_char_p, [kp]),
         "tp_kernel_num_launches": (c.c_int, [kp]),
         "tp_kernel_launch_name": (c.c_char_p, [kp, c.c_int]),
         "tp_kernel_num_params": (c.c_int, [kp]),
@@ -70,6 +72,7 @@ def _declare(lib):
                                        c.POINTER(c.c_double), c.c_size_t]),
         "tp_cuda_device_count": (c.c_int, []),
         "tp_cuda_device_target": (c.c_int, [c.c_int, c.c_char_p, c.c_size_t]),
+        "tp_target_figures": (c.c_int, [c.c_char_p, c.POINTER(c.c_double), c.POINTER(c.c_double), c.POINTER(c.c_int)]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)

@@ -192,6 +192,18 @@ class Kernel:
         data = _lib.lib().tp_kernel_cubin(self._compile("cubin").ptr, ctypes.byref(size))
         return ctypes.string_at(data, size.value) if data else b""
 
+    def work(self):
+        """(flops, global bytes, exact, assumptions): the work counted on the kernel's Tile IR
+        (T.gemm flops; bytes moved to and from global memory), over every block and loop trip;
+        not exact where a runtime trip count or a branch was assumed (the assumptions say where)."""
+        h = self._compile("ir").ptr
+        lib = _lib.lib()
+        flops, nbytes = ctypes.c_double(0), ctypes.c_double(0)
+        exact = lib.tp_kernel_work(h, ctypes.byref(flops), ctypes.byref(nbytes))
+        if exact < 0:
+            raise TilePlayError("%s: no evaluated kernel to count" % self.name)
+        return flops.value, nbytes.value, exact == 1, _lib.text(lib.tp_kernel_work_assumptions(h)).splitlines()
+
     @property
     def launch_names(self):
         """The __global__ function of each launch, in the order a call launches them."""
@@ -239,3 +251,12 @@ def device_target(device=0):
     None without one."""
     buf = ctypes.create_string_buffer(32)
     return buf.value.decode() if _lib.lib().tp_cuda_device_target(device, buf, len(buf)) == 0 else None
+
+
+def target_figures(target):
+    """{"dram_gbps", "fp16_tflops", "sm_count"} of TilePlay's table for `target` ("sm_80",
+    "sm_90a", ...: its example GPU's figures), or None for a target it does not know."""
+    bw, tf, sms = ctypes.c_double(0), ctypes.c_double(0), ctypes.c_int(0)
+    if _lib.lib().tp_target_figures(target.encode(), ctypes.byref(bw), ctypes.byref(tf), ctypes.byref(sms)):
+        return None
+    return {"dram_gbps": bw.value, "fp16_tflops": tf.value, "sm_count": sms.value}

@@ -143,6 +143,29 @@ TEST(CApi, GemmRunsOnTheCpuAndMatchesAHostProduct) {
         }
 }
 
+TEST(CApi, WorkIsCountedOnTheTileIr) {
+    // samples/gemm.py at its own tiles (128 x 128 x 32): 2 M N K flops; each block loads its
+    // A and B tiles every k step and stores its C tile once, all fp16.
+    Kernel k = compile(kSamples + "gemm.py", {"M=256", "N=256", "K=128"});
+    ASSERT_TRUE(tp_kernel_ok(k.get())) << tp_kernel_diagnostics(k.get());
+    double flops = 0, bytes = 0;
+    EXPECT_EQ(tp_kernel_work(k.get(), &flops, &bytes), 1) << tp_kernel_work_assumptions(k.get());
+    EXPECT_EQ(flops, 2.0 * 256 * 256 * 128);
+    EXPECT_EQ(bytes, 4.0 * (128 / 32) * (128 * 32 + 32 * 128) * 2 + 256.0 * 256 * 2);
+    EXPECT_EQ(tp_kernel_work(nullptr, &flops, &bytes), -1);
+}
+
+TEST(CApi, TargetFiguresComeFromTheTargetTable) {
+    double bw = 0, tf = 0;
+    int sms = 0;
+    ASSERT_EQ(tp_target_figures("sm_90a", &bw, &tf, &sms), 0);
+    EXPECT_GT(bw, 1000);
+    EXPECT_GT(tf, 100);
+    EXPECT_GT(sms, 100);
+    EXPECT_NE(tp_target_figures("sm_12", &bw, &tf, &sms), 0);
+    EXPECT_NE(tp_target_figures(nullptr, &bw, &tf, &sms), 0);
+}
+
 TEST(CApi, MissingFileIsAnErrorThatNamesIt) {
     Kernel k = compile("/nonexistent/kernel.py", {});
     ASSERT_NE(k, nullptr);

@@ -1,6 +1,7 @@
 """tilelang.tools on TilePlay (ctest `python_tilelang_tools`), on the CPU interpreter with numpy:
 iket's host side (sessions, the event table read from the kernel's source, output paths) around
-a kernel that carries iket events and still computes its result. Needs numpy; without it:
+a kernel that carries iket events and still computes its result; Analyzer's work counts and
+roofline estimate. Needs numpy; without it:
 [SKIP], 77.
 
 Usage: test_tilelang_tools.py <source dir>   (TILEPLAY_LIB names the built libtileplay.so)"""
@@ -38,10 +39,36 @@ KERNELS = textwrap.dedent("""\
                 iket.mark("leave", payload=iket.payload(0.5))
                 iket.mark("enter", payload=iket.payload(bx, dtype="int32"))
         return main
+
+
+    def tiled_gemm(M, N, K, bm=32, bn=32, bk=16):
+        @T.prim_func
+        def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"), C: T.Tensor((M, N), "float32")):
+            with T.Kernel(T.ceildiv(N, bn), T.ceildiv(M, bm), threads=128) as (bx, by):
+                A_s = T.alloc_shared((bm, bk), "float16")
+                B_s = T.alloc_shared((bk, bn), "float16")
+                C_l = T.alloc_fragment((bm, bn), "float32")
+                T.clear(C_l)
+                for k in T.Pipelined(T.ceildiv(K, bk), num_stages=2):
+                    T.copy(A[by * bm, k * bk], A_s)
+                    T.copy(B[k * bk, bx * bn], B_s)
+                    T.gemm(A_s, B_s, C_l)
+                T.copy(C_l, C[by * bm, bx * bn])
+        return main
+
+
+    def runtime_trips(n, steps):
+        @T.prim_func
+        def main(A: T.Tensor((n,), "float32"), Trips: T.Tensor((1,), "int32")):
+            with T.Kernel(1, threads=32) as bx:
+                for s in T.serial(Trips[0]):
+                    for i in T.Parallel(n):
+                        A[i] = A[i] + 1.0
+        return main
     """)
 
 
-class Iket(unittest.TestCase):
+class _Kernels(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.dir = tempfile.TemporaryDirectory()
@@ -57,6 +84,8 @@ class Iket(unittest.TestCase):
     def tearDownClass(cls):
         cls.dir.cleanup()
 
+
+class Iket(_Kernels):
     def test_session_records_the_kernels_events_and_the_kernel_still_computes(self):
         from tilelang.tools.cuda import iket
         out = os.path.join(self.dir.name, "traces")
@@ -87,6 +116,33 @@ class Iket(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, "only inside a kernel"):
             iket.mark("x")
         self.assertIn("--output-dir /tmp/x", iket.profile_command(["python3", "k.py"], directory="/tmp/x"))
+
+
+class Analyzer(_Kernels):
+    def test_gemm_work_and_roofline(self):
+        from tilelang.tools import Analyzer as A
+        r = A.analysis(self.mod.tiled_gemm(128, 64, 256), "sm_80")
+        self.assertEqual(r.total_flops, 2 * 128 * 64 * 256)
+        # every block loads its A and B tiles each k step and stores its C tile once
+        tiles = (64 // 32) * (128 // 32)
+        self.assertEqual(r.total_global_bytes, tiles * (256 // 16) * (32 * 16 + 16 * 32) * 2 + 128 * 64 * 4)
+        self.assertTrue(r.exact)
+        self.assertEqual(r.expected_bandwidth_GBps, tileplay_figures("sm_80")["dram_gbps"])
+        self.assertAlmostEqual(r.estimated_time, max(r.total_global_bytes / (r.expected_bandwidth_GBps * 1e9),
+                                                     r.total_flops / (r.expected_tflops * 1e12)))
+
+    def test_element_accesses_count_and_runtime_trip_counts_are_assumptions(self):
+        from tilelang.tools import Analyzer as A
+        r = A.analysis(self.mod.runtime_trips(64, 3), "sm_90a")
+        self.assertEqual(r.total_flops, 0)
+        self.assertEqual(r.total_global_bytes, 64 * 4 * 2 + 4)  # one trip assumed: A read and written, Trips read
+        self.assertFalse(r.exact)
+        self.assertTrue(any("run time" in a for a in r.assumptions), r.assumptions)
+
+
+def tileplay_figures(target):
+    import tileplay
+    return tileplay.target_figures(target)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-#define TP_C_API_VERSION 2
+#define TP_C_API_VERSION 3  /* 3: tp_kernel_work, tp_target_figures */
 
 typedef struct tp_kernel tp_kernel;
 
@@ -71,6 +71,14 @@ const char* tp_kernel_launch_name(const tp_kernel* k, int i);
 /* The factory's argument values the compile used, as "NAME=VALUE" lines. */
 const char* tp_kernel_bound_params(const tp_kernel* k);
 
+/* The work the kernel does, counted on its Tile IR: *flops the floating-point operations of its
+ * T.gemm tiles, *global_bytes the bytes its copies, atomics and element accesses move to and
+ * from global memory, over every block and loop trip. Returns 1 when the counts are exact, 0
+ * when a runtime trip count or a branch had to be assumed (tp_kernel_work_assumptions says
+ * which, one line each), -1 without an evaluated kernel. */
+int tp_kernel_work(tp_kernel* k, double* flops, double* global_bytes);
+const char* tp_kernel_work_assumptions(const tp_kernel* k);
+
 /* The kernel's parameters in signature order: tensors (with dtype and shape; a dimension left
  * symbolic is -1 and its text names the symbol) and scalars (ndim 0). Outputs are the
  * tensors the factory's out_idx names. Out-of-range indices give NULL / -1 / 0. */
@@ -109,6 +117,10 @@ int tp_cuda_device_count(void);
 /* The target to compile for device `device` ("sm_90a" on Hopper: the arch-specific variant
  * where it adds instructions) into buf (NUL-terminated); 0, or non-zero without that device. */
 int tp_cuda_device_target(int device, char* buf, size_t size);
+/* The figures TilePlay's target table holds for `target` ("sm_80", "sm_90a", ...): its example
+ * GPU's DRAM bandwidth in GB/s, dense fp16 Tensor-Core TFLOP/s and SM count; 0, or non-zero
+ * for a target it does not know. */
+int tp_target_figures(const char* target, double* dram_gbps, double* fp16_tflops, int* sm_count);
 
 #ifdef __cplusplus
 }

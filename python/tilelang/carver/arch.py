@@ -28,6 +28,12 @@ class CUDA:
         return "sm_%d%d" % compute_version()
 
     @property
+    def target_name(self):
+        """The target TilePlay compiles for on this machine's first GPU ("sm_90a"), or None."""
+        import tileplay
+        return tileplay.device_target(0)
+
+    @property
     def num_sms(self):
         return _num_sms()
 
