@@ -193,10 +193,11 @@ EvalResult evaluate_kernel(const ast::ModulePtr& module, const EvalRequest& req,
         f->name = def->name;
         f->def = def;
         f->args = def->args.get();
-        f->closure = ev.module_scope();
+        const ast::FunctionDef* outer = enclosing_def(*module, chosen->name);
+        f->closure = outer ? enclosing_scope(ev, *outer, *def, bound) : ev.module_scope();
         f->span = def->span;
-        for (const auto& d : def->args->defaults) f->defaults.push_back(ev.eval(*d, ev.module_scope()));
-        for (const auto& d : def->args->kw_defaults) f->kw_defaults.push_back(d ? std::optional<Value>(ev.eval(*d, ev.module_scope())) : std::nullopt);
+        for (const auto& d : def->args->defaults) f->defaults.push_back(ev.eval(*d, f->closure));
+        for (const auto& d : def->args->kw_defaults) f->kw_defaults.push_back(d ? std::optional<Value>(ev.eval(*d, f->closure)) : std::nullopt);
 
         auto symbols = const_symbols(*def);
         for (const auto& s : symbols)
@@ -208,6 +209,7 @@ EvalResult evaluate_kernel(const ast::ModulePtr& module, const EvalRequest& req,
         args.func_span = def->span;
         if (!direct_prim) {
             for (const auto& p : chosen->params) {
+                if (outer && !is_parameter_of(*def, p.name)) continue;  // the enclosing function's: in the closure
                 if (std::find(symbols.begin(), symbols.end(), p.name) != symbols.end() &&
                     std::none_of(def->args->args.begin(), def->args->args.end(), [&](const ast::Arg& a) { return a.arg == p.name; }))
                     continue;

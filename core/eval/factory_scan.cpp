@@ -163,20 +163,56 @@ FactoryInfo describe(const ast::Module& m, const ast::FunctionDef& f) {
 
 }  // namespace
 
+bool is_factory(const ast::FunctionDef& f) {
+    return has_decorator(f, is_jit) || has_decorator(f, is_autotune) || has_decorator(f, is_prim) || has_inner_prim_func(f);
+}
+
+const ast::FunctionDef* enclosing_def(const ast::Module& m, const std::string& name) {
+    size_t dot = name.find('.');
+    if (dot == std::string::npos) return nullptr;
+    for (const auto& s : m.body)
+        if (auto* f = s->as<ast::FunctionDef>(); f && f->name == name.substr(0, dot)) return f;
+    return nullptr;
+}
+
 const ast::FunctionDef* find_def(const ast::Module& m, const std::string& name) {
+    if (const ast::FunctionDef* outer = enclosing_def(m, name)) {
+        const std::string inner = name.substr(name.find('.') + 1);
+        for (const auto& s : outer->body)
+            if (auto* f = s->as<ast::FunctionDef>(); f && f->name == inner && is_factory(*f)) return f;
+        return nullptr;
+    }
     for (const auto& s : m.body)
         if (auto* f = s->as<ast::FunctionDef>(); f && f->name == name) return f;
     return nullptr;
 }
 
 std::vector<FactoryInfo> find_factories(const ast::Module& module) {
-    std::vector<FactoryInfo> out;
+    std::vector<FactoryInfo> out, nested;
     for (const auto& s : module.body) {
         auto* f = s->as<ast::FunctionDef>();
         if (!f) continue;
-        bool factory = has_decorator(*f, is_jit) || has_decorator(*f, is_autotune) || has_decorator(*f, is_prim) || has_inner_prim_func(*f);
-        if (factory) out.push_back(describe(module, *f));
+        if (is_factory(*f)) {
+            out.push_back(describe(module, *f));
+            continue;
+        }
+        // Factories defined in a plain function's body (a script's `def get_best_config(M, N, K):
+        // def kernel(block_M, ...): ...`): "outer.inner", taking the inner factory's parameters
+        // and, optionally, the outer function's (the closure the inner one reads).
+        for (const auto& t : f->body) {
+            auto* g = t->as<ast::FunctionDef>();
+            if (!g || !is_factory(*g)) continue;
+            FactoryInfo info = describe(module, *g);
+            info.name = f->name + "." + g->name;
+            for (FactoryParam p : describe(module, *f).params) {
+                if (std::any_of(info.params.begin(), info.params.end(), [&](const FactoryParam& q) { return q.name == p.name; })) continue;
+                p.required = false;  // needed only where the inner factory reads it
+                info.params.push_back(p);
+            }
+            nested.push_back(std::move(info));
+        }
     }
+    out.insert(out.end(), nested.begin(), nested.end());
     return out;
 }
 

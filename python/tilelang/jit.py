@@ -119,10 +119,10 @@ class JITFactory:
         key = (tuple(sorted((k, repr(v)) for k, v in defines.items())),
                tuple(sorted((str(k), repr(v)) for k, v in configs.items())))
         if key not in self.cache or not cache.enabled:
-            _check_module_level(self.func)
+            name, closure = _front_end_name(self.func.__qualname__, self.func.__globals__, _closure_of(self.func))
             # Usually the decorator is the file's own and the front end has read these already;
             # given again they agree, and a factory jit-wrapped only in Python still gets them.
-            kernel = tileplay.compile(self.path, kernel=self.func.__name__, defines=defines, target=self.target,
+            kernel = tileplay.compile(self.path, kernel=name, defines={**closure, **defines}, target=self.target,
                                       pass_configs=configs, out_idx=self.out_idx)
             self.cache[key] = JITKernel(kernel)
         return self.cache[key]
@@ -214,13 +214,30 @@ def _is_tensor(v):
     return module == "torch" and hasattr(v, "shape") and hasattr(v, "dtype")
 
 
-def _check_module_level(func):
-    """TilePlay's front end compiles factories defined at a file's top level; one nested in
-    another function (closing over its variables) is refused here with the reason."""
-    qualname = getattr(func, "__qualname__", func.__name__)
-    if ".<locals>." in qualname:
-        raise NotImplementedError("TilePlay does not compile a kernel factory defined inside another function "
-                                  "(`%s`); its front end compiles module-level factories only" % qualname)
+def _front_end_name(qualname, globals_, closure):
+    """(the name TilePlay's front end knows a factory by, the closure values to give it): a
+    module-level factory by its name; one defined in the body of a module-level function as
+    "outer.inner", with the outer function's parameters it closes over (the front end binds them
+    and runs the outer body before the def to rebuild the rest of the closure)."""
+    parts = qualname.split(".<locals>.")
+    if len(parts) == 1:
+        return qualname, {}
+    if len(parts) > 2 or "." in parts[0] or not callable(globals_.get(parts[0])):
+        raise NotImplementedError("TilePlay compiles kernel factories defined at a file's top level or in the body of "
+                                  "a module-level function; `%s` is nested deeper" % qualname)
+    outer = inspect.signature(globals_[parts[0]]).parameters
+    return parts[0] + "." + parts[1], {k: v for k, v in closure.items() if k in outer}
+
+
+def _closure_of(func):
+    cells = func.__closure__ or ()
+    values = {}
+    for name, cell in zip(func.__code__.co_freevars, cells):
+        try:
+            values[name] = cell.cell_contents
+        except ValueError:  # a cell not filled yet
+            pass
+    return values
 
 
 def compile(func, out_idx=None, target="auto", target_host=None, execution_backend="auto", verbose=False,
@@ -235,14 +252,13 @@ def compile(func, out_idx=None, target="auto", target_host=None, execution_backe
         return func
     if not isinstance(func, PrimFunc):
         raise TypeError("tilelang.compile on TilePlay takes a @T.prim_func (got %s)" % type(func).__name__)
-    if func.nested_in:
-        raise NotImplementedError("TilePlay does not compile a kernel factory defined inside another function "
-                                  "(`%s` in `%s`); its front end compiles module-level factories only"
-                                  % (func.factory, func.nested_in))
     if func.path is None:
         raise TypeError("tilelang.compile on TilePlay needs a kernel defined in a source file")
     name = func.factory or func.__name__
     defines = func.args if func.factory else {}
+    if func.nested_in:
+        name, closure = _front_end_name(func.nested_in + ".<locals>." + func.factory, func.globals, func.closure)
+        defines = {**closure, **defines}
     tgt = None if target in (None, "auto", "cuda") else str(target)
     return JITKernel(tileplay.compile(func.path, kernel=name, defines=defines, target=tgt,
                                       pass_configs=pass_configs, out_idx=out_idx))

@@ -30,7 +30,7 @@ class PrimFunc:
     where it came from, so tilelang.compile() can hand TilePlay's front end the file, the
     factory's name and the arguments it was called with (the body is never run here).
     `factory` is None for a module-level @T.prim_func; `nested_in` names the function a
-    factory is defined in (TilePlay compiles module-level factories only)."""
+    factory is defined in (the front end compiles it as "outer.inner")."""
 
     def __init__(self, func, frame):
         import inspect
@@ -46,6 +46,9 @@ class PrimFunc:
         # The factory's arguments as they are now (a factory rarely reassigns one before
         # defining its kernel; when it does, the front end is given the new value).
         self.args = {name: frame.f_locals[name] for name in code.co_varnames[:n] if name in frame.f_locals}
+        # A factory nested in a function reads that function's variables (its free variables).
+        self.closure = {name: frame.f_locals[name] for name in code.co_freevars if name in frame.f_locals}
+        self.globals = frame.f_globals
 
     @classmethod
     def of_factory(cls, factory, path, args):
@@ -53,6 +56,7 @@ class PrimFunc:
         self = cls.__new__(cls)
         self.func, self.__name__, self.__doc__ = factory, factory.__name__, factory.__doc__
         self.path, self.factory, self.nested_in, self.args = path, factory.__name__, None, dict(args)
+        self.closure, self.globals = {}, factory.__globals__
         return self
 
     def __call__(self, *args, **kwargs):
