@@ -8,12 +8,12 @@ Usage: test_tilelang_tools.py <source dir>   (TILEPLAY_LIB names the built libti
 
 import os
 import sys
-import tempfile
 import textwrap
 import unittest
 
 SOURCE_DIR = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../.."))
 
+from kernel_module import kernels_case  # noqa: E402
 from needs_numpy import require_numpy  # noqa: E402
 
 np = require_numpy(__file__, SOURCE_DIR)
@@ -68,21 +68,7 @@ KERNELS = textwrap.dedent("""\
     """)
 
 
-class _Kernels(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.dir = tempfile.TemporaryDirectory()
-        path = os.path.join(cls.dir.name, "iket_kernels.py")
-        with open(path, "w") as f:
-            f.write(KERNELS)
-        import importlib.util
-        spec = importlib.util.spec_from_file_location("iket_kernels", path)
-        cls.mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(cls.mod)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.dir.cleanup()
+_Kernels = kernels_case(KERNELS, "iket_kernels")
 
 
 class Iket(_Kernels):
