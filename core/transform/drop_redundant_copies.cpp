@@ -21,65 +21,9 @@ namespace {
 // one per destination buffer: a copy first forgets every fact its write touches.
 struct Fact {
     const CopyOpNode* copy;  // identity, to intersect the facts of two branches
-    BufferRegion src, dst;   // normalised (see Dropper::normalise)
+    BufferRegion src, dst;   // normalised (see normalise)
 };
 using Facts = std::vector<Fact>;
-
-class Dropper;
-
-// The buffers a statement may write, or `all` when it may change what a fact relies on in ways
-// no buffer names (the block indices a swizzle remaps, barrier and warp-role code). A buffer
-// whose element a call receives may be written through its address: any call's direct element
-// arguments, and every element inside the arguments of a call that is not an intrinsic.
-struct Writes : ops::OpAccessVisitor {
-    std::set<const BufferNode*> bufs;
-    bool all = false;
-    int opaque_calls = 0;
-    const Facts* rewrites = nullptr;  // copies that match one of these write the values it holds
-    const Dropper* dropper = nullptr;
-
-    void visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override {
-        bufs.insert(n.buffer.get());
-        IRVisitor::visit_BufferStore(n, s);
-    }
-    void visit_Allocate(const AllocateNode& n, const Stmt& s) override {
-        bufs.insert(n.buffer.get());
-        IRVisitor::visit_Allocate(n, s);
-    }
-    void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
-        if (opaque_calls > 0) bufs.insert(n.buffer.get());
-        IRVisitor::visit_BufferLoad(n, e);
-    }
-    void visit_Call(const CallNode& n, const Expr& e) override {
-        for (const auto& a : n.args)
-            if (auto* l = a ? a->as<BufferLoadNode>() : nullptr) bufs.insert(l->buffer.get());
-        bool opaque = !find_intrinsic(n.op);
-        opaque_calls += opaque;
-        IRVisitor::visit_Call(n, e);
-        opaque_calls -= opaque;
-    }
-    void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override;
-    void visit_SwizzleOp(const SwizzleOpNode& n, const Stmt& s) override {
-        all = true;
-        IRVisitor::visit_SwizzleOp(n, s);
-    }
-    void visit_BarrierOp(const BarrierOpNode& n, const Stmt& s) override {
-        all = true;
-        IRVisitor::visit_BarrierOp(n, s);
-    }
-    void visit_WarpRoles(const WarpRolesNode& n, const Stmt& s) override {
-        all = true;
-        IRVisitor::visit_WarpRoles(n, s);
-    }
-    void visit_RoleBlock(const RoleBlockNode& n, const Stmt& s) override {
-        all = true;
-        IRVisitor::visit_RoleBlock(n, s);
-    }
-    void on_op(const StmtNode&, const ops::OpAccess& a) override {
-        for (const auto& w : a.writes) bufs.insert(w.buffer.get());
-    }
-    bool touches(const Fact& f) const { return all || bufs.count(f.src.buffer.get()) || bufs.count(f.dst.buffer.get()); }
-};
 
 // Whether an index expression reads memory or calls anything: then its value may differ between
 // two copies that spell it the same way.
@@ -114,6 +58,108 @@ bool mentions(const BufferRegion& r, const VarNode* v) {
         if (uses_box(rg.min, box) || uses_box(rg.extent, box)) return true;
     return false;
 }
+
+bool has_break(const Stmt& s) {
+    struct Finder : IRVisitor {
+        bool found = false;
+        void visit_Break(const BreakNode&, const Stmt&) override { found = true; }
+    } f;
+    f.visit(s);
+    return f.found;
+}
+
+using VarValues = std::map<const VarNode*, Expr>;
+
+// A loop whose body runs exactly once, in line, with its variable at its start.
+bool runs_once(const ForNode& n) { return as_const_int(n.extent) == 1 && !reads_memory(n.min) && !has_break(n.body); }
+
+// The region with each run-once loop variable of `once` at its start, simplified; nothing when
+// its indices read memory.
+std::optional<BufferRegion> normalise(const BufferRegion& r, const VarValues& once) {
+    BufferRegion out{r.buffer, {}};
+    for (const auto& rg : r.region) {
+        if (reads_memory(rg.min) || reads_memory(rg.extent)) return std::nullopt;
+        out.region.push_back({simplify_expr(substitute(rg.min, once)), simplify_expr(substitute(rg.extent, once))});
+    }
+    return out;
+}
+
+// Whether a copy of these (normalised) regions copies the source region of a fact into its destination
+// region: the values that fact's destination holds.
+bool rewrites_fact(const std::optional<BufferRegion>& src, const std::optional<BufferRegion>& dst, const Facts& facts) {
+    if (!src || !dst) return false;
+    for (const auto& f : facts)
+        if (same_region(f.src, *src) && same_region(f.dst, *dst)) return true;
+    return false;
+}
+
+// The buffers a statement may write, or `all` when it may change what a fact relies on in ways
+// no buffer names (the block indices a swizzle remaps, barrier and warp-role code). A buffer
+// whose element a call receives may be written through its address: any call's direct element
+// arguments, and every element inside the arguments of a call that is not an intrinsic.
+struct Writes : ops::OpAccessVisitor {
+    std::set<const BufferNode*> bufs;
+    bool all = false;
+    int opaque_calls = 0;
+    const Facts* rewrites = nullptr;  // copies that match one of these write the values it holds
+    VarValues once;                   // the run-once loops around the statement being visited
+
+    void visit_BufferStore(const BufferStoreNode& n, const Stmt& s) override {
+        bufs.insert(n.buffer.get());
+        IRVisitor::visit_BufferStore(n, s);
+    }
+    void visit_Allocate(const AllocateNode& n, const Stmt& s) override {
+        bufs.insert(n.buffer.get());
+        IRVisitor::visit_Allocate(n, s);
+    }
+    void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
+        if (opaque_calls > 0) bufs.insert(n.buffer.get());
+        IRVisitor::visit_BufferLoad(n, e);
+    }
+    void visit_Call(const CallNode& n, const Expr& e) override {
+        for (const auto& a : n.args)
+            if (auto* l = a ? a->as<BufferLoadNode>() : nullptr) bufs.insert(l->buffer.get());
+        bool opaque = !find_intrinsic(n.op);
+        opaque_calls += opaque;
+        IRVisitor::visit_Call(n, e);
+        opaque_calls -= opaque;
+    }
+    void visit_For(const ForNode& n, const Stmt& s) override {
+        bool one = runs_once(n);
+        if (one) once[n.loop_var.get()] = simplify_expr(substitute(n.min, once));
+        IRVisitor::visit_For(n, s);
+        if (one) once.erase(n.loop_var.get());
+    }
+    // A copy that rewrites the values a fact holds leaves that fact (and, being the only fact on
+    // its destination, every other) true: it is no write for the facts.
+    void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override {
+        if (rewrites && !n.barrier && rewrites_fact(normalise(n.src, once), normalise(n.dst, once), *rewrites)) {
+            IRVisitor::visit_CopyOp(n, s);
+            return;
+        }
+        OpAccessVisitor::visit_CopyOp(n, s);
+    }
+    void visit_SwizzleOp(const SwizzleOpNode& n, const Stmt& s) override {
+        all = true;
+        IRVisitor::visit_SwizzleOp(n, s);
+    }
+    void visit_BarrierOp(const BarrierOpNode& n, const Stmt& s) override {
+        all = true;
+        IRVisitor::visit_BarrierOp(n, s);
+    }
+    void visit_WarpRoles(const WarpRolesNode& n, const Stmt& s) override {
+        all = true;
+        IRVisitor::visit_WarpRoles(n, s);
+    }
+    void visit_RoleBlock(const RoleBlockNode& n, const Stmt& s) override {
+        all = true;
+        IRVisitor::visit_RoleBlock(n, s);
+    }
+    void on_op(const StmtNode&, const ops::OpAccess& a) override {
+        for (const auto& w : a.writes) bufs.insert(w.buffer.get());
+    }
+    bool touches(const Fact& f) const { return all || bufs.count(f.src.buffer.get()) || bufs.count(f.dst.buffer.get()); }
+};
 
 void forget(Facts& facts, const Writes& w) {
     std::erase_if(facts, [&](const Fact& f) { return w.touches(f); });
@@ -163,35 +209,25 @@ public:
         }
     }
 
-    // Whether a copy that matches one of `facts` writes the values its destination holds.
-    bool rewrites(const CopyOpNode& c, const Facts& facts) const {
-        auto src = normalise(c.src), dst = normalise(c.dst);
-        if (c.barrier || !src || !dst) return false;
-        for (const auto& f : facts)
-            if (same_region(f.src, *src) && same_region(f.dst, *dst)) return true;
-        return false;
-    }
-
 private:
-    std::map<const VarNode*, Expr> once;  // the variable of each enclosing loop that runs once: its start
-
-    // The region with each run-once loop variable at its start, simplified; nothing when its
-    // indices read memory.
-    std::optional<BufferRegion> normalise(const BufferRegion& r) const {
-        BufferRegion out{r.buffer, {}};
-        for (const auto& rg : r.region) {
-            if (reads_memory(rg.min) || reads_memory(rg.extent)) return std::nullopt;
-            out.region.push_back({simplify_expr(substitute(rg.min, once)), simplify_expr(substitute(rg.extent, once))});
-        }
-        return out;
-    }
+    VarValues once;  // the variable of each enclosing loop that runs once: its start
 
     Writes writes_of(const Stmt& s, const Facts* rewriting) const {
         Writes w;
         w.rewrites = rewriting;
-        w.dropper = this;
+        w.once = once;
         w.visit(s);
         return w;
+    }
+
+    // Forgets what a loop `s` may write in any iteration. A copy that rewrites what a fact holds
+    // is no write, but only while that fact survives the loop's other writes (a copy from a
+    // source the loop changes writes new values): repeated until the surviving facts settle.
+    void forget_loop_writes(const Stmt& s, Facts& facts) const {
+        for (size_t before = facts.size() + 1; facts.size() < before;) {
+            before = facts.size();
+            forget(facts, writes_of(s, &facts));
+        }
     }
 
     Stmt walk_seq(const SeqStmtNode& n, const Stmt& s, Facts& facts) {
@@ -206,31 +242,27 @@ private:
     }
 
     Stmt walk_copy(const CopyOpNode& n, const Stmt& s, Facts& facts) {
-        auto src = normalise(n.src), dst = normalise(n.dst);
+        auto src = normalise(n.src, once), dst = normalise(n.dst, once);
         Scope ds = n.dst.buffer->scope;
         bool global_src = n.src.buffer->scope == Scope::Global;
         bool usable = !n.barrier && src && dst && (ds == Scope::Fragment || ds == Scope::Shared) && n.src.buffer != n.dst.buffer &&
                       (!global_src || !global_writes.count(n.src.buffer.get()));
-        if (usable)
-            for (const auto& f : facts)
-                if (same_region(f.src, *src) && same_region(f.dst, *dst)) return nullptr;
+        if (usable && rewrites_fact(src, dst, facts)) return nullptr;
         forget(facts, writes_of(s, nullptr));
         if (usable) facts.push_back({&n, *src, *dst});
         return s;
     }
 
     Stmt walk_for(const ForNode& n, const Stmt& s, Facts& facts) {
-        auto trip = as_const_int(n.extent);
-        bool runs_once = trip == 1 && !reads_memory(n.min) && !has_break(n.body);
         Stmt body;
-        if (runs_once) {
+        if (runs_once(n)) {
             // Its body runs exactly once, in line: its facts hold after it, at the start value.
             once[n.loop_var.get()] = simplify_expr(substitute(n.min, once));
             body = walk(n.body, facts);
             once.erase(n.loop_var.get());
         } else {
             // Each iteration starts with what no iteration writes; nothing it copies is known after.
-            forget(facts, writes_of(s, &facts));
+            forget_loop_writes(s, facts);
             Facts inner = facts;
             body = walk(n.body, inner);
         }
@@ -241,7 +273,7 @@ private:
     }
 
     Stmt walk_while(const WhileNode& n, const Stmt& s, Facts& facts) {
-        forget(facts, writes_of(s, &facts));
+        forget_loop_writes(s, facts);
         Facts inner = facts;
         Stmt body = walk(n.body, inner);
         if (body == n.body) return s;
@@ -285,26 +317,7 @@ private:
         a->body = or_empty(body);
         return a;
     }
-
-    static bool has_break(const Stmt& s) {
-        struct Finder : IRVisitor {
-            bool found = false;
-            void visit_Break(const BreakNode&, const Stmt&) override { found = true; }
-        } f;
-        f.visit(s);
-        return f.found;
-    }
 };
-
-// A copy that rewrites the values a fact holds leaves that fact (and, being the only fact on its
-// destination, every other) true: it is no write for the facts.
-void Writes::visit_CopyOp(const CopyOpNode& n, const Stmt& s) {
-    if (rewrites && dropper->rewrites(n, *rewrites)) {
-        IRVisitor::visit_CopyOp(n, s);
-        return;
-    }
-    OpAccessVisitor::visit_CopyOp(n, s);
-}
 
 }  // namespace
 

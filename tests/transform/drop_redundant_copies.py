@@ -1,5 +1,6 @@
 # RUN: %tilec compile %s -k two_pass --print-after=drop-redundant-copies 2>&1 | FileCheck %s --check-prefix=DROP
 # RUN: %tilec compile %s -k two_pass -D shared=1 --print-after=drop-redundant-copies 2>&1 | FileCheck %s --check-prefix=DROP
+# RUN: %tilec compile %s -k two_pass -D repeat=3 --print-after=drop-redundant-copies 2>&1 | FileCheck %s --check-prefix=DROP
 # RUN: %tilec compile %s -k two_pass --pass-config tp.drop_redundant_copies=false --print-after=drop-redundant-copies 2>&1 | FileCheck %s --check-prefix=KEEP
 # RUN: %tilec compile %s -k two_pass -D BLOCK_N=128 --print-after=drop-redundant-copies 2>&1 | FileCheck %s --check-prefix=TWO
 # RUN: %tilec compile %s -k two_pass -D mode=1 --print-after=drop-redundant-copies 2>&1 | FileCheck %s --check-prefix=KEEP
@@ -9,6 +10,7 @@
 # RUN: %tilec compile %s -k two_pass -D mode=5 --print-after=drop-redundant-copies 2>&1 | FileCheck %s --check-prefix=KEEP
 # RUN: %tilec compile %s -k two_pass -D mode=6 --print-after=drop-redundant-copies 2>&1 | FileCheck %s --check-prefix=KEEP
 # RUN: %tilec compile %s -k gemm_between --print-after=drop-redundant-copies 2>&1 | FileCheck %s --check-prefix=GEMM
+# RUN: %tilec compile %s -k loop_source --print-after=drop-redundant-copies 2>&1 | FileCheck %s --check-prefix=LOOPSRC
 # RUN: %tilec compile %s -k two_pass --emit cuda --arch sm_90a | FileCheck %s --check-prefix=CUDA
 # RUN: %tilec compile %s -k two_pass --pass-config tp.drop_redundant_copies=false --emit cuda --arch sm_90a | FileCheck %s --check-prefix=CUDA-OFF
 # That the kernels compute the same with and without the pass is tests/unit/
@@ -16,7 +18,8 @@
 #
 # An online softmax over rows that fit one tile (BLOCK_N = N): both passes over the row run
 # once, each copying the same row of X into x, and nothing between writes x or X. The second
-# copy goes, whether x is a fragment or a shared tile.
+# copy goes, whether x is a fragment or a shared tile, and also when the second pass runs in a
+# loop of several iterations (repeat=3) that writes neither x nor X.
 # DROP-LABEL: IR after drop-redundant-copies
 # DROP: T.copy(X[bx, k * 256:k * 256 + 256], x[0, 0:256])
 # DROP: T.reduce_sum
@@ -47,6 +50,14 @@
 # GEMM: T.gemm(A_s, B_s, acc)
 # GEMM: T.copy(C0[0:64, 0:64], acc[0:64, 0:64])
 #
+# A loop copies S into x, then changes S: its copy rewrites what x held before the loop only in
+# the first iteration, so it stays, and the copy of x into y after the loop stays too.
+# LOOPSRC-LABEL: IR after drop-redundant-copies
+# LOOPSRC: T.copy(x[0:128], y[0:128])
+# LOOPSRC: for r in T.serial(3):
+# LOOPSRC-NEXT: T.copy(S[0:128], x[0:128])
+# LOOPSRC: T.copy(x[0:128], y[0:128])
+#
 # The generated CUDA loads X once, twice without the pass.
 # CUDA: &X[
 # CUDA-NOT: &X[
@@ -57,7 +68,7 @@ import tilelang.language as T
 
 
 @tilelang.jit(out_idx=[-1])
-def two_pass(M=8, N=256, BLOCK_N=256, mode=0, shared=0):
+def two_pass(M=8, N=256, BLOCK_N=256, mode=0, shared=0, repeat=1):
     @T.prim_func
     def main(X: T.Tensor((M, N), "float16"), Y: T.Tensor((M, N), "float16")):
         with T.Kernel(M, threads=128) as bx:
@@ -96,11 +107,12 @@ def two_pass(M=8, N=256, BLOCK_N=256, mode=0, shared=0):
                 if mode == 6:
                     T.copy(X[M - 1 - bx, 0:BLOCK_N // 2], x[0, BLOCK_N // 2:BLOCK_N])
             row = M - 1 - bx if mode == 3 else bx
-            for k in T.Pipelined(T.ceildiv(N, BLOCK_N)):
-                T.copy(X[row, k * BLOCK_N], x)
-                for i, j in T.Parallel(1, BLOCK_N):
-                    y[i, j] = T.Cast("float16", T.exp(T.Cast("float32", x[i, j]) - m[i]) / s[i])
-                T.copy(y, Y[bx, k * BLOCK_N])
+            for r in T.serial(repeat):
+                for k in T.Pipelined(T.ceildiv(N, BLOCK_N)):
+                    T.copy(X[row, k * BLOCK_N], x)
+                    for i, j in T.Parallel(1, BLOCK_N):
+                        y[i, j] = T.Cast("float16", T.exp(T.Cast("float32", x[i, j]) - m[i]) / s[i] * (r + 1))
+                    T.copy(y, Y[bx, k * BLOCK_N])
 
     return main
 
@@ -121,5 +133,26 @@ def gemm_between(M=64, N=64, K=32):
             T.copy(C0, acc)
             T.gemm(A_s, B_s, acc)
             T.copy(acc, C)
+
+    return main
+
+
+@tilelang.jit(out_idx=[-1])
+def loop_source(N=128, repeat=3):
+    @T.prim_func
+    def main(X: T.Tensor((N,), "float32"), Y: T.Tensor((N,), "float32")):
+        with T.Kernel(1, threads=128) as bx:
+            S = T.alloc_shared((N,), "float32")
+            x = T.alloc_fragment((N,), "float32")
+            y = T.alloc_fragment((N,), "float32")
+            T.copy(X, S)
+            T.copy(S, x)
+            T.copy(x, y)
+            for r in T.serial(repeat):
+                T.copy(S, x)
+                for i in T.Parallel(N):
+                    S[i] = x[i] * 2
+            T.copy(x, y)
+            T.copy(y, Y)
 
     return main

@@ -73,6 +73,12 @@ TEST(DropRedundantCopies, SecondPassOverAOneTileRowReusesTheFirstCopy) {
     EXPECT_EQ(expect_same_outputs(f), 1);
 }
 
+TEST(DropRedundantCopies, LoopAroundTheSecondCopyThatWritesNeither) {
+    auto f = compile_ir({{"repeat", "3"}});
+    ASSERT_TRUE(f);
+    EXPECT_EQ(expect_same_outputs(f), 1);
+}
+
 TEST(DropRedundantCopies, SharedDestinationToo) {
     auto f = compile_ir({{"shared", "1"}});
     ASSERT_TRUE(f);
@@ -93,6 +99,12 @@ TEST(DropRedundantCopies, KeepsCopiesItCannotProveRedundant) {
 
 TEST(DropRedundantCopies, GemmAccumulationBetweenKeepsTheCopy) {
     auto f = compile_ir({}, "gemm_between");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(expect_same_outputs(f), 0);
+}
+
+TEST(DropRedundantCopies, LoopThatChangesTheSourceKeepsItsCopyAndLaterOnes) {
+    auto f = compile_ir({}, "loop_source");
     ASSERT_TRUE(f);
     EXPECT_EQ(expect_same_outputs(f), 0);
 }
