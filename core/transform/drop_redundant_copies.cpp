@@ -165,6 +165,10 @@ void forget(Facts& facts, const Writes& w) {
     std::erase_if(facts, [&](const Fact& f) { return w.touches(f); });
 }
 
+void forget_var(Facts& facts, const VarNode* v) {
+    std::erase_if(facts, [&](const Fact& f) { return mentions(f.src, v) || mentions(f.dst, v); });
+}
+
 // An empty statement list where a removed copy was a loop's or branch's whole body.
 Stmt or_empty(const Stmt& s) { return s ? s : std::make_shared<SeqStmtNode>(std::vector<Stmt>{}); }
 
@@ -263,6 +267,7 @@ private:
         } else {
             // Each iteration starts with what no iteration writes; nothing it copies is known after.
             forget_loop_writes(s, facts);
+            forget_var(facts, n.loop_var.get());
             Facts inner = facts;
             body = walk(n.body, inner);
         }
@@ -300,9 +305,10 @@ private:
         Writes v;
         v.visit(n.value);
         forget(facts, v);
+        // Facts naming the variable mean nothing outside this binding (nor under another).
+        forget_var(facts, n.var.get());
         Stmt body = walk(n.body, facts);
-        // Facts naming the variable mean nothing outside its binding.
-        std::erase_if(facts, [&](const Fact& f) { return mentions(f.src, n.var.get()) || mentions(f.dst, n.var.get()); });
+        forget_var(facts, n.var.get());
         if (body == n.body) return s;
         return std::make_shared<LetStmtNode>(n.var, n.value, or_empty(body), n.span);
     }
