@@ -4,35 +4,18 @@
 // drop_redundant_copies.py holds the kernels and checks the rewritten IR itself).
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "ir/functor.h"
-#include "tileplay/compiler.h"
-#include "tileplay/interp.h"
 #include "transform/drop_redundant_copies.h"
+#include "test_util.h"
 
 using namespace tp;
 
 namespace {
 
 ir::PrimFuncPtr compile_ir(std::vector<std::pair<std::string, std::string>> defines, const std::string& kernel = "two_pass") {
-    static const std::string src = [] {
-        std::ifstream in(TILEPLAY_SOURCE_DIR "/tests/transform/drop_redundant_copies.py");
-        std::stringstream text;
-        text << in.rdbuf();
-        return text.str();
-    }();
-    CompileRequest req;
-    req.path = "drop_redundant_copies.py";
-    req.source = src;
-    req.kernel = kernel;
-    req.defines = std::move(defines);
-    req.stop_after = Stage::Ir;
-    CompileResult r = compile(req);
-    EXPECT_TRUE(r.ok) << r.render_diagnostics();
-    return r.func;
+    return test_util::compile_source_ir("tests/transform/drop_redundant_copies.py", kernel, std::move(defines));
 }
 
 int copies(const ir::PrimFunc& f) {
@@ -48,20 +31,9 @@ int copies(const ir::PrimFunc& f) {
 }
 
 // Runs `f` and its form without redundant copies on the same inputs; returns the copies dropped.
-int expect_same_outputs(const ir::PrimFuncPtr& f) {
+int copies_dropped_keeping_outputs(const ir::PrimFuncPtr& f) {
     ir::PrimFuncPtr g = transform::drop_redundant_copies(f);
-    std::map<std::string, HostTensor> a, b;
-    EXPECT_TRUE(allocate_args(*f, 7, {}, a, nullptr));
-    EXPECT_TRUE(allocate_args(*g, 7, {}, b, nullptr));
-    InterpReport ra = run_on_cpu(*f, a), rb = run_on_cpu(*g, b);
-    EXPECT_TRUE(ra.ok) << ra.error;
-    EXPECT_TRUE(rb.ok) << rb.error;
-    for (const auto& [name, t] : a) {
-        EXPECT_TRUE(b.count(name)) << name;
-        if (b.count(name)) {
-            EXPECT_EQ(t.bytes, b.at(name).bytes) << "tensor " << name << " differs after drop_redundant_copies";
-        }
-    }
+    test_util::expect_same_cpu_outputs(*f, *g, "drop_redundant_copies");
     return copies(*f) - copies(*g);
 }
 
@@ -70,19 +42,19 @@ int expect_same_outputs(const ir::PrimFuncPtr& f) {
 TEST(DropRedundantCopies, SecondPassOverAOneTileRowReusesTheFirstCopy) {
     auto f = compile_ir({});
     ASSERT_TRUE(f);
-    EXPECT_EQ(expect_same_outputs(f), 1);
+    EXPECT_EQ(copies_dropped_keeping_outputs(f), 1);
 }
 
 TEST(DropRedundantCopies, LoopAroundTheSecondCopyThatWritesNeither) {
     auto f = compile_ir({{"repeat", "3"}});
     ASSERT_TRUE(f);
-    EXPECT_EQ(expect_same_outputs(f), 1);
+    EXPECT_EQ(copies_dropped_keeping_outputs(f), 1);
 }
 
 TEST(DropRedundantCopies, SharedDestinationToo) {
     auto f = compile_ir({{"shared", "1"}});
     ASSERT_TRUE(f);
-    EXPECT_EQ(expect_same_outputs(f), 1);
+    EXPECT_EQ(copies_dropped_keeping_outputs(f), 1);
 }
 
 TEST(DropRedundantCopies, KeepsCopiesItCannotProveRedundant) {
@@ -93,20 +65,20 @@ TEST(DropRedundantCopies, KeepsCopiesItCannotProveRedundant) {
     for (const auto& d : cases) {
         auto f = compile_ir(d);
         ASSERT_TRUE(f);
-        EXPECT_EQ(expect_same_outputs(f), 0) << d[0].first << "=" << d[0].second;
+        EXPECT_EQ(copies_dropped_keeping_outputs(f), 0) << d[0].first << "=" << d[0].second;
     }
 }
 
 TEST(DropRedundantCopies, GemmAccumulationBetweenKeepsTheCopy) {
     auto f = compile_ir({}, "gemm_between");
     ASSERT_TRUE(f);
-    EXPECT_EQ(expect_same_outputs(f), 0);
+    EXPECT_EQ(copies_dropped_keeping_outputs(f), 0);
 }
 
 TEST(DropRedundantCopies, LoopThatChangesTheSourceKeepsItsCopyAndLaterOnes) {
     auto f = compile_ir({}, "loop_source");
     ASSERT_TRUE(f);
-    EXPECT_EQ(expect_same_outputs(f), 0);
+    EXPECT_EQ(copies_dropped_keeping_outputs(f), 0);
 }
 
 TEST(DropRedundantCopies, SwitchedOffByThePassConfig) {
