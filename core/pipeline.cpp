@@ -11,6 +11,7 @@
 #include "transform/check_bounds.h"
 #include "transform/check_resources.h"
 #include "transform/coarsen_blocks.h"
+#include "transform/drop_redundant_copies.h"
 #include "transform/heavy_blocks_first.h"
 #include "transform/fma_gemm.h"
 #include "transform/hoist_gemm_operand.h"
@@ -78,6 +79,10 @@ const std::vector<Pass>& passes() {
         // (after the limits are checked on the kernel as written; before coarsening and layout
         // inference see the loops that now read and write global memory themselves).
         {"unstage-shared", [](const PrimFuncPtr& f, const PipelineOptions& o, DiagnosticEngine&) { return transform::unstage_shared(f, o.target); }},
+        // A tile copied again from the same region with nothing written between keeps what the
+        // first copy loaded; on tile ops, after unstage-shared settled which copies stay, before
+        // coarsening copies them into block loops and layout inference lays out their tiles.
+        {"drop-redundant-copies", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::drop_redundant_copies(f); }},
         // Element-wise kernels with a huge 1-D grid run several blocks per launched block, so
         // each thread keeps more loads in flight; decided on the tile-level IR it inspects.
         {"coarsen-blocks", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine&) { return transform::coarsen_blocks(f); }},

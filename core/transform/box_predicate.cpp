@@ -131,6 +131,26 @@ Expr substitute(const Expr& e, const std::map<const VarNode*, Expr>& values) {
     return s.mutate(e);
 }
 
+bool same_expr(const Expr& a, const Expr& b) {
+    if (a == b) return true;
+    if (!a || !b || a->kind != b->kind || a->dtype != b->dtype) return false;
+    if (auto* x = a->as<IntImmNode>()) return x->value == b->as<IntImmNode>()->value;
+    if (auto* x = a->as<FloatImmNode>()) return x->value == b->as<FloatImmNode>()->value;
+    if (auto* x = a->as<CastNode>()) return same_expr(x->value, b->as<CastNode>()->value);
+    if (auto* x = a->as<BinaryNode>()) {
+        auto* y = b->as<BinaryNode>();
+        return x->op == y->op && same_expr(x->a, y->a) && same_expr(x->b, y->b);
+    }
+    if (auto* x = a->as<BufferLoadNode>()) {
+        auto* y = b->as<BufferLoadNode>();
+        if (x->buffer != y->buffer || x->indices.size() != y->indices.size()) return false;
+        for (size_t i = 0; i < x->indices.size(); ++i)
+            if (!same_expr(x->indices[i], y->indices[i])) return false;
+        return true;
+    }
+    return false;  // Vars are equal only as the same node (a == b above)
+}
+
 // A one-statement SeqStmt is that statement.
 const StmtNode* single(const StmtNode* s) {
     while (auto* q = s ? s->as<SeqStmtNode>() : nullptr) s = q->seq.size() == 1 ? q->seq[0].get() : nullptr;

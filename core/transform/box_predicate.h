@@ -42,6 +42,11 @@ ir::Expr holds_everywhere(const ir::Expr& cond, const Box& box);
 // inlined).
 ir::Expr substitute(const ir::Expr& e, const std::map<const ir::VarNode*, ir::Expr>& values);
 
+// Structural equality: the same constants, casts, arithmetic and loads over the same variable
+// nodes and buffers. Anything else (calls, selects, unary operators) compares unequal, which
+// only costs the callers a rewrite they could have made.
+bool same_expr(const ir::Expr& a, const ir::Expr& b);
+
 // `for i, j, ... in T.Parallel(...)` from 0 with constant extents, around
 // scalar bindings
 // (`q_idx = ...`) and one store: the shape a mask or an element-wise tile

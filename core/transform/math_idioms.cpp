@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ir/functor.h"
+#include "transform/box_predicate.h"
 
 namespace tp::transform {
 
@@ -22,28 +23,6 @@ bool is_const(const Expr& e, double v) {
     if (auto* f = (*x)->as<FloatImmNode>()) return std::fabs(f->value - v) <= 1e-6 * std::fabs(v);
     if (auto* i = (*x)->as<IntImmNode>()) return double(i->value) == v;
     return false;
-}
-
-// Structural equality for the operands an idiom repeats (a let-bound variable, a fragment
-// element, their arithmetic); anything else compares unequal, which only misses a rewrite.
-bool same(const Expr& a, const Expr& b) {
-    if (a == b) return true;
-    if (!a || !b || a->kind != b->kind || a->dtype != b->dtype) return false;
-    if (auto* x = a->as<IntImmNode>()) return x->value == b->as<IntImmNode>()->value;
-    if (auto* x = a->as<FloatImmNode>()) return x->value == b->as<FloatImmNode>()->value;
-    if (auto* x = a->as<CastNode>()) return same(x->value, b->as<CastNode>()->value);
-    if (auto* x = a->as<BinaryNode>()) {
-        auto* y = b->as<BinaryNode>();
-        return x->op == y->op && same(x->a, y->a) && same(x->b, y->b);
-    }
-    if (auto* x = a->as<BufferLoadNode>()) {
-        auto* y = b->as<BufferLoadNode>();
-        if (x->buffer != y->buffer || x->indices.size() != y->indices.size()) return false;
-        for (size_t i = 0; i < x->indices.size(); ++i)
-            if (!same(x->indices[i], y->indices[i])) return false;
-        return true;
-    }
-    return false;  // Vars are equal only as the same node (a == b above)
 }
 
 // The factors of a float32 product tree; a division by 2 counts as a factor 0.5.
@@ -111,7 +90,7 @@ Expr match_gelu_erf(const Expr& e) {
         for (size_t o = 0; o < fs.size(); ++o) {
             if (o == k) continue;
             if (!have_half && is_const(fs[o], 0.5)) have_half = true;
-            else if (!have_x && same(fs[o], x)) have_x = true;
+            else if (!have_x && same_expr(fs[o], x)) have_x = true;
         }
         if (have_half && have_x) return make_call("gelu_erf", {x}, DataType::float32(), e->span);
     }

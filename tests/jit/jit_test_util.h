@@ -16,6 +16,7 @@
 #include "ir/ir.h"
 #include "tileplay/compiler.h"
 #include "tileplay/interp.h"
+#include "../unit/test_util.h"
 
 namespace tp::jit_test {
 
@@ -32,14 +33,7 @@ inline void require_jit() {
 
 inline std::shared_ptr<const ir::PrimFunc> compile_ir(const std::string& src, std::vector<std::pair<std::string, std::string>> defines,
                                                       const std::string& path = "dsl.py") {
-    CompileRequest req;
-    req.path = path;
-    req.source = src;
-    req.defines = std::move(defines);
-    req.stop_after = Stage::Ir;
-    CompileResult r = compile(req);
-    EXPECT_TRUE(r.ok) << r.render_diagnostics();
-    return r.func;
+    return test_util::compile_text_ir(src, path, "", std::move(defines));
 }
 
 struct Both {

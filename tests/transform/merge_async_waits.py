@@ -1,8 +1,9 @@
-# RUN: %tilec compile %s --emit lowered --print-after=merge-async-waits --pass-config tp.unstage_shared=false 2>&1 | FileCheck %s
+# RUN: %tilec compile %s --emit lowered --print-after=merge-async-waits --pass-config tp.unstage_shared=false --pass-config tp.drop_redundant_copies=false 2>&1 | FileCheck %s
 # Three tile copies into shared memory in a row, outside any pipeline (a layer norm's row,
 # gamma and beta; the 1-D vectors are one-row tiles of 16-byte chunks): all three are issued
 # before one commit and one wait, not each waited for in turn. A copy into a buffer an earlier
-# copy of the run also writes keeps its own wait.
+# copy of the run also writes keeps its own wait. (drop-redundant-copies, which would remove the
+# repeated copies of G, is off.)
 # CHECK-LABEL: IR after merge-async-waits
 # CHECK: T.evaluate(T.tp.call("tp::copy_g2s<1, 1024, 128, half_t, false, true>", T.tp.addr_w(X_s[0, 0])
 # CHECK-NEXT: T.evaluate(T.tp.call("tp::copy_g2s<1, 1024, 128, half_t, false, true>", T.tp.addr_w(G_s[0])

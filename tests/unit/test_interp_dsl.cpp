@@ -11,6 +11,7 @@
 #include "reference/reference.h"
 #include "tileplay/compiler.h"
 #include "tileplay/interp.h"
+#include "test_util.h"
 
 using namespace tp;
 
@@ -48,14 +49,7 @@ def rowcol(M=48, N=80, block_M=16):
 )";
 
 std::shared_ptr<const ir::PrimFunc> compile_ir(const char* src, std::vector<std::pair<std::string, std::string>> defines) {
-    CompileRequest req;
-    req.path = "dsl.py";
-    req.source = src;
-    req.defines = std::move(defines);
-    req.stop_after = Stage::Ir;
-    CompileResult r = compile(req);
-    EXPECT_TRUE(r.ok) << r.render_diagnostics();
-    return r.func;
+    return test_util::compile_text_ir(src, "dsl.py", "", std::move(defines));
 }
 
 void run_gemm(int M, int N, int K, bool ta, bool tb) {

@@ -3,38 +3,19 @@
 // unstage_shared.py holds the kernels and checks the rewritten IR itself).
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "ir/functor.h"
-#include "tileplay/compiler.h"
-#include "tileplay/interp.h"
 #include "target.h"
 #include "transform/unstage_shared.h"
+#include "test_util.h"
 
 using namespace tp;
 
 namespace {
 
-std::string read_kernels() {
-    std::ifstream in(TILEPLAY_SOURCE_DIR "/tests/transform/unstage_shared.py");
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 ir::PrimFuncPtr compile_ir(const std::string& kernel, std::vector<std::pair<std::string, std::string>> defines) {
-    static const std::string src = read_kernels();
-    CompileRequest req;
-    req.path = "unstage_shared.py";
-    req.source = src;
-    req.kernel = kernel;
-    req.defines = std::move(defines);
-    req.stop_after = Stage::Ir;
-    CompileResult r = compile(req);
-    EXPECT_TRUE(r.ok) << r.render_diagnostics();
-    return r.func;
+    return test_util::compile_source_ir("tests/transform/unstage_shared.py", kernel, std::move(defines));
 }
 
 struct SharedAllocs : ir::IRVisitor {
@@ -55,16 +36,7 @@ int shared_allocs(const ir::PrimFunc& f) {
 // pass removed.
 int expect_same_outputs(const ir::PrimFuncPtr& f) {
     ir::PrimFuncPtr g = transform::unstage_shared(f, *parse_target("sm_90a"));
-    std::map<std::string, HostTensor> a, b;
-    EXPECT_TRUE(allocate_args(*f, 5, {}, a, nullptr));
-    EXPECT_TRUE(allocate_args(*g, 5, {}, b, nullptr));
-    InterpReport ra = run_on_cpu(*f, a), rb = run_on_cpu(*g, b);
-    EXPECT_TRUE(ra.ok) << ra.error;
-    EXPECT_TRUE(rb.ok) << rb.error;
-    for (const auto& [name, t] : a) {
-        EXPECT_TRUE(b.count(name)) << name;
-        if (b.count(name)) EXPECT_EQ(t.bytes, b.at(name).bytes) << "tensor " << name << " differs after unstage_shared";
-    }
+    test_util::expect_same_cpu_outputs(*f, *g, "unstage_shared");
     return shared_allocs(*f) - shared_allocs(*g);
 }
 
