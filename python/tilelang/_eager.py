@@ -54,6 +54,26 @@ def _shape_variables(fn):
     return shapes
 
 
+def is_builder_style(func):
+    """Whether the factory builds its kernel itself (TileLang's eager mode: `with T.Kernel(...)`
+    or `T.empty(...)` in its own body) rather than returning a @T.prim_func (lazy mode); TileLang
+    runs an eager factory when it is called. False where the source cannot be read."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    fn = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    if fn is None:
+        return False
+    for node in ast.walk(fn):
+        if node is not fn and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                (d.func if isinstance(d, ast.Call) else d).__class__ is ast.Attribute
+                and (d.func if isinstance(d, ast.Call) else d).attr == "prim_func" for d in node.decorator_list):
+            return False
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("Kernel", "empty")
+               for n in ast.walk(fn))
+
+
 def _is_t_const(node):
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "const"
 

@@ -9,7 +9,7 @@ import weakref
 
 import tileplay
 
-from ._eager import tensor_symbols
+from ._eager import is_builder_style, tensor_symbols
 from .profiler import Profiler, TensorSupplyType
 
 _UNREAD = object()
@@ -78,6 +78,7 @@ class JITFactory:
         self.signature = inspect.signature(func)
         self.cache = {}
         self._source_dims = _UNREAD  # tensor_symbols(func), read when first needed
+        self._builder_style = None  # is_builder_style(func), read when first needed
         functools.update_wrapper(self, func)
         JITFactory._all.add(self)
 
@@ -131,7 +132,12 @@ class JITFactory:
         defines = self.defines(args, kwargs)
         tensors = {k: v for k, v in defines.items() if _is_tensor(v)}
         if not tensors:
-            return self._kernel(defines)
+            kernel = self._kernel(defines)
+            # TileLang's eager mode: a factory that builds its kernel itself runs when called,
+            # even without tensors to pass (its outputs come from T.empty).
+            if self._builder_style is None:
+                self._builder_style = is_builder_style(self.func)
+            return kernel() if self._builder_style else kernel
         kernel, order = self.specialize(defines, tensors)
         return kernel(*order)
 
@@ -201,9 +207,10 @@ class JITFactory:
         return out
 
     def get_tir(self, *args, **kwargs):
-        """The kernel's @T.prim_func for these arguments, as tilelang.compile() takes it."""
+        """The kernel's @T.prim_func for these arguments, as tilelang.compile() takes it; an
+        eager-style factory's tensors may be left out (its T.const symbols named), as in compile."""
         from .language import PrimFunc
-        return PrimFunc.of_factory(self.func, self.path, self.defines(args, kwargs))
+        return PrimFunc.of_factory(self.func, self.path, self.defines(args, kwargs, partial=True))
 
 
 def _is_tensor(v):

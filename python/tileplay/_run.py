@@ -22,6 +22,15 @@ def is_torch_cuda(a):
 _DIM = object()
 
 
+def torch_cuda_available():
+    """Whether torch is installed and sees a CUDA device."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    return torch.cuda.is_available()
+
+
 def _plan(kernel, args):
     """The argument for each parameter in signature order: the caller's, None for an output to
     allocate, _DIM for a dimension. Callers pass the inputs, or every non-dimension parameter."""
@@ -107,7 +116,7 @@ def call_numpy(kernel, args):
 def call_torch(kernel, args):
     import torch
     given = _plan(kernel, args)
-    device = next(a.device for a in args if is_torch_cuda(a))
+    device = next((a.device for a in args if is_torch_cuda(a)), None) or torch.device("cuda", torch.cuda.current_device())
     made, tensors, scalars = [], [], []
     for p, a in zip(kernel.params, given):
         if p.is_scalar:

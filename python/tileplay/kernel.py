@@ -218,11 +218,12 @@ class Kernel:
 
     def __call__(self, *args):
         """Runs the kernel: on torch CUDA tensors it launches on torch's current stream, else on
-        numpy arrays with the CPU interpreter. Pass the inputs (then the outputs out_idx names
+        numpy arrays with the CPU interpreter (a kernel called with no arguments at all runs on the
+        GPU where torch has one, else on the CPU). Pass the inputs (then the outputs out_idx names
         are allocated and returned: one array, or a list) or every parameter (run in place,
         returns None). Scalar parameters take Python numbers in their place."""
         from . import _run
-        if any(_run.is_torch_cuda(a) for a in args):
+        if any(_run.is_torch_cuda(a) for a in args) or (not args and _run.torch_cuda_available()):
             return _run.call_torch(self, args)
         return _run.call_numpy(self, args)
 

@@ -158,6 +158,16 @@ KERNELS = textwrap.dedent("""\
                     for h in T.serial(heads):
                         Out[bx * block + i] += acc[i * heads + h]
         return Out
+
+
+    @tilelang.jit
+    def eager_iota(M=40, block: int = 16):
+        Out = T.empty((M,), "int32")
+        with T.Kernel(T.ceildiv(M, block), threads=block) as bx:
+            for i in T.Parallel(block):
+                if bx * block + i < M:
+                    Out[bx * block + i] = bx * block + i
+        return Out
     """)
 
 
@@ -230,6 +240,14 @@ class Compile(_Kernels):
         w = np.arange(6 * 4, dtype=np.float32).reshape(6, 4)
         want = (q.reshape(6, 4, 3).sum(axis=2) * w).sum(axis=1)
         np.testing.assert_allclose(self.mod.eager_head_sums(q, w), want, rtol=1e-5)
+
+    def test_eager_factory_without_tensors_runs_when_called(self):
+        # TileLang's eager mode: the factory builds its kernel itself, so a call runs it (on the
+        # CPU here: no torch GPU) and returns its T.empty output; get_tir leaves tensors out.
+        np.testing.assert_array_equal(self.mod.eager_iota(40), np.arange(40, dtype=np.int32))
+        self.assertEqual(self.mod.eager_add.get_tir(block=16).args, {"block": 16})
+        lazy = tilelang.jit(out_idx=[-1])(self.mod.scale_add)(64)  # returns its @T.prim_func: a kernel
+        self.assertIsInstance(lazy, tilelang.JITKernel)
 
     def test_eager_kernel_on_arrays_binds_shapes(self):
         a = np.random.default_rng(0).standard_normal((40, 24)).astype(np.float32)
