@@ -69,6 +69,7 @@ class AutoTuneFactory:
         key = tuple(sorted((k, repr(v) if k not in tensors else _shape_key(v)) for k, v in bound.items()))
         if key not in self.cache:
             best, self.last_errors = None, []
+            _precompile(self.factory, tensors, [{**bound, **c} for c in configs])
             for config in configs:
                 try:
                     kernel, call_args = _build(self.factory, {**bound, **config}, tensors)
@@ -98,6 +99,28 @@ def _build(factory, defines, tensors):
     if not tensors:
         return factory.build(defines, pass_configs), None
     return factory.specialize(defines, tensors, pass_configs)
+
+
+def _precompile(factory, tensors, configs):
+    """Compiles every configuration's kernel at once on a thread pool before any is timed, as
+    TileLang's autotuner does: libtileplay compiles outside the GIL, so a space of dozens of
+    configurations is not a serial queue of NVRTC runs. Errors are left for the timing loop,
+    which builds each kernel again (from the factory's cache) and reports them."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+    from tileplay import _run
+    gpu = any(_run.is_torch_cuda(t) for t in tensors.values()) or (not tensors and _run.torch_cuda_available())
+
+    def one(config):
+        try:
+            kernel = _build(factory, config, tensors)[0]
+            kernel.kernel._compile("cubin" if gpu else "ir")
+        except Exception:  # noqa: BLE001 - reported by the timing loop
+            pass
+
+    if len(configs) > 1:
+        with ThreadPoolExecutor(max_workers=min(len(configs), os.cpu_count() or 1)) as pool:
+            list(pool.map(one, configs))
 
 
 def _shape_key(tensor):
@@ -182,6 +205,7 @@ class AutoTuner:
         factory = self._factory()
         configs = list(self.configs() if callable(self.configs) else self.configs)
         best, self.errors = None, []
+        _precompile(factory, {}, [dict(c) for c in configs])
         for config in configs:
             config = dict(config)
             try:
