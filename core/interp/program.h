@@ -172,6 +172,9 @@ InterpReport run_one_launch(const ir::PrimFunc& f, std::map<std::string, HostTen
 // (a tile op on shared, fragment or global tiles, a T.Parallel loop); the fibers' barrier; one
 // block run as its threads.
 bool thread_level(const ir::PrimFunc& f);
+// Whether a thread-level kernel has roles split by hand (tile ops or mbarrier operations in a
+// branch on an interval of the thread index), which only the interpreter's fibers run.
+bool hand_split_roles(const ir::PrimFunc& f);
 bool block_wide(const ir::Stmt& s);
 // Whether `cond` tests the one-dimensional block's thread index `tid` against constants
 // (`tx < 128`, `tx >= 128 and tx < 256`): then the threads of `cur` each branch runs on (the

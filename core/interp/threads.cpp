@@ -337,103 +337,116 @@ bool thread_interval(const ir::Expr& cond, const ir::VarNode* tid, ThreadRange c
     return true;
 }
 
+namespace {
+
+// What thread_level and hand_split_roles read off a kernel.
+struct Scan : ir::IRVisitor {
+    std::set<const ir::VarNode*> tainted;  // thread indices and lets computed from them
+    bool reads = false, blocked = false;
+    int divergent = 0;  // depth of control flow that depends on the thread index
+    // A one-dimensional block's thread index, and the interval of it the code at hand runs
+    // on (a role the user split by hand); whether a role holds a tile op or an mbarrier wait.
+    const ir::VarNode* tid = nullptr;
+    ThreadRange range;
+    bool roles = false, barriers = false;
+    bool reads_thread(const ir::Expr& e) {
+        struct R : ir::IRVisitor {
+            const std::set<const ir::VarNode*>* t;
+            bool hit = false;
+            void visit_Var(const ir::VarNode& n, const ir::Expr&) override { hit |= t->count(&n) > 0; }
+        } r;
+        r.t = &tainted;
+        if (e) r.visit(e);
+        return r.hit;
+    }
+    int64_t block = 0;
+    bool in_role() const { return tid && (range.lo > 0 || range.hi < block); }
+    void visit_KernelLaunch(const ir::KernelLaunchNode& n, const ir::Stmt& s) override {
+        for (const auto& v : n.thread_vars) tainted.insert(v.get());
+        block = n.num_threads();
+        if (!n.thread_vars.empty() && !n.threads.empty() && n.threads[0] == block) tid = n.thread_vars[0].get();
+        range = {0, block};
+        ir::IRVisitor::visit_KernelLaunch(n, s);
+    }
+    void visit_Var(const ir::VarNode& n, const ir::Expr&) override { reads |= tainted.count(&n) > 0; }
+    void visit_LetStmt(const ir::LetStmtNode& n, const ir::Stmt& s) override {
+        if (reads_thread(n.value)) tainted.insert(n.var.get());
+        ir::IRVisitor::visit_LetStmt(n, s);
+    }
+    void collective() {
+        blocked |= divergent > 0;
+        roles |= in_role();
+    }
+    void visit_IfThenElse(const ir::IfThenElseNode& n, const ir::Stmt& s) override {
+        ThreadRange then_r, else_r;
+        if (divergent == 0 && reads_thread(n.cond) && thread_interval(n.cond, tid, range, then_r, else_r)) {
+            reads = true;
+            const ThreadRange saved = range;
+            range = then_r;
+            visit_stmt(n.then_case);
+            range = else_r;
+            const bool whole = else_r.lo >= 0;
+            divergent += !whole;
+            if (n.else_case) visit_stmt(n.else_case);
+            divergent -= !whole;
+            range = saved;
+            return;
+        }
+        const bool d = reads_thread(n.cond);
+        divergent += d;
+        ir::IRVisitor::visit_IfThenElse(n, s);
+        divergent -= d;
+    }
+    void visit_While(const ir::WhileNode& n, const ir::Stmt& s) override {
+        const bool d = reads_thread(n.cond);
+        divergent += d;
+        ir::IRVisitor::visit_While(n, s);
+        divergent -= d;
+    }
+    void visit_For(const ir::ForNode& n, const ir::Stmt& s) override {
+        if (n.for_kind == ir::ForKind::Parallel) return ir::IRVisitor::visit_For(n, s);  // block-wide (visit_stmt)
+        const bool d = reads_thread(n.min) || reads_thread(n.extent);
+        divergent += d;
+        ir::IRVisitor::visit_For(n, s);
+        divergent -= d;
+    }
+    void visit_RoleBlock(const ir::RoleBlockNode& n, const ir::Stmt& s) override {
+        blocked = true;  // warp-group roles keep their own program-order model
+        ir::IRVisitor::visit_RoleBlock(n, s);
+    }
+    void visit_BarrierOp(const ir::BarrierOpNode& n, const ir::Stmt& s) override {
+        // mbarriers keep the program-order model unless roles split by hand use them.
+        barriers = true;
+        roles |= in_role();
+        ir::IRVisitor::visit_BarrierOp(n, s);
+    }
+    void visit_Call(const ir::CallNode& n, const ir::Expr& e) override {
+        blocked |= n.op == "named_barrier";  // a barrier of some threads: no fiber model of it
+        if (n.op == "__syncthreads") collective();
+        if (n.op == "warp_shuffle") {  // an exchange between threads: only threads can run it
+            reads = true;
+            collective();
+        }
+        ir::IRVisitor::visit_Call(n, e);
+    }
+    void visit_stmt(const ir::Stmt& s) override {
+        if (block_wide(s)) collective();
+        ir::IRVisitor::visit_stmt(s);
+    }
+};
+
+}  // namespace
+
 bool thread_level(const ir::PrimFunc& f) {
-    struct Scan : ir::IRVisitor {
-        std::set<const ir::VarNode*> tainted;  // thread indices and lets computed from them
-        bool reads = false, blocked = false;
-        int divergent = 0;  // depth of control flow that depends on the thread index
-        // A one-dimensional block's thread index, and the interval of it the code at hand runs
-        // on (a role the user split by hand); whether a role holds a tile op or an mbarrier wait.
-        const ir::VarNode* tid = nullptr;
-        ThreadRange range;
-        bool roles = false, barriers = false;
-        bool reads_thread(const ir::Expr& e) {
-            struct R : ir::IRVisitor {
-                const std::set<const ir::VarNode*>* t;
-                bool hit = false;
-                void visit_Var(const ir::VarNode& n, const ir::Expr&) override { hit |= t->count(&n) > 0; }
-            } r;
-            r.t = &tainted;
-            if (e) r.visit(e);
-            return r.hit;
-        }
-        int64_t block = 0;
-        bool in_role() const { return tid && (range.lo > 0 || range.hi < block); }
-        void visit_KernelLaunch(const ir::KernelLaunchNode& n, const ir::Stmt& s) override {
-            for (const auto& v : n.thread_vars) tainted.insert(v.get());
-            block = n.num_threads();
-            if (!n.thread_vars.empty() && !n.threads.empty() && n.threads[0] == block) tid = n.thread_vars[0].get();
-            range = {0, block};
-            ir::IRVisitor::visit_KernelLaunch(n, s);
-        }
-        void visit_Var(const ir::VarNode& n, const ir::Expr&) override { reads |= tainted.count(&n) > 0; }
-        void visit_LetStmt(const ir::LetStmtNode& n, const ir::Stmt& s) override {
-            if (reads_thread(n.value)) tainted.insert(n.var.get());
-            ir::IRVisitor::visit_LetStmt(n, s);
-        }
-        void collective() {
-            blocked |= divergent > 0;
-            roles |= in_role();
-        }
-        void visit_IfThenElse(const ir::IfThenElseNode& n, const ir::Stmt& s) override {
-            ThreadRange then_r, else_r;
-            if (divergent == 0 && reads_thread(n.cond) && thread_interval(n.cond, tid, range, then_r, else_r)) {
-                reads = true;
-                const ThreadRange saved = range;
-                range = then_r;
-                visit_stmt(n.then_case);
-                range = else_r;
-                const bool whole = else_r.lo >= 0;
-                divergent += !whole;
-                if (n.else_case) visit_stmt(n.else_case);
-                divergent -= !whole;
-                range = saved;
-                return;
-            }
-            const bool d = reads_thread(n.cond);
-            divergent += d;
-            ir::IRVisitor::visit_IfThenElse(n, s);
-            divergent -= d;
-        }
-        void visit_While(const ir::WhileNode& n, const ir::Stmt& s) override {
-            const bool d = reads_thread(n.cond);
-            divergent += d;
-            ir::IRVisitor::visit_While(n, s);
-            divergent -= d;
-        }
-        void visit_For(const ir::ForNode& n, const ir::Stmt& s) override {
-            if (n.for_kind == ir::ForKind::Parallel) return ir::IRVisitor::visit_For(n, s);  // block-wide (visit_stmt)
-            const bool d = reads_thread(n.min) || reads_thread(n.extent);
-            divergent += d;
-            ir::IRVisitor::visit_For(n, s);
-            divergent -= d;
-        }
-        void visit_RoleBlock(const ir::RoleBlockNode& n, const ir::Stmt& s) override {
-            blocked = true;  // warp-group roles keep their own program-order model
-            ir::IRVisitor::visit_RoleBlock(n, s);
-        }
-        void visit_BarrierOp(const ir::BarrierOpNode& n, const ir::Stmt& s) override {
-            // mbarriers keep the program-order model unless roles split by hand use them.
-            barriers = true;
-            roles |= in_role();
-            ir::IRVisitor::visit_BarrierOp(n, s);
-        }
-        void visit_Call(const ir::CallNode& n, const ir::Expr& e) override {
-            blocked |= n.op == "named_barrier";  // a barrier of some threads: no fiber model of it
-            if (n.op == "__syncthreads") collective();
-            if (n.op == "warp_shuffle") {  // an exchange between threads: only threads can run it
-                reads = true;
-                collective();
-            }
-            ir::IRVisitor::visit_Call(n, e);
-        }
-        void visit_stmt(const ir::Stmt& s) override {
-            if (block_wide(s)) collective();
-            ir::IRVisitor::visit_stmt(s);
-        }
-    } scan;
+    Scan scan;
     scan.visit(f.body);
     return scan.reads && !scan.blocked && (!scan.barriers || scan.roles);
+}
+
+bool hand_split_roles(const ir::PrimFunc& f) {
+    Scan scan;
+    scan.visit(f.body);
+    return scan.reads && !scan.blocked && scan.roles;
 }
 
 }  // namespace tp::interp
