@@ -166,10 +166,11 @@ CStmtP compile_role_or_barrier(Program& p, const ir::Stmt& s);
 // once per launch, in program order, on the same arguments.
 InterpReport run_one_launch(const ir::PrimFunc& f, std::map<std::string, HostTensor>& args, const InterpOptions& opts);
 
-// Thread mode (threads.cpp). Whether a kernel reads its thread index in per-thread code and
-// has no block-wide statement under control flow that depends on it (nor warp roles or named
-// barriers): such a kernel runs each block as its threads. Whether a statement is block-wide
-// (a tile op on shared, fragment or global tiles, a T.Parallel loop); the fibers' barrier; one
+// Thread mode (thread_scan.cpp, threads.cpp). Whether a kernel reads its thread index in
+// per-thread code and has no block-wide statement under control flow that depends on it other
+// than a role split by hand (nor `T.ws` roles or named barriers, nor mbarriers outside such
+// roles): such a kernel runs each block as its threads. Whether a statement is block-wide (a
+// tile op on shared, fragment or global tiles, a T.Parallel loop); the fibers' barrier; one
 // block run as its threads.
 bool thread_level(const ir::PrimFunc& f);
 // Whether a thread-level kernel has roles split by hand (tile ops or mbarrier operations in a
