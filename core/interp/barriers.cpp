@@ -1,5 +1,7 @@
 // The interpreter's warp-group roles and mbarriers. A block runs as one program, so the roles
-// of `with T.ws(i)` run in program order, one after the other. An mbarrier keeps its completed
+// of `with T.ws(i)` run in program order, one after the other (roles split by hand with
+// `if tx < 128:` run as threads, threads.cpp: there a wait parks its thread until the phase
+// completes, and each thread's arrive is one arrival). An mbarrier keeps its completed
 // phases and the arrivals of its current phase in its buffer element (phase * 2^21 + arrived;
 // both exact in a double). An arrive counts one arrival per thread that runs it: the role's
 // threads inside `T.ws`, the block's outside. A wait for a phase that program order has not
@@ -58,6 +60,11 @@ struct BarrierStmt : CStmt {
             case ir::BarrierKind::Wait: {
                 int64_t parity = value->i(fr) & 1;
                 // The phase of this parity is done when it is the one before the current phase.
+                // Thread mode: the thread parks until the other roles' arrivals complete the phase.
+                if ((phases & 1) == parity && fr.fibers) {
+                    fiber_wait_phase(fr, &w, parity, count, buf->name + "[" + std::to_string(i) + "]", span);
+                    phases = static_cast<int64_t>(w) / kPhaseUnit;
+                }
                 if ((phases & 1) != parity) {
                     // Publishes the TMA loads that completed on it; every thread of a block
                     // without roles waits here after arriving, as at a barrier.
@@ -69,8 +76,7 @@ struct BarrierStmt : CStmt {
                     }
                     return;
                 }
-                std::string held = "it has completed " + std::to_string(phases) + " phase(s) and holds " + std::to_string(arrived) + " of the " +
-                                   std::to_string(count) + " arrivals that complete the next";
+                std::string held = mbarrier_held(w, count);
                 throw_diag(fr, DiagKind::BarrierWaitNeverCompletes, span,
                            {buf->name + "[" + std::to_string(i) + "]", std::to_string(parity), block_text(fr), held});
             }
@@ -79,6 +85,14 @@ struct BarrierStmt : CStmt {
 };
 
 }  // namespace
+
+bool mbarrier_phase_done(double word, int64_t parity) { return ((static_cast<int64_t>(word) / kPhaseUnit) & 1) != (parity & 1); }
+
+std::string mbarrier_held(double word, int64_t count) {
+    const auto state = static_cast<int64_t>(word);
+    return "it has completed " + std::to_string(state / kPhaseUnit) + " phase(s) and holds " + std::to_string(state % kPhaseUnit) + " of the " +
+           std::to_string(count) + " arrivals that complete the next";
+}
 
 int64_t mbarrier_phases(const Frame& fr, int slot, int64_t index) {
     const BufView& v = fr.bufs[static_cast<size_t>(slot)];
@@ -115,7 +129,8 @@ CStmtP compile_role_or_barrier(Program& p, const ir::Stmt& s) {
     n->slot = p.buffer_slot(b->barrier);
     n->index = compile_expr(p, b->index);
     if (b->value) n->value = compile_expr(p, b->value);
-    n->arrivals = p.role_threads ? p.role_threads : p.block_threads;
+    // Thread mode: every thread that runs an arrive is one arrival of its own.
+    n->arrivals = p.thread_mode && p.block_wide_depth == 0 ? 1 : p.role_threads ? p.role_threads : p.block_threads;
     return n;
 }
 

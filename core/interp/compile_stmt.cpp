@@ -167,18 +167,21 @@ struct Eval : CStmt {
 };
 
 // Thread mode: a block-wide statement. Every thread arrives, thread 0 runs it, every thread
-// goes on after it; a barrier (__syncthreads) is the arrival alone.
+// goes on after it; a barrier (__syncthreads) is the arrival alone. Inside a role the user split
+// by hand, the role's threads arrive and its first thread runs it.
 struct Collective : CStmt {
     CStmtP inner;
     bool barrier_only = false;
+    ThreadRange range;
     void exec(Frame& fr) const override {
         if (!fr.fibers) return inner->exec(fr);
-        fiber_barrier(fr, this, span);
-        // Thread 0 resumes first after the barrier, before any thread runs past it.
-        if (barrier_only && fr.races && fr.thread_rank == 0) fr.races->barrier();
+        const int64_t first = range.hi > range.lo ? range.lo : 0;
+        fiber_barrier(fr, this, span, range.lo, range.hi);
+        // The first thread resumes first after the barrier, before any thread runs past it.
+        if (barrier_only && fr.races && fr.thread_rank == first) fr.races->barrier();
         if (barrier_only) return;
-        if (fr.thread_rank == 0) inner->exec(fr);
-        fiber_barrier(fr, reinterpret_cast<const char*>(this) + 1, span);
+        if (fr.thread_rank == first) inner->exec(fr);
+        fiber_barrier(fr, reinterpret_cast<const char*>(this) + 1, span, range.lo, range.hi);
     }
 };
 
@@ -264,6 +267,7 @@ static CStmtP compile_stmt_synced(Program& p, const ir::Stmt& s) {
     n->inner = compile_stmt_inner(p, s);
     --p.block_wide_depth;
     n->barrier_only = sync;
+    n->range = p.range;
     n->span = s->span;
     return n;
 }
@@ -317,8 +321,16 @@ CStmtP compile_stmt_inner(Program& p, const ir::Stmt& s) {
             auto* i = s->as<ir::IfThenElseNode>();
             auto n = std::make_unique<If>();
             n->cond = compile_expr(p, i->cond);
+            // Thread mode: a branch on an interval of the thread index is a role of its own.
+            ThreadRange then_r{0, 0}, else_r{0, 0};
+            const ThreadRange saved = p.range;
+            const ThreadRange cur = p.range.hi > p.range.lo ? p.range : ThreadRange{0, p.block_threads};
+            const bool role = p.thread_mode && p.block_wide_depth == 0 && thread_interval(i->cond, p.tid, cur, then_r, else_r);
+            if (role) p.range = then_r;
             n->then_s = compile_stmt(p, i->then_case);
+            if (role) p.range = else_r.lo >= 0 ? else_r : saved;
             if (i->else_case) n->else_s = compile_stmt(p, i->else_case);
+            p.range = saved;
             out = std::move(n);
             break;
         }
@@ -378,6 +390,7 @@ CStmtP compile_stmt_inner(Program& p, const ir::Stmt& s) {
             p.block_vars = k->block_vars;
             p.thread_vars = k->thread_vars;
             p.block_threads = k->num_threads();
+            p.tid = !k->thread_vars.empty() && !k->threads.empty() && k->threads[0] == p.block_threads ? k->thread_vars[0].get() : nullptr;
             n->thread_extents = k->threads;
             n->thread_mode = p.thread_mode;
             n->body = compile_stmt(p, k->body);

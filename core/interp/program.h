@@ -116,6 +116,11 @@ struct BufferInfo {
     bool global = false;
 };
 
+// The threads [lo, hi) of a role the user split by hand (hi > lo), or no interval (lo < 0).
+struct ThreadRange {
+    int64_t lo = 0, hi = 0;
+};
+
 // The compiled kernel plus the tables the compiler filled.
 struct Program {
     std::string file;  // for diagnostics
@@ -134,6 +139,10 @@ struct Program {
     // While compiling: threads of the block, and of the enclosing `T.ws` role (0 outside one);
     // an mbarrier arrive counts one arrival per thread that runs it.
     int64_t block_threads = 1, role_threads = 0;
+    // Thread mode: the threads the code being compiled runs on (a role split by hand with
+    // `if tx < 128:`), whose first thread runs its tile ops; the whole block when hi <= lo.
+    ThreadRange range;
+    const ir::VarNode* tid = nullptr;  // a one-dimensional block's thread index
     // --check-races: compile the checking variants of shared loads, stores, T.Parallel loops
     // and barriers (a run without the flag runs the plain closures and pays nothing).
     bool check_races = false;
@@ -157,14 +166,28 @@ CStmtP compile_role_or_barrier(Program& p, const ir::Stmt& s);
 // once per launch, in program order, on the same arguments.
 InterpReport run_one_launch(const ir::PrimFunc& f, std::map<std::string, HostTensor>& args, const InterpOptions& opts);
 
-// Thread mode (threads.cpp). Whether a kernel reads its thread index in per-thread code and
-// has no block-wide statement under control flow that depends on it (nor warp roles or named
-// barriers): such a kernel runs each block as its threads. Whether a statement is block-wide
-// (a tile op on shared, fragment or global tiles, a T.Parallel loop); the fibers' barrier; one
+// Thread mode (thread_scan.cpp, threads.cpp). Whether a kernel reads its thread index in
+// per-thread code and has no block-wide statement under control flow that depends on it other
+// than a role split by hand (nor `T.ws` roles or named barriers, nor mbarriers outside such
+// roles): such a kernel runs each block as its threads. Whether a statement is block-wide (a
+// tile op on shared, fragment or global tiles, a T.Parallel loop); the fibers' barrier; one
 // block run as its threads.
 bool thread_level(const ir::PrimFunc& f);
+// Whether a thread-level kernel has roles split by hand (tile ops or mbarrier operations in a
+// branch on an interval of the thread index), which only the interpreter's fibers run.
+bool hand_split_roles(const ir::PrimFunc& f);
 bool block_wide(const ir::Stmt& s);
-void fiber_barrier(Frame& fr, const void* at, Span span);
+// Whether `cond` tests the one-dimensional block's thread index `tid` against constants
+// (`tx < 128`, `tx >= 128 and tx < 256`): then the threads of `cur` each branch runs on (the
+// else branch's is no interval when the then branch sits inside `cur`).
+bool thread_interval(const ir::Expr& cond, const ir::VarNode* tid, ThreadRange cur, ThreadRange& then_r, ThreadRange& else_r);
+// A barrier of the threads [lo, hi) (the block's when hi <= lo), keyed by `at`.
+void fiber_barrier(Frame& fr, const void* at, Span span, int64_t lo = 0, int64_t hi = 0);
+// Parks the thread until the mbarrier word's phase of `parity` completes (barriers.cpp checks
+// it); `what` and `count` name the barrier when that never happens.
+void fiber_wait_phase(Frame& fr, const double* word, int64_t parity, int64_t count, std::string what, Span span);
+bool mbarrier_phase_done(double word, int64_t parity);
+std::string mbarrier_held(double word, int64_t count);
 // A warp shuffle in thread mode: every thread posts `v`, then reads the value of lane `lane` of
 // its segment of `width` lanes (two barriers of the block's threads, keyed by `key`).
 double warp_exchange(Frame& fr, double v, int64_t lane, int64_t width, const void* key, Span span);

@@ -6,15 +6,20 @@
 // __syncthreads is a barrier of the fibers. Shared and fragment buffers are the block's
 // (thread 0's allocation), local ones each thread's own. Threads that reach different
 // barriers or tile ops stop the run with a located error rather than a silent wrong result.
+// Roles the user splits by hand (`if tx < 128:` ... `else:` with mbarriers between them) run
+// concurrently: a tile op inside a branch on an interval of the thread index is the role's,
+// whose threads all arrive and whose first thread runs it; an mbarrier wait parks its thread
+// until the arrivals of the other roles complete the phase, so a producer and its consumers
+// hand tiles back and forth as on the GPU. A block whose threads all wait with no phase that
+// can complete is a deadlock, reported at the wait.
 #include <ucontext.h>
 
+#include <algorithm>
 #include <exception>
+#include <map>
 #include <memory>
-#include <set>
-#include <variant>
 
 #include "interp/program.h"
-#include "ir/functor.h"
 
 namespace tp::interp {
 
@@ -30,6 +35,11 @@ struct Fiber {
     Frame frame;
     const void* at = nullptr;  // the barrier it waits at; null while it runs
     Span at_span;
+    int64_t lo = 0, hi = 0;  // the threads that meet at `at` (a role's or the block's)
+    // An mbarrier wait: the word it polls (null at a barrier of threads), and what it waits for.
+    const double* word = nullptr;
+    int64_t parity = 0, count = 0;
+    std::string what;
     bool done = false;
     std::exception_ptr error;
 };
@@ -74,39 +84,29 @@ void abort_all(Fibers& fs) {
 
 }  // namespace
 
-bool block_wide(const ir::Stmt& s) {
-    std::vector<const ir::BufferNode*> bufs;
-    if (auto* c = s->as<ir::CopyOpNode>())
-        bufs = {c->src.buffer.get(), c->dst.buffer.get()};
-    else if (auto* g = s->as<ir::GemmOpNode>())
-        bufs = {g->A.buffer.get(), g->B.buffer.get(), g->C.buffer.get()};
-    else if (auto* f = s->as<ir::FillOpNode>())
-        bufs = {f->dst.buffer.get()};
-    else if (auto* r = s->as<ir::ReduceOpNode>())
-        bufs = {r->src.get(), r->dst.get()};
-    else if (auto* a = s->as<ir::AtomicAddOpNode>()) {
-        auto* src = std::get_if<ir::BufferRegion>(&a->src);
-        if (!src) return false;  // one element added by each thread that runs it
-        bufs = {a->dst.buffer.get(), src->buffer.get()};
-    } else if (auto* p = s->as<ir::PrintOpNode>()) {
-        if (auto* b = std::get_if<ir::Buffer>(&p->value)) bufs = {b->get()};
-    } else if (auto* f = s->as<ir::ForNode>()) {
-        return f->for_kind == ir::ForKind::Parallel;
-    } else {
-        return false;
-    }
-    // A tile op on a thread's own local buffers is that thread's.
-    for (const auto* b : bufs)
-        if (b->scope == ir::Scope::Local || b->scope == ir::Scope::Var) return false;
-    return true;
-}
-
-void fiber_barrier(Frame& fr, const void* at, Span span) {
+void fiber_barrier(Frame& fr, const void* at, Span span, int64_t lo, int64_t hi) {
     Fibers& fs = *fr.fibers;
     Fiber& me = fs.f[static_cast<size_t>(fr.thread_rank)];
     me.at = at;
     me.at_span = span;
+    me.lo = lo;
+    me.hi = hi > lo ? hi : static_cast<int64_t>(fs.f.size());
+    me.word = nullptr;
     swapcontext(&me.ctx, &fs.main);
+    if (fs.abort) throw Aborted{};
+}
+
+void fiber_wait_phase(Frame& fr, const double* word, int64_t parity, int64_t count, std::string what, Span span) {
+    Fibers& fs = *fr.fibers;
+    Fiber& me = fs.f[static_cast<size_t>(fr.thread_rank)];
+    me.at = word;
+    me.at_span = span;
+    me.word = word;
+    me.parity = parity;
+    me.count = count;
+    me.what = std::move(what);
+    swapcontext(&me.ctx, &fs.main);
+    me.word = nullptr;
     if (fs.abort) throw Aborted{};
 }
 
@@ -123,6 +123,63 @@ double warp_exchange(Frame& fr, double v, int64_t lane, int64_t width, const voi
     fiber_barrier(fr, static_cast<const char*>(key) + 1, span);  // every lane has read before the next write
     return r;
 }
+
+namespace {
+
+// Lets go every fiber whose wait is over: the threads of a barrier once all of its group wait
+// there, an mbarrier wait once its phase completed. False when every fiber has finished; a
+// block where some wait and none can go on is a deadlock (or threads that diverged), reported
+// at a wait.
+bool release_waiting(Fibers& fs) {
+    std::map<const void*, int64_t> met;  // threads waiting at each barrier of threads
+    bool any = false, moved = false;
+    for (const auto& fb : fs.f)
+        if (!fb.done) {
+            any = true;
+            if (!fb.word) ++met[fb.at];
+        }
+    if (!any) return false;
+    for (auto& fb : fs.f) {
+        if (fb.done) continue;
+        const bool go = fb.word ? mbarrier_phase_done(*fb.word, fb.parity) : met[fb.at] == fb.hi - fb.lo;
+        if (go) {
+            fb.at = nullptr;
+            moved = true;
+        }
+    }
+    if (moved) return true;
+    const Fiber* wait = nullptr;
+    for (const auto& fb : fs.f)
+        if (!fb.done && fb.word && !wait) wait = &fb;
+    if (wait) {
+        Frame& fr = fs.f[static_cast<size_t>(wait - fs.f.data())].frame;
+        const std::string what = wait->what, held = mbarrier_held(*wait->word, wait->count);
+        const Span at = wait->at_span;
+        const int64_t parity = wait->parity;
+        abort_all(fs);
+        throw_diag(fr, DiagKind::MbarrierDeadlock, at, {what, std::to_string(parity), block_text(fr), held});
+    }
+    // Threads wait at barriers of threads that some of their group never reach.
+    const Fiber* waiting = nullptr;
+    const Fiber* other = nullptr;
+    for (const auto& fb : fs.f) {
+        if (fb.done) continue;
+        if (!waiting)
+            waiting = &fb;
+        else if (fb.at != waiting->at && !other)
+            other = &fb;
+    }
+    const size_t w = static_cast<size_t>(waiting - fs.f.data());
+    const std::string what =
+        other ? "thread " + std::to_string(other - fs.f.data()) + " waits at another one (line " + std::to_string(other->at_span.begin.line) + ")"
+              : "some threads have finished the kernel";
+    Frame& fr = fs.f[w].frame;
+    const Span at = waiting->at_span;
+    abort_all(fs);
+    throw_diag(fr, DiagKind::ThreadsDiverge, at, {std::to_string(w), what});
+}
+
+}  // namespace
 
 void run_block_threads(Frame& fr, const CStmt& body, const std::vector<VarSlot>& thread_vars, const std::vector<int64_t>& extents) {
     int64_t n = 1;
@@ -174,107 +231,16 @@ void run_block_threads(Frame& fr, const CStmt& body, const std::vector<VarSlot>&
     for (;;) {
         for (size_t t = 0; t < fs.f.size(); ++t)
             if (!fs.f[t].done && !fs.f[t].at) resume(fs, t);
-        // Every fiber now waits at a barrier or has finished.
+        // Every fiber now waits at a barrier or an mbarrier phase, or has finished.
         for (auto& fb : fs.f)
             if (fb.error) {
                 std::exception_ptr e = fb.error;
                 abort_all(fs);
                 std::rethrow_exception(e);
             }
-        const Fiber* waiting = nullptr;
-        const Fiber* other = nullptr;
-        for (const auto& fb : fs.f) {
-            if (fb.done) continue;
-            if (!waiting)
-                waiting = &fb;
-            else if (fb.at != waiting->at)
-                other = &fb;
-        }
-        if (!waiting) break;
-        bool finished = false;
-        for (const auto& fb : fs.f) finished |= fb.done;
-        if (other || finished) {
-            const size_t w = static_cast<size_t>(waiting - fs.f.data());
-            const std::string what = other ? "thread " + std::to_string(other - fs.f.data()) + " waits at another one (line " +
-                                                 std::to_string(other->at_span.begin.line) + ")"
-                                           : "some threads have finished the kernel";
-            Span at = waiting->at_span;
-            abort_all(fs);
-            throw_diag(fr, DiagKind::ThreadsDiverge, at, {std::to_string(w), what});
-        }
-        for (auto& fb : fs.f) fb.at = nullptr;
+        if (!release_waiting(fs)) break;
     }
     for (auto& fb : fs.f) fr.prints += fb.frame.prints;
-}
-
-bool thread_level(const ir::PrimFunc& f) {
-    struct Scan : ir::IRVisitor {
-        std::set<const ir::VarNode*> tainted;  // thread indices and lets computed from them
-        bool reads = false, blocked = false;
-        int divergent = 0;  // depth of control flow that depends on the thread index
-        bool reads_thread(const ir::Expr& e) {
-            struct R : ir::IRVisitor {
-                const std::set<const ir::VarNode*>* t;
-                bool hit = false;
-                void visit_Var(const ir::VarNode& n, const ir::Expr&) override { hit |= t->count(&n) > 0; }
-            } r;
-            r.t = &tainted;
-            if (e) r.visit(e);
-            return r.hit;
-        }
-        void visit_KernelLaunch(const ir::KernelLaunchNode& n, const ir::Stmt& s) override {
-            for (const auto& v : n.thread_vars) tainted.insert(v.get());
-            ir::IRVisitor::visit_KernelLaunch(n, s);
-        }
-        void visit_Var(const ir::VarNode& n, const ir::Expr&) override { reads |= tainted.count(&n) > 0; }
-        void visit_LetStmt(const ir::LetStmtNode& n, const ir::Stmt& s) override {
-            if (reads_thread(n.value)) tainted.insert(n.var.get());
-            ir::IRVisitor::visit_LetStmt(n, s);
-        }
-        void collective() { blocked |= divergent > 0; }
-        void visit_IfThenElse(const ir::IfThenElseNode& n, const ir::Stmt& s) override {
-            const bool d = reads_thread(n.cond);
-            divergent += d;
-            ir::IRVisitor::visit_IfThenElse(n, s);
-            divergent -= d;
-        }
-        void visit_While(const ir::WhileNode& n, const ir::Stmt& s) override {
-            const bool d = reads_thread(n.cond);
-            divergent += d;
-            ir::IRVisitor::visit_While(n, s);
-            divergent -= d;
-        }
-        void visit_For(const ir::ForNode& n, const ir::Stmt& s) override {
-            if (n.for_kind == ir::ForKind::Parallel) return ir::IRVisitor::visit_For(n, s);  // block-wide (visit_stmt)
-            const bool d = reads_thread(n.min) || reads_thread(n.extent);
-            divergent += d;
-            ir::IRVisitor::visit_For(n, s);
-            divergent -= d;
-        }
-        void visit_RoleBlock(const ir::RoleBlockNode& n, const ir::Stmt& s) override {
-            blocked = true;  // warp-group roles keep their own program-order model
-            ir::IRVisitor::visit_RoleBlock(n, s);
-        }
-        void visit_BarrierOp(const ir::BarrierOpNode& n, const ir::Stmt& s) override {
-            blocked = true;
-            ir::IRVisitor::visit_BarrierOp(n, s);
-        }
-        void visit_Call(const ir::CallNode& n, const ir::Expr& e) override {
-            blocked |= n.op == "named_barrier";  // a barrier of some threads: no fiber model of it
-            if (n.op == "__syncthreads") collective();
-            if (n.op == "warp_shuffle") {  // an exchange between threads: only threads can run it
-                reads = true;
-                collective();
-            }
-            ir::IRVisitor::visit_Call(n, e);
-        }
-        void visit_stmt(const ir::Stmt& s) override {
-            if (block_wide(s)) collective();
-            ir::IRVisitor::visit_stmt(s);
-        }
-    } scan;
-    scan.visit(f.body);
-    return scan.reads && !scan.blocked;
 }
 
 }  // namespace tp::interp

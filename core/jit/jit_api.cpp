@@ -156,6 +156,7 @@ void emit_module(const ir::PrimFunc& f, int32_t flags, llvm::TargetMachine& tm, 
     // one thread's shared write and another's read, as on the interpreter (interp/run.cpp).
     const bool threads = interp::thread_level(f);
     if (threads && !block_threads_supported()) throw Reject{"a thread-level kernel (fibers are built for x86-64 only)"};
+    if (threads && interp::hand_split_roles(f)) throw Reject{"roles split by hand on the thread index (their mbarrier waits and role-wide tile ops)"};
     ir::PrimFuncPtr synced = threads ? transform::insert_syncs(std::make_shared<ir::PrimFunc>(f)) : nullptr;
     Emitter em(mod.getContext(), mod, synced ? *synced : f, (flags & 1) != 0, (flags & 2) != 0);
     em.thread_mode = threads;

@@ -137,7 +137,35 @@ def sibling_arguments(fac, sites, best, needed):
     return ({**known, **choice[0]}, []), choice[1], choice[2]
 
 
-def entry_for(fac, sites, ev, module_env, text, rel, tilec, path):
+def main_block_names(module):
+    """Names the file's `if __name__ == "__main__":` block itself assigns (`M, N, blk_k = 8192,
+    8192, 512`), not the module's other globals."""
+    names = set()
+    for s in module.body:
+        t = s.test if isinstance(s, ast.If) else None
+        if not (isinstance(t, ast.Compare) and isinstance(t.left, ast.Name) and t.left.id == "__name__"):
+            continue
+        for node in s.body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+            for target in targets:
+                for n in ast.walk(target):
+                    if isinstance(n, ast.Name):
+                        names.add(n.id)
+    return names
+
+
+def main_block_arguments(best, module_env, main_names):
+    """A factory the file never calls, with parameters no sibling's call binds (rms_norm_splitk
+    beside the rms_norm the file runs), takes the values the __main__ block gives variables of
+    the same names, when that block names every parameter it misses; else it stays unresolved."""
+    known, missing = best
+    values = {p: module_env.get(p, UNKNOWN) for p in missing if p in main_names}
+    if not missing or len(values) < len(missing) or any(v is UNKNOWN for v in values.values()):
+        return best, False
+    return ({**known, **values}, []), True
+
+
+def entry_for(fac, sites, ev, module_env, text, rel, tilec, path, main_names=frozenset()):
     defaults = fac.defaults(ev, module_env)
     sibling = None
     needed = [p for p in fac.params if p not in fac.tensor_dims] + fac.symbols
@@ -155,10 +183,15 @@ def entry_for(fac, sites, ev, module_env, text, rel, tilec, path):
         known = {k: v for k, v in defaults.items() if v is not UNKNOWN}
         best = (known, [p for p in needed if p not in known and p not in fac.default_nodes])
         best, best_site, sibling = sibling_arguments(fac, sites, best, needed)
+        best, from_main = main_block_arguments(best, module_env, main_names)
+    else:
+        from_main = False
     known, missing = best
     args = {k: render(v) for k, v in known.items() if k in needed}
     args = {k: v for k, v in args.items() if v is not None}
     src = "call at line %d (%s)" % best_site if best_site else "defaults"
+    if from_main:
+        src = "the __main__ block's own variables of these names (never called itself)"
     if best_site and sibling:
         src += " of %s (never called itself; they share these parameters)" % sibling
     # An @autotune factory's parameters left at None are the tuner's to fill (TileLang's
@@ -215,7 +248,7 @@ def manifest_entries(exdir, tilec, only=None):
             explorer.run(module)
             sites = walker.sites + explorer.sites  # the file's own path first
             for fac in factories:
-                entries.append(entry_for(fac, sites, ev, module_env, text, rel, tilec, path))
+                entries.append(entry_for(fac, sites, ev, module_env, text, rel, tilec, path, main_block_names(module)))
     entries.sort(key=lambda e: (e["file"], e["line"]))
     return entries
 
