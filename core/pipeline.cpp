@@ -10,6 +10,7 @@
 #include "transform/bind_threads.h"
 #include "transform/check_bounds.h"
 #include "transform/check_resources.h"
+#include "transform/check_thread_branches.h"
 #include "transform/coarsen_blocks.h"
 #include "transform/drop_redundant_copies.h"
 #include "transform/heavy_blocks_first.h"
@@ -60,6 +61,9 @@ const std::vector<Pass>& passes() {
         // On-chip accesses past a buffer's end, on the folded constants and before any pass
         // rewrites the user's indices, so the error names the line the user wrote.
         {"check-bounds", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine& d) { return transform::check_bounds(*f, d) ? f : nullptr; }},
+        // Tile ops under a branch on the thread index (roles split by hand) are refused at their
+        // line: every lowering below deals a tile op over the whole block.
+        {"check-thread-branches", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine& d) { return transform::check_thread_branches(*f, d) ? f : nullptr; }},
         // `with T.ws` roles run on the whole block in program order, their arrivals guarded by
         // their warp groups, so every later pass sees block-wide tile ops only.
         {"lower-roles", [](const PrimFuncPtr& f, const PipelineOptions&, DiagnosticEngine& d) { return transform::lower_roles(f, d); }},
