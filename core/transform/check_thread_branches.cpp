@@ -37,16 +37,9 @@ protected:
         visit(n.else_case);
         branch_line_ = saved;
     }
-    void visit_CopyOp(const CopyOpNode& n, const Stmt& s) override { refuse("T.copy", n.span), IRVisitor::visit_CopyOp(n, s); }
-    void visit_GemmOp(const GemmOpNode& n, const Stmt& s) override { refuse("T.gemm", n.span), IRVisitor::visit_GemmOp(n, s); }
-    void visit_FillOp(const FillOpNode& n, const Stmt& s) override { refuse("T.fill", n.span), IRVisitor::visit_FillOp(n, s); }
-    void visit_ReduceOp(const ReduceOpNode& n, const Stmt& s) override {
-        refuse(std::string("T.reduce_") + reduce_kind_name(n.reduce_kind), n.span);
-        IRVisitor::visit_ReduceOp(n, s);
-    }
-    void visit_AtomicAddOp(const AtomicAddOpNode& n, const Stmt& s) override {
-        if (std::holds_alternative<BufferRegion>(n.src)) refuse("T.atomic_add of a tile", n.span);
-        IRVisitor::visit_AtomicAddOp(n, s);
+    void visit_GemmOp(const GemmOpNode& n, const Stmt& s) override {
+        refuse("T.gemm", n.span);
+        IRVisitor::visit_GemmOp(n, s);
     }
 
 private:
@@ -69,8 +62,8 @@ private:
         ok = false;
         diags_.report(DiagKind::NotYetLowered, at,
                       {op + " under the branch on the thread index at line " + std::to_string(branch_line_) +
-                           " (a warp role split by hand: the tile op would be dealt over the whole block, so only part "
-                           "of it would run; `with T.ws(...)` roles lower, and the CPU interpreter runs it as written)",
+                           " (a warp role split by hand: its warp partition spans every warp of the block, so only part of "
+                           "it would run; `with T.ws(...)` roles lower, and the CPU interpreter runs it as written)",
                        "CUDA"});
     }
 };
