@@ -9,14 +9,19 @@ import inspect
 import textwrap
 
 
-def tensor_symbols(func):
-    """({tensor parameter: [symbol or None per dimension]}, {every T.const symbol}), or None
-    where the source cannot be read or names no T.const symbols."""
+def _parsed_def(func):
+    """The factory's `def` parsed from its source, or None where the source cannot be read."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
     except (OSError, TypeError, SyntaxError):
         return None
-    fn = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    return next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+
+
+def tensor_symbols(func):
+    """({tensor parameter: [symbol or None per dimension]}, {every T.const symbol}), or None
+    where the source cannot be read or names no T.const symbols."""
+    fn = _parsed_def(func)
     if fn is None:
         return None
     consts = set()
@@ -58,11 +63,7 @@ def is_builder_style(func):
     """Whether the factory builds its kernel itself (TileLang's eager mode: `with T.Kernel(...)`
     or `T.empty(...)` in its own body) rather than returning a @T.prim_func (lazy mode); TileLang
     runs an eager factory when it is called. False where the source cannot be read."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
-    except (OSError, TypeError, SyntaxError):
-        return False
-    fn = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    fn = _parsed_def(func)
     if fn is None:
         return False
     for node in ast.walk(fn):
