@@ -28,7 +28,9 @@ bool block_wide(const ir::Stmt& s) {
         if (!src) return false;  // one element added by each thread that runs it
         bufs = {a->dst.buffer.get(), src->buffer.get()};
     } else if (auto* p = s->as<ir::PrintOpNode>()) {
-        if (auto* b = std::get_if<ir::Buffer>(&p->value)) bufs = {b->get()};
+        auto* b = std::get_if<ir::Buffer>(&p->value);
+        if (!b) return false;  // a scalar: each thread that runs it prints its own value
+        bufs = {b->get()};
     } else if (auto* f = s->as<ir::ForNode>()) {
         return f->for_kind == ir::ForKind::Parallel;
     } else {

@@ -1,5 +1,5 @@
 # RUN: not %tilec compile %s --print-after=simplfy --emit lowered 2>&1 | FileCheck %s
-# CHECK: error: unknown pass `simplfy` in --print-after (did you mean `simplify`?); passes in order: verify, simplify, check-bounds, lower-roles, math-idioms, fold-accumulator-clear, guard-masks, check-resources, {{.*}} [UnknownPass]
+# CHECK: error: unknown pass `simplfy` in --print-after (did you mean `simplify`?); passes in order: verify, simplify, check-bounds, check-thread-branches, lower-roles, math-idioms, fold-accumulator-clear, guard-masks, check-resources, {{.*}} [UnknownPass]
 import tilelang.language as T
 
 
