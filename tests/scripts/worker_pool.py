@@ -2,7 +2,9 @@
 """A pool of two local CPU workers where one dies mid-sweep (and mid-tune).
 
 TILEPLAY_WORKER_EXIT_AFTER=K:CLAIM makes the one worker that creates CLAIM exit at its (K+1)-th
-configuration. The sweep and the tune must still finish with every configuration checked, the
+configuration. K is 1: the worker that claims must get a second configuration to die at it,
+and on a loaded machine the other worker took all but two of the eight (a flaky K=2 seen in a
+fresh-clone run). The sweep and the tune must still finish with every configuration checked, the
 same verdicts as without a pool, and a note naming the worker that died.
 Usage: worker_pool.py TILEC SOURCE_DIR
 """
@@ -23,7 +25,7 @@ def run(tilec, args, env=None):
 
 
 def check_note(notes, what):
-    died = [n for n in notes if "died after 2 jobs" in n and "exit code 7" in n and "went to another worker" in n]
+    died = [n for n in notes if "died after 1 jobs" in n and "exit code 7" in n and "went to another worker" in n]
     if len(died) != 1:
         fail(f"{what}: expected one note naming the dead worker, got {notes}")
     print(f"PASS {what}: {died[0]}")
@@ -33,7 +35,7 @@ def main():
     tilec, root = os.path.abspath(sys.argv[1]), sys.argv[2]
     sample = os.path.join(root, "samples", "vector_add.py")
     with tempfile.TemporaryDirectory(prefix="tileplay_pool_") as tmp:
-        env = dict(os.environ, TILEPLAY_WORKER_EXIT_AFTER=f"2:{tmp}/claim_sweep", TILEPLAY_CACHE_DIR=f"{tmp}/cache")
+        env = dict(os.environ, TILEPLAY_WORKER_EXIT_AFTER=f"1:{tmp}/claim_sweep", TILEPLAY_CACHE_DIR=f"{tmp}/cache")
 
         # The sweep in this process (no pool) is the reference verdict for every config.
         alone = run(tilec, ["sweep", sample, "--device", "cpu", "--json", *sum((["-D", a] for a in AXES), [])])
@@ -49,7 +51,7 @@ def main():
             fail(f"configs ran on {workers}, expected both workers")
         check_note(p["pool_notes"], "sweep")
 
-        env["TILEPLAY_WORKER_EXIT_AFTER"] = f"2:{tmp}/claim_tune"
+        env["TILEPLAY_WORKER_EXIT_AFTER"] = f"1:{tmp}/claim_tune"
         tune = run(tilec, ["tune", sample, "--device", "cpu", "--workers", "2", "--no-cache", "--json", *sum((["-T", a] for a in AXES), [])], env)
         if tune.returncode != 0:
             fail(f"tune exit code {tune.returncode}: {tune.stderr[-500:]}")
