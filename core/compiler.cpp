@@ -70,7 +70,8 @@ double ms_since(Clock::time_point t0) {
 
 // Grid and block of the (first) kernel launch. Called again on the lowered function, since
 // passes may change the launch (coarse-grained blocks); the runtime launches what it says.
-void fill_launch_info(const ir::PrimFunc& f, KernelInfo& k) {
+// `launched`: the grid CUDA is given (a linear grid's one dimension), not the DSL's.
+void fill_launch_info(const ir::PrimFunc& f, KernelInfo& k, bool launched) {
     std::vector<const ir::StmtNode*> stack = {f.body.get()};
     while (!stack.empty()) {
         const ir::StmtNode* s = stack.back();
@@ -85,6 +86,16 @@ void fill_launch_info(const ir::PrimFunc& f, KernelInfo& k) {
                 k.grid_text.push_back(ir::print(g));
             }
             k.threads = kl->threads;
+            if (launched && kl->linear_grid()) {  // one x dimension of every block (KernelLaunchNode::linear_grid)
+                int64_t n = 1;
+                std::string text;
+                for (size_t i = 0; i < k.grid.size(); ++i) {
+                    n = k.grid[i] < 0 || n < 0 ? -1 : n * k.grid[i];
+                    text += (i ? " * " : "") + std::string("(") + k.grid_text[i] + ")";
+                }
+                k.grid = {n};
+                k.grid_text = {text};
+            }
             return;
         }
         if (auto* seq = s->as<ir::SeqStmtNode>())
@@ -97,7 +108,7 @@ void fill_launch_info(const ir::PrimFunc& f, KernelInfo& k) {
 // Launch `i` of `k` from its lowered function: geometry, TMA maps and persistence.
 void fill_lowered_launch(const ir::PrimFunc& f, size_t i, KernelInfo& k) {
     KernelInfo l = k.launch(i);
-    fill_launch_info(f, l);
+    fill_launch_info(f, l, true);
     l.tensor_maps = transform::tensor_maps_of(f);
     l.persistent = f.attrs.count("tp.persistent_grid") > 0;
     l.blocks_per_sm = transform::ws_blocks_per_sm(f);
@@ -130,7 +141,7 @@ void fill_kernel_info(const ir::PrimFunc& f, KernelInfo& k) {
     k.later_launches.assign(parts.size() - 1, LaunchInfo{});
     for (size_t i = 0; i < parts.size(); ++i) {
         KernelInfo l = k.launch(i);
-        fill_launch_info(*parts[i], l);
+        fill_launch_info(*parts[i], l, false);
         l.logical_grid = l.grid;
         l.logical_grid_text = l.grid_text;
         k.set_launch(i, l);
@@ -150,6 +161,25 @@ bool target_runs_on(const std::string& target, const std::string& device) {
 }
 
 namespace {
+
+// A module with the user's own CUDA (T.import_source) that NVRTC rejects: most likely that
+// code or a T.call_extern into it, so a user error at the first import, with NVRTC's errors.
+bool report_imported_source_rejected(const ir::PrimFunc& f, const std::string& log, DiagnosticEngine& diags) {
+    auto at = f.attrs.find("tp.import_source_at.0");
+    if (at == f.attrs.end()) return false;
+    Span span;
+    span.begin.line = static_cast<uint32_t>(std::atoi(at->second.c_str()));
+    auto colon = at->second.find(':');
+    span.begin.col = colon == std::string::npos ? 1 : static_cast<uint32_t>(std::atoi(at->second.c_str() + colon + 1));
+    span.end = span.begin;
+    std::string errors;  // NVRTC's error lines, at most five
+    std::istringstream in(log);
+    int n = 0;
+    for (std::string line; std::getline(in, line) && n < 5;)
+        if (line.find(": error") != std::string::npos) errors += (n++ ? "; " : "") + line;
+    diags.report(DiagKind::ImportedSourceRejected, span, {errors.empty() ? log : errors});
+    return true;
+}
 
 CompileResult compile_once(const CompileRequest& req) {
     CompileResult r;
@@ -293,6 +323,7 @@ CompileResult compile_once(const CompileRequest& req) {
         r.timings.push_back({out.cache.empty() ? "nvrtc-ptx" : "nvrtc-cache-" + out.cache, out.ptx_ms});
         if (out.cubin_ms > 0) r.timings.push_back({"nvrtc-cubin", out.cubin_ms});
         r.nvrtc_log = out.log;
+        if (!out.ok && report_imported_source_rejected(*pr.func, out.error.empty() ? out.log : out.error, diags)) return finish();
         if (!out.ok) {
             // The code generator promises CUDA that compiles (user errors are caught before
             // it), so NVRTC rejecting it is a compiler bug: report it as one, log included.

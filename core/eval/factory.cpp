@@ -267,6 +267,11 @@ EvalResult evaluate_kernel(const ast::ModulePtr& module, const EvalRequest& req,
         // T.alloc_global workspaces come last: out_idx counts only the signature's tensors.
         pf->params.insert(pf->params.end(), kc.workspaces.begin(), kc.workspaces.end());
         for (const auto& [view, base] : kc.aliases) pf->attrs["tp.alias." + view] = base;
+        for (size_t i = 0; i < kc.imported_sources.size(); ++i) {
+            const auto& [text, at] = kc.imported_sources[i];
+            pf->attrs["tp.import_source." + std::to_string(i)] = text;
+            pf->attrs["tp.import_source_at." + std::to_string(i)] = std::to_string(at.begin.line) + ":" + std::to_string(at.begin.col);
+        }
         for (const auto& [name, v] : bound) {
             if (v.kind == VK::Int) pf->bound_params[name] = v.i;
             else if (v.kind == VK::Bool) pf->bound_params[name] = v.b;

@@ -35,6 +35,7 @@ struct KernelContext {
     bool kernel_seen = false;
     bool active = false;                         // T.Kernel allowed: eager factory body or prim_func body
     std::vector<ir::Var> block_vars, thread_vars;  // of the open T.Kernel
+    std::vector<std::pair<std::string, Span>> imported_sources;  // T.import_source texts and calls, in order, once each
     std::vector<int64_t> thread_extents;           // its threads= per axis, for T.thread_binding
     ir::DataType index_type = ir::DataType::int32();  // int64 where tensors or the launch reach 2^31
     std::set<std::string> buffer_names;          // unique names within the kernel
@@ -112,6 +113,7 @@ public:
     bool as_bool(const Value& v, Span span, const char* what);
     std::string as_str(const Value& v, Span span, const char* what);
     ir::DataType as_dtype(const Value& v, Span span);
+    ir::DataType element_dtype(ir::DataType t, Span span);  // t, or an error for 4-bit types
     ir::Buffer as_buffer(const Value& v, Span span, const char* what);
     std::vector<ir::Expr> as_shape(const Value& v, Span span);
     void check_shape_size(const std::vector<ir::Expr>& shape, Span span);  // SizeTooLarge: rank > 8, counts that overflow

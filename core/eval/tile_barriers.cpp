@@ -152,6 +152,8 @@ Value access_ptr(Evaluator& ev, CallArgs& a) {
     }
     if (const Value* off = rd.get(3); off && !off->is_none())
         ev.fail(DiagKind::UnsupportedConstruct, rd.span(3), {"offset=", " on `T.access_ptr`; index the element instead (`A[i, j + offset]`)"});
+    // A whole buffer (`T.access_ptr(buf, "r")`) points at its first element and spans it all.
+    if (rd.require(0).kind == VK::Buffer) return Value::make(VK::Region, std::make_shared<RegionObj>(r));
     for (auto& d : r.dims)
         if (d.extent && !(ir::as_const_int(d.extent) == 1))
             ev.fail(DiagKind::UnsupportedConstruct, rd.span(0), {"`T.access_ptr` of a region", "; give it one element, `A[i, j]`"});

@@ -17,7 +17,7 @@ struct Registry {
 const std::vector<std::string>& dtype_attr_names() {
     static const std::vector<std::string> n = {
         "float16", "bfloat16", "float32", "tfloat32", "float64", "float", "half", "double", "int8", "int16", "int32", "int64",
-        "uint8", "uint16", "uint32", "uint64", "bool", "float8_e4m3", "float8_e4m3fn", "float8_e5m2", "float8_e5m2fnuz", "float8_e4m3fnuz"};
+        "short", "int", "long", "uint", "ulong", "int4", "uint8", "uint16", "uint32", "uint64", "bool", "float8_e4m3", "float8_e4m3fn", "float8_e5m2", "float8_e5m2fnuz", "float8_e4m3fnuz"};
     return n;
 }
 
@@ -35,6 +35,7 @@ const Registry& registry() {
         register_tile_im2col(r.entries);
         register_tile_allreduce(r.entries);
         register_tile_reducer(r.entries);
+        register_tile_extern(r.entries);
         for (const auto& e : r.entries) r.values[e.info.name] = make_builtin("T." + e.info.name, e.fn);
         return r;
     }();

@@ -27,6 +27,7 @@ void register_tile_views(std::vector<TileBuiltin>& out);     // reshape, view
 void register_tile_im2col(std::vector<TileBuiltin>& out);    // im2col, c2d_im2col
 void register_tile_allreduce(std::vector<TileBuiltin>& out);  // comm_reducer, attr, tvm_thread_allreduce, evaluate
 void register_tile_reducer(std::vector<TileBuiltin>& out);    // alloc_reducer, finalize_reducer
+void register_tile_extern(std::vector<TileBuiltin>& out);     // import_source, call_extern, dp4a
 
 // Resolves `T.<name>`: builtins, dtypes (T.float16), T.GemmWarpPolicy, T.Tensor, ...
 std::optional<Value> tile_attr(Evaluator& ev, const std::string& name, Span span);

@@ -158,19 +158,31 @@ void register_tile_kernel(Reg& r) {
             // `T.Kernel()` binds no block index: TileLang launches one block (its KernelLaunch
             // takes 0 to 3 extents), so the grid is (1,).
             if (a.pos.empty()) s->grid.push_back(ir::int_imm(1));
+            const int64_t limit = (int64_t(1) << 31) - 1;
             for (size_t i = 0; i < a.pos.size(); ++i) {
                 ir::Expr g = ev.to_expr(a.pos[i], a.pos_spans[i], "grid extent");
                 if (!g->dtype.is_int()) ev.fail(DiagKind::BadKernelLaunch, a.pos_spans[i], {"grid extents must be integers"});
                 if (auto c = ir::as_const_int(g); c && *c <= 0)
                     ev.fail(DiagKind::BadKernelLaunch, a.pos_spans[i], {"grid extent " + std::to_string(*c) + " is not positive"});
-                // CUDA's grid limits: x below 2^31, y and z below 2^16.
-                int64_t limit = i == 0 ? (int64_t(1) << 31) - 1 : 65535;
-                if (auto c = ir::as_const_int(g); c && *c > limit && i < 3)
+                // CUDA's grid limits: x below 2^31, y and z below 2^16. Past 2^16 in y or z
+                // the grid is launched as one x dimension (KernelLaunchNode::linear_grid), so it
+                // is the block count that must stay below 2^31.
+                if (auto c = ir::as_const_int(g); c && *c > limit)
                     ev.fail(DiagKind::BadKernelLaunch, a.pos_spans[i],
-                            {"grid extent " + std::to_string(*c) + " exceeds CUDA's limit of " + std::to_string(limit) +
-                             " blocks in that dimension; use larger blocks"});
+                            {"grid extent " + std::to_string(*c) + " exceeds CUDA's limit of " + std::to_string(limit) + " blocks; use larger blocks"});
                 s->grid.push_back(g);
             }
+            bool past_yz = false;
+            int64_t blocks = 1;
+            for (size_t i = 0; i < s->grid.size(); ++i) {
+                auto c = ir::as_const_int(s->grid[i]);
+                past_yz |= i > 0 && c && *c > 65535;
+                blocks = c && blocks > 0 && *c <= limit ? std::min<int64_t>(blocks * *c, limit + 1) : -1;
+            }
+            if (past_yz && blocks > limit)
+                ev.fail(DiagKind::BadKernelLaunch, a.span,
+                        {"the grid has " + std::to_string(blocks) + " or more blocks, past CUDA's limit of " + std::to_string(limit) +
+                         " for a grid launched in one dimension (its y or z extent is over 65535); use larger blocks"});
             s->threads = {128};
             for (size_t k = 0; k < a.kw.size(); ++k) {
                 const auto& [name, v] = a.kw[k];

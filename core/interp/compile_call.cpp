@@ -273,6 +273,10 @@ CExprP compile_call(Program& p, const ir::CallNode& c, std::vector<CExprP> args)
     d.kind = DiagKind::NotYetLowered;
     d.severity = Severity::Error;
     d.message = format_diag(DiagKind::NotYetLowered, {"T." + op, "CPU interpreter"});
+    if (op == "call_extern") {  // user CUDA (T.import_source): the interpreter has no semantics for it
+        d.kind = DiagKind::ExternCodeOnCpu;
+        d.message = format_diag(DiagKind::ExternCodeOnCpu, {static_cast<const ir::StringImmNode&>(*c.args[0]).value});
+    }
     d.file = p.file;
     d.span = c.span;
     throw RunError{std::move(d)};

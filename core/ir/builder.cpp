@@ -301,3 +301,13 @@ Stmt make_seq(std::vector<Stmt> stmts, Span s) {
 }
 
 }  // namespace tp::ir
+
+namespace tp::ir {
+
+bool KernelLaunchNode::linear_grid() const {
+    for (size_t i = 1; i < grid.size(); ++i)
+        if (auto c = as_const_int(grid[i]); c && *c > 65535) return true;
+    return false;
+}
+
+}  // namespace tp::ir

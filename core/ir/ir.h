@@ -227,6 +227,10 @@ struct KernelLaunchNode : StmtNode {
     KernelLaunchNode(std::vector<Expr> g, std::vector<Var> bv, std::vector<int64_t> t, std::vector<Var> tv, Stmt b, Span s = {})
         : StmtNode(Kind, s), grid(std::move(g)), block_vars(std::move(bv)), threads(std::move(t)), thread_vars(std::move(tv)), body(std::move(b)) {}
     int64_t num_threads() const { int64_t n = 1; for (auto t : threads) n *= t; return n; }
+    // CUDA launches at most 65535 blocks along y and z. A grid past that (a 2-D grid of 262144
+    // rows of tiles) is launched as one x dimension of all its blocks, and each block takes
+    // its indices apart again; the evaluator has checked that the product fits in x.
+    bool linear_grid() const;
 };
 
 // -------------------------------------------------------------------------- tile ops

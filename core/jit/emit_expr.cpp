@@ -310,6 +310,8 @@ struct ExprEmitter {
         if (op == "atomic_add_prev" && c.args.size() == 2) return e.atomic_add_prev(c);
         if (op == "reinterpret" && c.args.size() == 1) return e.reinterpret(c);
         if (op == "warp_shuffle") return e.warp_shuffle(c);
+        // User CUDA (its pointer operands are address_of calls); the interpreter says why at its line.
+        if (op == "call_extern" || op == "address_of") throw Reject{"`T.call_extern`"};
         std::vector<Value*> a;
         for (const auto& x : c.args) a.push_back(dbl(x));
         auto one = [&](const char* name) { return e.call_libm(name, {a.at(0)}); };

@@ -94,4 +94,45 @@ TEST(GpuLaunches, InProcessLaunchesRunInOrderOnOneStream) {
     EXPECT_LT(worst, 2e-2);
 }
 
+// A grid of 70001 rows of blocks passes CUDA's 65535 in y: it is launched as one x dimension
+// and each block takes its (bx, by) apart. Every block writes its own indices; all are read back.
+TEST(GpuLaunches, GridPastTheYLimitRunsEveryBlockOnce) {
+    using tp::ir::DataType;
+    const int64_t rows = 70001, cols = 3;
+    tp::runtime::DeviceContext ctx;
+    tp::CompileRequest req;
+    req.path = "tall_grid.py";
+    req.source = R"(import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def tall(R, C):
+    @T.prim_func
+    def main(B: T.Tensor((R, C), "int32")):
+        with T.Kernel(C, R, threads=32) as (bx, by):
+            if T.get_thread_binding() == 0:
+                B[by, bx] = B[by, bx] + by * 8 + bx + 1
+    return main
+)";
+    req.target = ctx.info().best_target();
+    req.defines = {{"R", std::to_string(rows)}, {"C", std::to_string(cols)}};
+    tp::CompileResult r = tp::compile(req);
+    ASSERT_TRUE(r.ok) << r.render_diagnostics(false) << r.nvrtc_log;
+    ASSERT_EQ(r.kernel.grid, (std::vector<int64_t>{rows * cols}));
+    ASSERT_EQ(r.kernel.logical_grid, (std::vector<int64_t>{cols, rows}));
+    tp::HostTensor b(DataType::int32(), {rows, cols});
+    auto db = tp::runtime::DeviceTensor::from_host(b);  // zeros: a block run twice shows as a sum
+    std::map<std::string, tp::worker::DeviceArg> dev = {{"B", {db.dtype, db.shape, db.buffer.ptr()}}};
+    tp::runtime::LoadedKernel kernel(r.cubin, tp::worker::kernel_names(r.kernel));
+    tp::runtime::KernelArgs args = tp::worker::build_kernel_args(r.kernel, dev, {});
+    kernel.launch(0, tp::worker::build_launch_config(r.kernel, {}, ctx.info().sm_count), args);
+    ctx.synchronize();
+    b = db.to_host();
+    int64_t wrong = 0;
+    for (int64_t y = 0; y < rows; ++y)
+        for (int64_t x = 0; x < cols; ++x) wrong += b.get(y * cols + x) != static_cast<double>(y * 8 + x + 1);
+    EXPECT_EQ(wrong, 0);
+}
+
 }  // namespace

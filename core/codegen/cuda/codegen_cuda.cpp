@@ -199,14 +199,27 @@ void CudaEmitter::stmt(const Stmt& s) {
             } fs;
             fs.visit(k.body);
             bool raster = fs.op && k.block_vars.size() >= 2;
+            std::string bid[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"}, dim[3] = {"gridDim.x", "gridDim.y", "gridDim.z"};
+            if (k.linear_grid()) {  // launched as one x dimension: take the block's indices apart
+                emit("const int tp_lin = blockIdx.x;");
+                std::string stride = "1";
+                for (size_t i = 0; i < k.grid.size() && i < 3; ++i) {
+                    dim[i] = expr(k.grid[i]);
+                    bid[i] = std::string("tp_bid_") + axes[i];
+                    std::string q = stride == "1" ? "tp_lin" : "(tp_lin / " + stride + ")";
+                    emit("const int " + bid[i] + " = " + (i + 1 < k.grid.size() ? q + " % " + dim[i] : q) + ";");
+                    stride = stride == "1" ? dim[i] : stride + " * " + dim[i];
+                }
+            }
+            block_index_text = bid[0] + ", " + bid[1] + ", " + bid[2];
             if (raster) {
                 headers.insert("tp_layout.cuh");
-                emit("const tp::BlockXY tp_block = tp::rasterize(blockIdx.x, blockIdx.y, gridDim.x, gridDim.y, " +
+                emit("const tp::BlockXY tp_block = tp::rasterize(" + bid[0] + ", " + bid[1] + ", " + dim[0] + ", " + dim[1] + ", " +
                      std::to_string(fs.op->panel_size) + ", " + (fs.op->row_order ? "false" : "true") + ");");
             }
             for (size_t i = 0; i < k.block_vars.size() && i < 3; ++i) {
                 non_negative_vars.insert(k.block_vars[i].get());
-                std::string src = raster && i < 2 ? std::string("tp_block.") + axes[i] : std::string("blockIdx.") + axes[i];
+                std::string src = raster && i < 2 ? std::string("tp_block.") + axes[i] : bid[i];
                 emit("const int " + var_name(k.block_vars[i]) + " = " + src + ";");
             }
             for (size_t i = 0; i < k.thread_vars.size() && i < 3; ++i) {
@@ -232,7 +245,7 @@ void CudaEmitter::stmt(const Stmt& s) {
                 // One thread prints, in the CPU interpreter's format (it runs a block as one thread).
                 emit("if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) printf(\"msg='" + msg +
                      "' BlockIdx=(%d, %d, %d), ThreadIdx=(0, 0, 0): dtype=" + t.print_name() + " value=" + printf_format(t) +
-                     "\\n\", blockIdx.x, blockIdx.y, blockIdx.z, " + printf_arg(*this, expr(*e), t) + ");");
+                     "\\n\", " + block_index_text + ", " + printf_arg(*this, expr(*e), t) + ");");
             } else {
                 const Buffer& b = std::get<Buffer>(p.value);
                 int64_t elems = 1;
@@ -247,7 +260,7 @@ void CudaEmitter::stmt(const Stmt& s) {
                 emit("if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {");
                 emit("    for (int tp_e = 0; tp_e < " + std::to_string(elems) + "; ++tp_e) printf(\"msg='" + msg +
                      "' BlockIdx=(%d, %d, %d), ThreadIdx=(0, 0, 0): buffer=" + b->name + ", index=%d, dtype=" +
-                     b->dtype.print_name() + " value=" + printf_format(b->dtype) + "\\n\", blockIdx.x, blockIdx.y, blockIdx.z, tp_e, " +
+                     b->dtype.print_name() + " value=" + printf_format(b->dtype) + "\\n\", " + block_index_text + ", tp_e, " +
                      printf_arg(*this, name + "[tp_e]", b->dtype) + ");");
                 emit("}");
                 emit(block_sync() + ";");
@@ -260,7 +273,7 @@ void CudaEmitter::stmt(const Stmt& s) {
             for (char c : a.msg) msg += (c == '"' || c == '\\') ? std::string("\\") + c : (c == '%' ? "%%" : std::string(1, c));
             emit("if (!(" + expr(a.cond) + ")) {");
             emit("    printf(\"device assertion failed at line " + std::to_string(current_dsl_line) + ": " + msg +
-                 " block=(%d,%d,%d) thread=(%d,%d,%d)\\n\", blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z);");
+                 " block=(%d,%d,%d) thread=(%d,%d,%d)\\n\", " + block_index_text + ", threadIdx.x, threadIdx.y, threadIdx.z);");
             emit("    __trap();");
             emit("}");
             break;

@@ -46,6 +46,8 @@ struct CudaEmitter {
         return "tp::consumer_sync<" + std::to_string(consumer_threads) + ">()";
     }
     const ir::KernelLaunchNode* launch = nullptr;  // the enclosing T.Kernel
+    // The block's (x, y, z) indices for device prints: blockIdx, or a linear grid's own.
+    std::string block_index_text = "blockIdx.x, blockIdx.y, blockIdx.z";
     bool consumer_groups = false;                  // a WarpRoles node has groups (TP_CONSUMER_GROUPS)
     // A consumer group's scope: its index, then the launch's block variable on the group axis
     // and its thread variable shadowed by the group's logical block and thread index.

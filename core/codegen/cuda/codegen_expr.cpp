@@ -182,6 +182,15 @@ std::string CudaEmitter::expr(const Expr& e) {
             auto& c = static_cast<const CallNode&>(*e);
             if (c.op.rfind("tp.", 0) == 0) return device_call(c);
             if (c.op == "__syncthreads") return block_sync();
+            if (c.op == "address_of") {  // a T.call_extern pointer operand
+                auto* at = c.args[0]->as<BufferLoadNode>();
+                return "(&" + load(at->buffer, at->indices) + ")";
+            }
+            if (c.op == "call_extern") {  // T.call_extern: the name is checked as a C++ name when staged
+                std::string s = static_cast<const StringImmNode&>(*c.args[0]).value + "(";
+                for (size_t i = 1; i < c.args.size(); ++i) s += (i > 1 ? ", " : "") + expr(c.args[i]);
+                return s + ")";
+            }
             const IntrinsicInfo* info = find_intrinsic(c.op);
             if (!info) {
                 not_lowered("T." + c.op, e->span);

@@ -43,6 +43,21 @@ CudaModule generate_cuda(const std::vector<ir::PrimFuncPtr>& launches, const Tar
         out.push_back({"#include \"" + h + "\"", 0});
         m.headers_used.push_back(h);
     }
+    // T.import_source: the user's own device code, as written, before the kernels that call it.
+    // Such code is written for nvcc, whose host headers (<sys/types.h>) name `uint` and `ushort`.
+    for (size_t i = 0;; ++i) {
+        auto it = first.attrs.find("tp.import_source." + std::to_string(i));
+        if (it == first.attrs.end()) break;
+        if (i == 0) {
+            out.push_back({"typedef unsigned int uint;", 0});
+            out.push_back({"typedef unsigned short ushort;", 0});
+        }
+        // Its lines map to no DSL line: NVRTC names them by their line in the .cu module, and
+        // the compiler reports a rejection at the T.import_source call.
+        out.push_back({"", 0});
+        std::istringstream text(it->second);
+        for (std::string l; std::getline(text, l);) out.push_back({l, 0});
+    }
     for (auto& k : kernels) {
         out.push_back({"", 0});
         for (auto& l : k.lines) out.push_back(std::move(l));
