@@ -77,10 +77,20 @@ static const std::vector<std::string>& dtype_names() {
     return n;
 }
 
+// T.int4 is a value host code compares and keys dicts with (TileLang's quantize helpers); as an
+// element type it needs packed storage, which nothing here has yet.
+ir::DataType Evaluator::element_dtype(ir::DataType t, Span span) {
+    if (t.bits < 8 && !t.is_bool() && t.code != ir::DataType::Void)
+        fail(DiagKind::UnsupportedConstruct, span,
+             {"T." + t.name(), " as an element type; 4-bit values need packed storage, which buffers, casts and T.gemm do not have yet "
+                               "(keep two values a byte in int8 or uint8 and unpack them with shifts)"});
+    return t;
+}
+
 ir::DataType Evaluator::as_dtype(const Value& v, Span span) {
-    if (v.kind == VK::DType) return v.dt;
+    if (v.kind == VK::DType) return element_dtype(v.dt, span);
     if (v.kind == VK::Str) {
-        if (auto t = ir::DataType::parse(str_of(v))) return *t;
+        if (auto t = ir::DataType::parse(str_of(v))) return element_dtype(*t, span);
         std::string m = closest_match(str_of(v), dtype_names());
         fail(DiagKind::InvalidDType, span, {str_of(v), m.empty() ? "; use e.g. `T.float16`" : "; did you mean `" + m + "`"});
     }
@@ -97,7 +107,7 @@ ir::DataType Evaluator::as_dtype(const Value& v, Span span) {
         if (dot != std::string::npos) {
             std::string leaf = w.substr(dot + 1);
             if (!leaf.empty() && leaf.back() == '`') leaf.pop_back();
-            if (auto t = ir::DataType::parse(leaf)) return *t;
+            if (auto t = ir::DataType::parse(leaf)) return element_dtype(*t, span);
         }
     }
     fail(DiagKind::TypeMismatch, span, {"expected a dtype such as `T.float16` or \"float16\", got " + type_name(v)});

@@ -280,6 +280,7 @@ Value Evaluator::call(const Value& f, CallArgs& args) {
         case VK::DType: {
             // `T.float32(x)`: a cast (or a typed constant for Python numbers).
             ArgReader r(*this, args, "T." + f.dt.name(), {"value"});
+            element_dtype(f.dt, args.func_span);
             const Value& v = r.require(0);
             if (v.is_number() && !is_ir(v)) {
                 if (f.dt.is_float()) return Value::expr(ir::float_imm(v.kind == VK::Float ? v.f : static_cast<double>(as_int(v, r.span(0), "value")), f.dt, args.span));
@@ -288,6 +289,17 @@ Value Evaluator::call(const Value& f, CallArgs& args) {
             }
             return Value::expr(ir::make_cast(f.dt, to_expr(v, r.span(0)), args.span));
         }
+        case VK::TypeObj:
+            // `T.dtype("float16")` / `T.dtype(T.uint)`: TileLang's dtype constructor, the dtype itself.
+            if (f.as<TensorTypeObj>()->type_name == "dtype") {
+                ArgReader r(*this, args, "T.dtype", {"value"});
+                const Value& v = r.require(0);  // a 4-bit dtype is a fine value here (element_dtype)
+                if (v.kind == VK::DType) return v;
+                if (v.kind == VK::Str)
+                    if (auto t = ir::DataType::parse(str_of(v))) return Value::dtype(*t);
+                return Value::dtype(as_dtype(v, r.span(0)));
+            }
+            fail(DiagKind::TypeMismatch, args.func_span, {type_name(f) + " is not callable"});
         case VK::Opaque:
             if (auto v = call_host_shim(*this, f.as<OpaqueObj>()->what, args)) return *v;
             fail(DiagKind::UnsupportedConstruct, args.func_span, {f.as<OpaqueObj>()->what, "; it is host code the kernel evaluator does not run"});

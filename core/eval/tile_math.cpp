@@ -145,6 +145,18 @@ void register_tile_math(Reg& r) {
         if (!(hi->dtype == x->dtype)) hi = ir::make_cast(x->dtype, hi, rd.span(2));
         return Value::expr(ir::make_binary(ir::BinaryOp::Min, ir::make_binary(ir::BinaryOp::Max, x, lo, a.span), hi, a.span));
     });
+    // TVM's bit operations by name (tir.shift_left ...), as Python's operators on the same values.
+    static const std::pair<const char*, ast::OperatorKind> bit_ops[] = {{"shift_left", ast::OperatorKind::LShift},
+                                                                   {"shift_right", ast::OperatorKind::RShift},
+                                                                   {"bitwise_and", ast::OperatorKind::BitAnd},
+                                                                   {"bitwise_or", ast::OperatorKind::BitOr},
+                                                                   {"bitwise_xor", ast::OperatorKind::BitXor}};
+    for (const auto& [name, op] : bit_ops)
+        add(r, name, std::string("T.") + name + "(a, b)", std::string("a ") + name + " b, on integers",
+            [fname = std::string("T.") + name, op = op](Evaluator& ev, CallArgs& a) -> Value {
+                ArgReader rd(ev, a, fname, {"a", "b"});
+                return ev.binary(op, rd.require(0), rd.require(1), a.span);
+            });
     add(r, "if_then_else", "T.if_then_else(cond, a, b)", "select a where cond holds, else b", [](Evaluator& ev, CallArgs& a) -> Value {
         ArgReader rd(ev, a, "T.if_then_else", {"cond", "t", "f"});
         const Value& c = rd.require(0);
