@@ -14,9 +14,16 @@ namespace {
 
 using BufSet = std::set<const BufferNode*>;
 
+// A cp.async copy (tp::copy_g2s, tp::cp_async) writes shared memory when a later cp_async_wait
+// completes it, not where it is issued: a barrier between the two publishes nothing.
+bool is_async_copy(const std::string& callee) { return callee.rfind("tp::copy_g2s<", 0) == 0 || callee == "tp::cp_async"; }
+
 struct Effects : ops::OpAccessVisitor {
     BufSet reads, writes;
+    BufSet async_writes;  // the part of `writes` that cp.async copies issue
     bool barrier = false;
+    bool async_wait = false;  // a cp_async_wait: the copies issued before are complete here
+    bool in_async = false;
     void visit_BufferLoad(const BufferLoadNode& n, const Expr& e) override {
         if (n.buffer->scope == Scope::Shared) reads.insert(n.buffer.get());
         IRVisitor::visit_BufferLoad(n, e);
@@ -30,9 +37,23 @@ struct Effects : ops::OpAccessVisitor {
         // cp.async copies are published by the pipeline's wait + barrier; mbarrier and TMA
         // calls of a warp-specialized kernel synchronise through their barriers.
         if (n.op == "tp.call_async" || n.op == "tp.sync_call") return;
+        if (n.op == "tp.call" && !n.args.empty()) {
+            if (auto* callee = n.args[0]->as<StringImmNode>()) {
+                async_wait |= callee->value.rfind("tp::cp_async_wait", 0) == 0;
+                if (is_async_copy(callee->value)) {
+                    in_async = true;
+                    IRVisitor::visit_Call(n, e);
+                    in_async = false;
+                    return;
+                }
+            }
+        }
         if (n.op == "tp.addr_w" || n.op == "atomic_add" || n.op == "atomic_add_prev") {
             if (auto* l = n.args.empty() ? nullptr : n.args[0]->as<BufferLoadNode>()) {
-                if (l->buffer->scope == Scope::Shared && !l->buffer->self_ordered) writes.insert(l->buffer.get());
+                if (l->buffer->scope == Scope::Shared && !l->buffer->self_ordered) {
+                    writes.insert(l->buffer.get());
+                    if (in_async) async_writes.insert(l->buffer.get());
+                }
                 for (const auto& i : l->indices) visit(i);
                 for (size_t k = 1; k < n.args.size(); ++k) visit(n.args[k]);
                 return;
@@ -146,9 +167,11 @@ Stmt sync_stmt(Span span) { return std::make_shared<EvaluateNode>(make_call("__s
 
 struct State {
     BufSet reads, writes;
+    BufSet async;  // cp.async writes issued and not yet waited for: a barrier does not clear them
     void merge(const State& o) {
         reads.insert(o.reads.begin(), o.reads.end());
         writes.insert(o.writes.begin(), o.writes.end());
+        async.insert(o.async.begin(), o.async.end());
     }
     void clear() {
         reads.clear();
@@ -190,6 +213,13 @@ public:
         } else {
             st.reads.insert(e.reads.begin(), e.reads.end());
             st.writes.insert(e.writes.begin(), e.writes.end());
+        }
+        st.async.insert(e.async_writes.begin(), e.async_writes.end());
+        if (e.async_wait) {
+            // The copies land here: whatever a barrier since their issue seemed to order, a read
+            // by another thread from now on needs a barrier after this wait.
+            st.writes.insert(st.async.begin(), st.async.end());
+            st.async.clear();
         }
         return out;
     }
