@@ -78,6 +78,12 @@ PreparedArgs prepare_args(const KernelSession& s, uint64_t seed, const std::map<
     std::string why;
     if (!allocate_args(*s.compiled->func, seed, scalars, a.host, &why)) throw WorkerError("bad_request", why);
     const KernelInfo& k = s.info();
+    // A scalar the request left out that the arguments' plan drew (a varlen kernel's max_seqlen:
+    // the longest segment of its offsets tables) is launched with the value the CPU run uses.
+    for (const auto& p : k.params)
+        if (p.is_scalar && !a.scalars.count(p.name))
+            if (auto t = a.host.find(p.name); t != a.host.end() && t->second.numel() == 1)
+                a.scalars[p.name] = static_cast<int64_t>(t->second.get(0));
     for (const auto& p : k.params) {
         if (p.is_scalar || inputs_dir.empty()) continue;
         std::string path = inputs_dir + "/" + p.name + ".npy";
@@ -95,7 +101,7 @@ PreparedArgs prepare_args(const KernelSession& s, uint64_t seed, const std::map<
         auto [pos, _] = a.device.emplace(p.name, runtime::DeviceTensor::from_host(a.host.at(p.name)));
         dev[p.name] = DeviceArg{pos->second.dtype, pos->second.shape, pos->second.buffer.ptr()};
     }
-    const std::map<std::string, double> values = as_doubles(scalars);
+    const std::map<std::string, double> values = as_doubles(a.scalars);
     a.args = build_kernel_args(k, dev, values);
     a.launch = build_launch_config(k, values, s.device_sm_count);
     for (size_t i = 1; i < k.launch_count(); ++i) {

@@ -5,7 +5,7 @@ interpreter. Prints a table by folder, the totals and the most common blockers, 
 the ratchet (the counts that pass may only go up). Standard library only.
 
 usage: run_conformance.py --source TILELANG --tilec TILEC [--cuda CUDA_HOME] [--manifest M]
-                          [--ratchet R] [--subset every:N | shard:K/N | folders:a,b] [--jobs 2] [--update-ratchet]
+                          [--ratchet R] [--subset every:N | shard:K/N | folders:a,b | kernels:a,b] [--jobs 2] [--update-ratchet]
                           [--device cpu|gpu] [--summary FILE] [--json FILE] [--dry-run] [--check-races]
 TILELANG is a checkout, a bare git repository, or a folder holding TileLang's examples/ (what a
 GPU machine without the mirror is given); its examples are extracted to a temporary directory
@@ -219,6 +219,9 @@ def select(entries, subset):
     if kind == "shard":  # shard:K/N, the K-th of N interleaved parts (a long GPU run split over calls)
         k, _, n = arg.partition("/")
         return entries[int(k)::int(n)]
+    if kind == "kernels":  # kernels:a,b: the entries whose id (file:kernel) contains one of them
+        wanted = arg.split(",")
+        return [e for e in entries if any(w in e["file"] + ":" + e["kernel"] for w in wanted)]
     if kind == "folders":
         wanted = set(arg.split(","))
         return [e for e in entries if e["file"].split("/")[0] in wanted]

@@ -94,6 +94,41 @@ TEST(GpuLaunches, InProcessLaunchesRunInOrderOnOneStream) {
     EXPECT_LT(worst, 2e-2);
 }
 
+// A varlen kernel's grid scalar (`max_len`) that the request leaves out is drawn as the CPU run
+// draws it (the longest segment of the offsets table) and launched with that value, so the
+// GPU run and its interpreter check see the same launch.
+TEST(GpuLaunches, AGridScalarLeftOutIsDrawnAsOnTheCpu) {
+    tp::WorkerClient c;
+    tp::LoadSpec s;
+    s.path = "varlen_scalar.py";
+    s.source = R"(import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(out_idx=[2])
+def seg(batch=4, total=256, block=32):
+    @T.prim_func
+    def main(X: T.Tensor((total,), "float32"), cu: T.Tensor((batch + 1,), "int32"), Y: T.Tensor((total,), "float32"), max_len: T.int32):
+        with T.Kernel(T.ceildiv(max_len, block), batch, threads=block) as (bx, by):
+            start = cu[by]
+            end = cu[by + 1]
+            tx = T.get_thread_binding()
+            if start + bx * block + tx < end:
+                Y[start + bx * block + tx] = X[start + bx * block + tx] * 2.0
+
+    return main
+)";
+    auto l = c.load(s);
+    ASSERT_TRUE(l.ok) << l.error << "\n" << l.body.dump();
+    tp::RunSpec rs;
+    rs.seed = 3;
+    rs.check_blocks = 0;
+    auto r = c.run(rs);
+    ASSERT_TRUE(r.ok) << r.error;
+    ASSERT_TRUE(r.body.contains("check")) << r.body.dump();
+    EXPECT_TRUE(r.body["check"].value("ok", false)) << r.body["check"].dump();
+}
+
 // A grid of 70001 rows of blocks passes CUDA's 65535 in y: it is launched as one x dimension
 // and each block takes its (bx, by) apart. Every block writes its own indices; all are read back.
 TEST(GpuLaunches, GridPastTheYLimitRunsEveryBlockOnce) {
