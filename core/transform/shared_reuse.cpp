@@ -150,8 +150,8 @@ std::vector<SharedLifetime> lifetimes_of(const std::vector<Stmt>& leaves, const 
             l.last = std::max(l.last, end);
         }
     }
-    for (auto& l : out)
-        if (l.first > l.last) l.first = 0, l.last = leaves.size() - 1;  // never touched: live throughout
+    // A buffer no statement names keeps first > last: it is live nowhere and takes no bytes
+    // (TileLang's `Bias_shared` of a GEMM built without bias, 64 KiB).
     return out;
 }
 
@@ -197,7 +197,8 @@ PrimFuncPtr share_shared_memory(const PrimFuncPtr& func, const Target& target) {
             if (!c) return func;
             elems *= *c;
         }
-        slots.push_back({l.buffer, elems * l.buffer->dtype.bytes(), aligned && l.buffer->shape.size() > 1 ? 1024 : 16, 0, l.first, l.last});
+        const int64_t bytes = l.first > l.last ? 0 : elems * l.buffer->dtype.bytes();
+        slots.push_back({l.buffer, bytes, aligned && l.buffer->shape.size() > 1 ? 1024 : 16, 0, l.first, l.last});
     }
     place(slots);
     int64_t total = 0;

@@ -5,7 +5,8 @@
 // loop touches is live through all of it); a buffer touched by an asynchronous copy stays live
 // to the end. Where a buffer takes over bytes another one used, a __syncthreads before its first
 // statement keeps the last readers of the old buffer ahead of the new writers. Kernels that fit
-// without sharing, and warp-specialized ones, are left as they are. A dtype view (tp.alias) keeps
+// without sharing, and warp-specialized ones, are left as they are. A buffer the kernel never names
+// takes no bytes. A dtype view (tp.alias) keeps
 // its tile's bytes: the tile is planned as live wherever either of them is.
 //
 // The plan is kept in the function's attributes ("tp.smem_offset.<buffer>" and
