@@ -89,6 +89,12 @@ protected:
         } else if (auto* b = e->as<ir::BinaryNode>()) {
             if (ir::is_comparison(b->op) || b->op == ir::BinaryOp::And || b->op == ir::BinaryOp::Or) return;  // a truth value
             if (b->op == ir::BinaryOp::Sub) {
+                // `t[i + 1] - t[i]`: a segment's length, within the range of the table's values
+                // like either end (a varlen kernel's `q_end - q_start` bounding its loop).
+                Deps da, db;
+                collect(b->a, da, 1);
+                collect(b->b, db, 1);
+                if (da.size() == 1 && da == db && da.begin()->second == 1) return merge(out, da, scale);
                 collect(b->a, out, scale);
                 return collect(b->b, out, kSubtracted);
             }
