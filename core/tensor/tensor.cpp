@@ -322,7 +322,12 @@ CompareResult compare_tensors(const HostTensor& out, const HostTensor& ref, doub
         ++r.compared;
         bool of = std::isfinite(o), ef = std::isfinite(e);
         if (!of || !ef) {
-            // Equal infinities (same sign) match; anything else involving NaN/inf fails.
+            // Equal infinities (same sign) match, and so does NaN against NaN (a fully masked
+            // softmax row is 0/0 in both); anything else involving NaN/inf fails.
+            if (std::isnan(o) && std::isnan(e)) {
+                ++r.both_nan;
+                continue;
+            }
             if (!(std::isinf(o) && std::isinf(e) && (o > 0) == (e > 0))) {
                 ++r.nonfinite;
                 if (r.worst_index < 0) r.worst_index = i;
@@ -341,6 +346,8 @@ CompareResult compare_tensors(const HostTensor& out, const HostTensor& ref, doub
     // Integer outputs must match exactly; floats by relative Frobenius error.
     bool exact = r.tol == 0.0;
     r.pass = r.nonfinite == 0 && (exact ? r.max_abs == 0.0 : r.rel_fro <= r.tol);
+    // NaN everywhere on both sides compared nothing: no evidence of agreement.
+    if (r.compared > 0 && r.both_nan == r.compared) r.pass = false;
     return r;
 }
 

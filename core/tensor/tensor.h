@@ -83,6 +83,7 @@ struct CompareResult {
     double tol = 0;
     int64_t compared = 0;     // elements compared
     int64_t nonfinite = 0;    // elements where out is NaN/inf but ref is finite (or vice versa)
+    int64_t both_nan = 0;     // elements NaN in both: the same non-number, counted as agreeing
     int64_t worst_index = -1; // flat index of the max abs error
     bool pass = false;
     bool shape_mismatch = false;

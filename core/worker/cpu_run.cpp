@@ -64,7 +64,7 @@ Json reference_check(const KernelSession& s, std::map<std::string, HostTensor>& 
     CompareResult c = compare_tensors(args.at(ref.output), ref.expected);
     note += "; checked `" + ref.output + "` against the " + ref.name + " reference";
     Json out = {{"name", ref.output},    {"rel_fro", c.rel_fro},     {"max_abs", c.max_abs},
-                {"tol", c.tol},          {"compared", c.compared},   {"nonfinite", c.nonfinite},
+                {"tol", c.tol},          {"compared", c.compared},   {"nonfinite", c.nonfinite}, {"both_nan", c.both_nan},
                 {"worst_index", c.worst_index}, {"pass", c.pass}};
     return {{"ok", c.pass}, {"against", "cpu reference: " + ref.name}, {"outputs", Json::array({out})}};
 }

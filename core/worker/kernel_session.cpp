@@ -227,7 +227,7 @@ Json check_against_interpreter(const KernelSession& s, const PreparedArgs& a,
         CompareResult c = compare_tensors(got, ref.at(name), tol, mask);
         all = all && c.pass;
         outs.push_back({{"name", name},       {"rel_fro", c.rel_fro},   {"max_abs", c.max_abs},
-                        {"tol", c.tol},       {"compared", c.compared}, {"nonfinite", c.nonfinite},
+                        {"tol", c.tol},       {"compared", c.compared}, {"nonfinite", c.nonfinite}, {"both_nan", c.both_nan},
                         {"worst_index", c.worst_index}, {"pass", c.pass}});
     }
     j["ok"] = all;

@@ -125,6 +125,16 @@ TEST(Tensor, CompareReportsFroAndMaxAbs) {
     out.set(1, NAN);
     EXPECT_EQ(tp::compare_tensors(out, ref, 10.0).nonfinite, 1);
     EXPECT_FALSE(tp::compare_tensors(out, ref, 10.0).pass);
+    // NaN against NaN agrees (and is counted); NaN against a number, or NaN everywhere, does not.
+    ref.set(1, NAN);
+    auto both = tp::compare_tensors(out, ref, 10.0);
+    EXPECT_EQ(both.nonfinite, 0);
+    EXPECT_EQ(both.both_nan, 1);
+    EXPECT_TRUE(both.pass);
+    HostTensor all_nan(DataType::float32(), {2});
+    all_nan.set(0, NAN);
+    all_nan.set(1, NAN);
+    EXPECT_FALSE(tp::compare_tensors(all_nan, all_nan).pass);
     EXPECT_DOUBLE_EQ(tp::default_tolerance(DataType::float16()), 1e-2);
     EXPECT_DOUBLE_EQ(tp::default_tolerance(DataType::bfloat16()), 2e-2);
 }
