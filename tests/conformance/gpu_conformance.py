@@ -57,6 +57,8 @@ def classify(rc, out):
 
     def reason(o):
         # An output fails on non-finite values that differ even where its rel_fro is in tolerance.
+        if o.get("compared") and o.get("both_nan") == o.get("compared"):
+            return "%s: NaN in every element on both sides, so nothing was compared" % o.get("name")
         if o.get("nonfinite"):
             return "%s: %s non-finite element(s) differ (first at %s)" % (o.get("name"), o.get("nonfinite"), o.get("worst_index"))
         return "%s rel_fro %s > tol %s" % (o.get("name"), o.get("rel_fro"), o.get("tol"))
