@@ -87,10 +87,12 @@ ir::DataType Evaluator::element_dtype(ir::DataType t, Span span) {
     return t;
 }
 
-ir::DataType Evaluator::as_dtype(const Value& v, Span span) {
-    if (v.kind == VK::DType) return element_dtype(v.dt, span);
+ir::DataType Evaluator::as_dtype(const Value& v, Span span) { return element_dtype(dtype_value(v, span), span); }
+
+ir::DataType Evaluator::dtype_value(const Value& v, Span span) {
+    if (v.kind == VK::DType) return v.dt;
     if (v.kind == VK::Str) {
-        if (auto t = ir::DataType::parse(str_of(v))) return element_dtype(*t, span);
+        if (auto t = ir::DataType::parse(str_of(v))) return *t;
         std::string m = closest_match(str_of(v), dtype_names());
         fail(DiagKind::InvalidDType, span, {str_of(v), m.empty() ? "; use e.g. `T.float16`" : "; did you mean `" + m + "`"});
     }
@@ -107,7 +109,7 @@ ir::DataType Evaluator::as_dtype(const Value& v, Span span) {
         if (dot != std::string::npos) {
             std::string leaf = w.substr(dot + 1);
             if (!leaf.empty() && leaf.back() == '`') leaf.pop_back();
-            if (auto t = ir::DataType::parse(leaf)) return element_dtype(*t, span);
+            if (auto t = ir::DataType::parse(leaf)) return *t;
         }
     }
     fail(DiagKind::TypeMismatch, span, {"expected a dtype such as `T.float16` or \"float16\", got " + type_name(v)});

@@ -293,11 +293,7 @@ Value Evaluator::call(const Value& f, CallArgs& args) {
             // `T.dtype("float16")` / `T.dtype(T.uint)`: TileLang's dtype constructor, the dtype itself.
             if (f.as<TensorTypeObj>()->type_name == "dtype") {
                 ArgReader r(*this, args, "T.dtype", {"value"});
-                const Value& v = r.require(0);  // a 4-bit dtype is a fine value here (element_dtype)
-                if (v.kind == VK::DType) return v;
-                if (v.kind == VK::Str)
-                    if (auto t = ir::DataType::parse(str_of(v))) return Value::dtype(*t);
-                return Value::dtype(as_dtype(v, r.span(0)));
+                return Value::dtype(dtype_value(r.require(0), r.span(0)));
             }
             fail(DiagKind::TypeMismatch, args.func_span, {type_name(f) + " is not callable"});
         case VK::Opaque:

@@ -112,7 +112,8 @@ public:
     double as_float(const Value& v, Span span, const char* what);
     bool as_bool(const Value& v, Span span, const char* what);
     std::string as_str(const Value& v, Span span, const char* what);
-    ir::DataType as_dtype(const Value& v, Span span);
+    ir::DataType as_dtype(const Value& v, Span span);    // an element type: dtype_value, 4-bit types refused
+    ir::DataType dtype_value(const Value& v, Span span);  // any dtype, T.int4 included (a value to compare)
     ir::DataType element_dtype(ir::DataType t, Span span);  // t, or an error for 4-bit types
     ir::Buffer as_buffer(const Value& v, Span span, const char* what);
     std::vector<ir::Expr> as_shape(const Value& v, Span span);

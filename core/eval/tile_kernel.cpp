@@ -172,14 +172,12 @@ void register_tile_kernel(Reg& r) {
                             {"grid extent " + std::to_string(*c) + " exceeds CUDA's limit of " + std::to_string(limit) + " blocks; use larger blocks"});
                 s->grid.push_back(g);
             }
-            bool past_yz = false;
-            int64_t blocks = 1;
-            for (size_t i = 0; i < s->grid.size(); ++i) {
-                auto c = ir::as_const_int(s->grid[i]);
-                past_yz |= i > 0 && c && *c > 65535;
-                blocks = c && blocks > 0 && *c <= limit ? std::min<int64_t>(blocks * *c, limit + 1) : -1;
+            int64_t blocks = 1;  // capped at limit + 1; -1 when an extent is symbolic
+            for (const auto& g : s->grid) {
+                auto c = ir::as_const_int(g);
+                blocks = c && blocks > 0 ? std::min<int64_t>(blocks * *c, limit + 1) : -1;
             }
-            if (past_yz && blocks > limit)
+            if (ir::needs_linear_grid(s->grid) && blocks > limit)
                 ev.fail(DiagKind::BadKernelLaunch, a.span,
                         {"the grid has " + std::to_string(blocks) + " or more blocks, past CUDA's limit of " + std::to_string(limit) +
                          " for a grid launched in one dimension (its y or z extent is over 65535); use larger blocks"});

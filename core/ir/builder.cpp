@@ -285,6 +285,12 @@ void flatten_seq(const Stmt& s, std::vector<Stmt>& out) {
     out.push_back(s);
 }
 
+bool needs_linear_grid(const std::vector<Expr>& grid) {
+    for (size_t i = 1; i < grid.size(); ++i)
+        if (auto c = as_const_int(grid[i]); c && *c > 65535) return true;
+    return false;
+}
+
 Stmt make_seq(std::vector<Stmt> stmts, Span s) {
     std::vector<Stmt> flat;
     auto add = [&](auto&& self, const Stmt& st) -> void {
@@ -298,16 +304,6 @@ Stmt make_seq(std::vector<Stmt> stmts, Span s) {
     for (const auto& st : stmts) add(add, st);
     if (flat.size() == 1) return flat[0];
     return std::make_shared<SeqStmtNode>(std::move(flat), s);
-}
-
-}  // namespace tp::ir
-
-namespace tp::ir {
-
-bool KernelLaunchNode::linear_grid() const {
-    for (size_t i = 1; i < grid.size(); ++i)
-        if (auto c = as_const_int(grid[i]); c && *c > 65535) return true;
-    return false;
 }
 
 }  // namespace tp::ir

@@ -217,6 +217,11 @@ struct AllocateNode : StmtNode {
     AllocateNode(Buffer b, Expr i, Stmt bd, Span s = {}) : StmtNode(Kind, s), buffer(std::move(b)), init(std::move(i)), body(std::move(bd)) {}
 };
 // with T.Kernel(gx, gy, gz, threads=(tx, ty, tz)) as (bx, by, bz): body
+// CUDA launches at most 65535 blocks along y and z. A grid past that (a 2-D grid of 262144 rows
+// of tiles) is launched as one x dimension of all its blocks, and each block takes its indices
+// apart again; the evaluator checks that the product fits in x.
+bool needs_linear_grid(const std::vector<Expr>& grid);
+
 struct KernelLaunchNode : StmtNode {
     TP_IR_NODE(KernelLaunch)
     std::vector<Expr> grid;        // 1..3 extents
@@ -227,10 +232,7 @@ struct KernelLaunchNode : StmtNode {
     KernelLaunchNode(std::vector<Expr> g, std::vector<Var> bv, std::vector<int64_t> t, std::vector<Var> tv, Stmt b, Span s = {})
         : StmtNode(Kind, s), grid(std::move(g)), block_vars(std::move(bv)), threads(std::move(t)), thread_vars(std::move(tv)), body(std::move(b)) {}
     int64_t num_threads() const { int64_t n = 1; for (auto t : threads) n *= t; return n; }
-    // CUDA launches at most 65535 blocks along y and z. A grid past that (a 2-D grid of 262144
-    // rows of tiles) is launched as one x dimension of all its blocks, and each block takes
-    // its indices apart again; the evaluator has checked that the product fits in x.
-    bool linear_grid() const;
+    bool linear_grid() const { return needs_linear_grid(grid); }
 };
 
 // -------------------------------------------------------------------------- tile ops
